@@ -1,0 +1,33 @@
+"""llmest: estimate what a large language model costs to train and to serve.
+
+The numeric API below imports only NumPy: no SymPy, matplotlib, ipywidgets or torch.
+Widgets (``llmest.widgets``), plots (``llmest.plots``) and exercises (``llmest.exercises``) load on first use.
+"""
+
+from . import material, model, units
+from ._validate import InputError
+from .model import PRESETS, ModelConfig, ParamCount, count_params, preset
+from .units import format_bytes, format_count, format_int, parse_bytes, parse_count
+
+__all__ = [
+    "InputError", "ModelConfig", "ParamCount", "PRESETS", "count_params", "preset", "material", "model", "units",
+    "format_bytes", "format_count", "format_int", "parse_bytes", "parse_count", "exercise",
+]
+
+__version__ = "0.1.0"
+
+
+def exercise(key: str):
+    """The exercise numbered ``key`` (e.g. "1.2"), with its check, hints and widget."""
+    from .exercises import get
+
+    return get(key)
+
+
+def __getattr__(name):
+    # Heavier modules load when first touched, so `import llmest` stays fast.
+    if name in ("widgets", "plots", "exercises", "symbolic"):
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'llmest' has no attribute {name!r}")

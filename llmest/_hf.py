@@ -1,0 +1,208 @@
+"""Hugging Face ``config.json`` -> ModelConfig, one reader per ``model_type``.
+
+Each reader mirrors what transformers builds for that model type (its ``modeling_*.py``): which matrices carry
+biases, how many norms a layer has, whether the output head is tied by default. Sizes are required; flags that
+published configs often leave out take transformers' defaults for that model type.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from . import _validate as v
+from ._validate import InputError
+from .model import ModelConfig
+
+_REQUIRED = object()
+
+
+class _Fields:
+    """Typed access to a config dict, with errors that name the field."""
+
+    def __init__(self, config: dict, model_type: str):
+        self.config, self.model_type = config, model_type
+
+    def _raw(self, keys, default):
+        keys = (keys,) if isinstance(keys, str) else keys
+        for key in keys:
+            if self.config.get(key) is not None:
+                return key, self.config[key]
+        if default is _REQUIRED:
+            raise InputError(keys[0], f"config.json: '{keys[0]}' is missing; model_type "
+                                      f"'{self.model_type}' needs it.")
+        return keys[0], default
+
+    def size(self, keys, default=_REQUIRED, minimum=1):
+        key, value = self._raw(keys, default)
+        if value is default:
+            return value
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise InputError(key, f"config.json: '{key}' == {value!r}, must be an integer >= {minimum}.")
+        return value
+
+    def flag(self, key, default: bool) -> bool:
+        key, value = self._raw(key, default)
+        if not isinstance(value, bool):
+            raise InputError(key, f"config.json: '{key}' == {value!r}, must be true or false.")
+        return value
+
+    def int_list(self, key) -> list:
+        key, value = self._raw(key, [])
+        if not isinstance(value, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in value):
+            raise InputError(key, f"config.json: '{key}' == {value!r}, must be a list of layer indices.")
+        return value
+
+    def common(self, tie_default: bool) -> dict:
+        """The fields every llama-style config spells the same way."""
+        return dict(
+            vocab_size=self.size("vocab_size"),
+            hidden_size=self.size("hidden_size"),
+            num_layers=self.size("num_hidden_layers"),
+            num_heads=self.size("num_attention_heads"),
+            tie_embeddings=self.flag("tie_word_embeddings", tie_default),
+        )
+
+    def llama_style(self, tie_default=False, kv_required=False) -> dict:
+        """RMSNorm, a gated (SwiGLU/GeGLU) FFN, rotary positions, optional GQA and head_dim."""
+        return dict(
+            self.common(tie_default),
+            num_kv_heads=self.size("num_key_value_heads", _REQUIRED if kv_required else None),
+            head_dim=self.size("head_dim", None),
+            ffn_hidden_size=self.size("intermediate_size"),
+            gated_ffn=True,
+            norm="rmsnorm",
+        )
+
+
+def _bias(flag: bool) -> str:
+    return "all" if flag else "none"
+
+
+def _llama(f):
+    return dict(f.llama_style(), attention_bias=_bias(f.flag("attention_bias", False)),
+                ffn_bias=f.flag("mlp_bias", False))
+
+
+def _mistral(f):
+    return f.llama_style(kv_required=True)
+
+
+def _mixtral(f):
+    return dict(f.llama_style(kv_required=True), num_experts=f.size("num_local_experts"),
+                experts_per_token=f.size("num_experts_per_tok"))
+
+
+def _qwen2(f):
+    return dict(f.llama_style(), attention_bias="qkv")
+
+
+def _qwen2_moe(f):
+    fields = dict(f.llama_style(), attention_bias="qkv" if f.flag("qkv_bias", True) else "none")
+    experts = f.size("num_experts", minimum=0)
+    step = f.size("decoder_sparse_step", 1)
+    dense_only = set(f.int_list("mlp_only_layers"))
+    moe_layers = sum(1 for i in range(fields["num_layers"])
+                     if i not in dense_only and experts > 0 and (i + 1) % step == 0)
+    if moe_layers == 0:
+        return fields
+    return dict(fields, num_experts=experts, experts_per_token=f.size("num_experts_per_tok"),
+                expert_ffn_hidden_size=f.size("moe_intermediate_size"), num_shared_experts=1,
+                shared_expert_ffn_hidden_size=f.size("shared_expert_intermediate_size"), shared_expert_gate=True,
+                moe_layers=moe_layers)
+
+
+def _gemma(f):
+    fields = f.llama_style(tie_default=True, kv_required=True)
+    return dict(fields, head_dim=f.size("head_dim"), attention_bias=_bias(f.flag("attention_bias", False)))
+
+
+def _phi3(f):
+    return f.llama_style()
+
+
+def _olmo2(f):
+    return dict(f.llama_style(), attention_bias=_bias(f.flag("attention_bias", False)), qk_norm=True)
+
+
+def _gpt2(f):
+    hidden = f.size(("n_embd", "hidden_size"))
+    return dict(vocab_size=f.size("vocab_size"), hidden_size=hidden, num_layers=f.size(("n_layer", "num_hidden_layers")),
+                num_heads=f.size(("n_head", "num_attention_heads")), ffn_hidden_size=f.size("n_inner", 4 * hidden),
+                attention_bias="all", ffn_bias=True, tie_embeddings=f.flag("tie_word_embeddings", True),
+                position_embedding="learned", max_positions=f.size(("n_positions", "max_position_embeddings")))
+
+
+def _gpt_neox(f):
+    return dict(f.common(tie_default=False), ffn_hidden_size=f.size("intermediate_size"),
+                attention_bias=_bias(f.flag("attention_bias", True)), ffn_bias=True,
+                parallel_blocks=f.flag("use_parallel_residual", True), norms_per_layer=2)
+
+
+def _falcon(f):
+    fields = dict(f.common(tie_default=True), hidden_size=f.size(("hidden_size", "n_embed")))
+    heads = fields["num_heads"]
+    new_architecture = f.flag("new_decoder_architecture", False)
+    parallel = f.flag("parallel_attn", True)
+    if new_architecture:
+        kv_heads = f.size("num_kv_heads", heads)
+    else:
+        kv_heads = 1 if f.flag("multi_query", True) else heads
+    norms_in_parallel = f.size("num_ln_in_parallel_attn", 2 if new_architecture else None)
+    bias = f.flag("bias", False)
+    return dict(fields, num_kv_heads=kv_heads, ffn_hidden_size=f.size("ffn_hidden_size", 4 * fields["hidden_size"]),
+                attention_bias=_bias(bias), ffn_bias=bias, parallel_blocks=parallel,
+                norms_per_layer=2 if (not parallel or norms_in_parallel == 2) else 1,
+                position_embedding="alibi" if f.flag("alibi", False) else "rotary")
+
+
+def _opt(f):
+    bias = f.flag("enable_bias", True)
+    return dict(f.common(tie_default=True), ffn_hidden_size=f.size("ffn_dim"), attention_bias=_bias(bias),
+                ffn_bias=bias, position_embedding="learned",
+                # OPT's learned position table has two extra rows (an offset kept from fairseq).
+                max_positions=f.size("max_position_embeddings") + 2,
+                embedding_dim=f.size("word_embed_proj_dim", None),
+                norm="layernorm" if f.flag("layer_norm_elementwise_affine", True) else "nonparametric",
+                final_norm=f.flag("do_layer_norm_before", True) and not f.flag("_remove_final_layer_norm", False))
+
+
+READERS = {
+    "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "qwen2_moe": _qwen2_moe,
+    "gemma": _gemma, "phi3": _phi3, "olmo2": _olmo2, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
+    "opt": _opt,
+}
+
+
+def _load(config) -> dict:
+    if isinstance(config, dict):
+        return config
+    if isinstance(config, str) and config.lstrip().startswith("{"):
+        text, where = config, "the pasted config.json"
+    elif isinstance(config, (str, Path)):
+        path = Path(config)
+        if path.is_dir():
+            path = path / "config.json"
+        if not path.is_file():
+            raise InputError("config", f"config == {str(config)!r}: no such file.")
+        text, where = path.read_text(encoding="utf-8"), str(path)
+    else:
+        raise InputError("config", f"config == {config!r}, must be a dict, a path to config.json, or its JSON text.")
+    try:
+        loaded = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputError("config", f"{where} is not valid JSON: {err.msg} (line {err.lineno}, column {err.colno}).")
+    if not isinstance(loaded, dict):
+        raise InputError("config", f"{where} must hold a JSON object, not {type(loaded).__name__}.")
+    return loaded
+
+
+def read_hf_config(config) -> ModelConfig:
+    config = _load(config)
+    model_type = config.get("model_type")
+    if model_type is None:
+        raise InputError("model_type", f"config.json: 'model_type' is missing; supported: {', '.join(READERS)}.")
+    if model_type not in READERS:
+        v.check_choice("model_type", model_type, READERS)
+    fields = READERS[model_type](_Fields(config, model_type))
+    return ModelConfig(**fields, name=str(config.get("_name_or_path") or model_type))

@@ -1,0 +1,103 @@
+"""Checks for input that enters the library, with one message form everywhere.
+
+Messages name the parameter, the value received and what is allowed, e.g.
+``"n_gpus == 0, must be >= 1."`` or ``"'norm' == 'batchnorm', must be one of 'layernorm', 'rmsnorm'."``.
+Formulas also accept SymPy expressions; those are not checked, since their sign may be unknown.
+"""
+
+from __future__ import annotations
+
+import difflib
+import numbers
+
+import numpy as np
+
+
+class InputError(ValueError):
+    """Bad input. ``param`` is the name of the offending parameter, so a widget can show the message beside it."""
+
+    def __init__(self, param: str, message: str):
+        super().__init__(message)
+        self.param = param
+
+
+def is_symbolic(value) -> bool:
+    """True for SymPy objects, which the formulas pass through unchecked."""
+    return type(value).__module__.startswith("sympy")
+
+
+def _show(value) -> str:
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def check_int(name: str, value, *, minimum: int = 1, maximum: int | None = None) -> int:
+    """An integer in [minimum, maximum]; bools and floats with a fraction are refused."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, float)) or (
+        isinstance(value, float) and not value.is_integer()
+    ):
+        raise InputError(name, f"{name} == {_show(value)}, must be an integer >= {minimum}.")
+    value = int(value)
+    if value < minimum:
+        raise InputError(name, f"{name} == {value}, must be >= {minimum}.")
+    if maximum is not None and value > maximum:
+        raise InputError(name, f"{name} == {value}, must be <= {maximum}.")
+    return value
+
+
+def check_number(
+    name: str,
+    value,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+):
+    """A real number (or an array of them) inside an interval; SymPy expressions pass through."""
+    if is_symbolic(value):
+        return value
+    if isinstance(value, bool):
+        raise InputError(name, f"{name} == {value}, must be a number.")
+    array = np.asarray(value)
+    if array.dtype.kind not in "iuf" or not np.all(np.isfinite(array)):
+        raise InputError(name, f"{name} == {_show(value)}, must be a finite number.")
+    interval = _interval(low, high, low_open, high_open)
+    bad = np.zeros(array.shape, dtype=bool)
+    if low is not None:
+        bad |= (array <= low) if low_open else (array < low)
+    if high is not None:
+        bad |= (array >= high) if high_open else (array > high)
+    if np.any(bad):
+        shown = array[bad].flat[0] if array.ndim else array.item()
+        raise InputError(name, f"{name} == {_show(shown)}, must be {interval}.")
+    return value
+
+
+def _interval(low, high, low_open, high_open) -> str:
+    if low is not None and high is not None:
+        return f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+    if low is not None:
+        return f"{'>' if low_open else '>='} {low:g}"
+    return f"{'<' if high_open else '<='} {high:g}"
+
+
+def check_positive(name: str, value):
+    """Sizes and counts in formulas: > 0 (numbers or arrays); SymPy expressions pass through."""
+    return check_number(name, value, low=0, low_open=True)
+
+
+def check_bool(name: str, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise InputError(name, f"{name} == {_show(value)}, must be True or False.")
+    return bool(value)
+
+
+def check_choice(name: str, value, choices) -> str:
+    """One of ``choices``; an unknown value gets the close matches suggested."""
+    choices = list(choices)
+    if value in choices:
+        return value
+    allowed = ", ".join(repr(c) for c in choices)
+    close = difflib.get_close_matches(str(value), [str(c) for c in choices], n=3, cutoff=0.5)
+    hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    raise InputError(name, f"{name} == {_show(value)}, must be one of {allowed}.{hint}")

@@ -1,0 +1,190 @@
+"""Every figure the source material states, recomputed with llmest: confirmed, or an erratum with its cause.
+
+The two source documents (in Chinese):
+- seed 000, "训练资源估算题" (training-resource estimation exercises, 2026-04-19): formulas, a GPU table,
+  three exercises, quick-estimate rules, interview questions.
+- seed 004, the long article on estimating parameters, memory, FLOPs and time, data and tokens, with pitfalls.
+
+A figure's status is computed, not typed: "confirmed" when the recomputed value lies within ``rel_tol`` of the
+stated value (or range), else "erratum". Each chapter registers the figures it quotes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from . import model as m
+from ._validate import InputError, check_choice
+from .units import FORMATTERS, format_count, format_int
+
+DOCUMENTS = {
+    "000": "seed 000 训练资源估算题 (estimation exercises)",
+    "004": "seed 004 大模型资源估算 (the long article)",
+}
+
+
+@dataclass(frozen=True)
+class Figure:
+    key: str
+    chapter: int
+    document: str            # "000" or "004"
+    section: str             # the material's heading, in Chinese, with its number
+    claim: str               # what is claimed, in English
+    quote: str               # the material's words
+    stated: float | tuple    # a value, or a (low, high) range
+    recompute: Callable[[], float]
+    how: str                 # the llmest computation, in words
+    unit: str = "count"      # "count", "bytes" or "plain"
+    rel_tol: float = 0.01    # the material's own rounding
+    cause: str | Callable[[], str] = ""  # why the figures differ (required for an erratum), or a remark;
+                                         # a callable when the text quotes recomputed numbers
+
+    @property
+    def recomputed(self) -> float:
+        return self.recompute()
+
+    @property
+    def status(self) -> str:
+        low, high = self.stated if isinstance(self.stated, tuple) else (self.stated, self.stated)
+        value = self.recomputed
+        inside = low * (1 - self.rel_tol) <= value <= high * (1 + self.rel_tol)
+        return "confirmed" if inside else "erratum"
+
+    def _fmt(self, value) -> str:
+        return format_int(value) if self.unit == "plain" else FORMATTERS[self.unit](value)
+
+    @property
+    def cause_text(self) -> str:
+        return self.cause() if callable(self.cause) else self.cause
+
+    @property
+    def stated_text(self) -> str:
+        if isinstance(self.stated, tuple):
+            return f"{self._fmt(self.stated[0])} to {self._fmt(self.stated[1])}"
+        return self._fmt(self.stated)
+
+    def box(self) -> str:
+        """A short report: what the material says, the recomputed figure, and the cause."""
+        title = "Erratum" if self.status == "erratum" else "Confirmed"
+        rows = [("source", f"{DOCUMENTS[self.document]}, {self.section}"),
+                ("material", f"{self.quote}  ->  {self.stated_text}"),
+                ("recomputed", f"{self._fmt(self.recomputed)}  ({self.how})")]
+        if self.cause_text:
+            rows.append(("cause" if self.status == "erratum" else "note", self.cause_text))
+        lines = [f"{title}: {self.claim}"] + [f"  {label + ':':<12} {text}" for label, text in rows]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.box()
+
+
+FIGURES: dict[str, Figure] = {}
+
+
+def register(*figures: Figure) -> None:
+    for figure in figures:
+        if figure.key in FIGURES:
+            raise ValueError(f"figure {figure.key!r} is registered twice")
+        FIGURES[figure.key] = figure
+
+
+def get(key: str) -> Figure:
+    if key not in FIGURES:
+        check_choice("key", key, FIGURES)
+    return FIGURES[key]
+
+
+def figures(chapter: int | None = None) -> list[Figure]:
+    return [f for f in FIGURES.values() if chapter is None or f.chapter == chapter]
+
+
+def table(chapter: int | None = None) -> str:
+    """One line per figure: key, status, stated, recomputed."""
+    rows = figures(chapter)
+    if not rows:
+        raise InputError("chapter", f"chapter == {chapter}, no figures are registered for it.")
+    width = max(len(f.key) for f in rows)
+    lines = [f"{'figure':<{width}}  {'status':<9}  {'material':>22}  {'recomputed':>14}"]
+    for f in rows:
+        lines.append(f"{f.key:<{width}}  {f.status:<9}  {f.stated_text:>22}  {f._fmt(f.recomputed):>14}")
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Chapter 1: parameters (seed 004 §1)
+# ----------------------------------------------------------------------------------------------------------------
+
+_S11 = "§1.1 一个标准Transformer层的参数量到底怎么算"
+_S12 = "§1.2 三层快速估算：不查表也能心里有数"
+_VOCAB = 32000  # the material's vocabulary throughout §1
+
+
+def _total(name: str) -> float:
+    return m.count_params(m.preset(name)).total
+
+
+def _cause_total() -> str:
+    cfg = m.preset("material-7b")
+    norms = m.count_params(cfg)["norms"]
+    head = m.embedding_params(_VOCAB, 4096)
+    return (f"The rule leaves out the norms ({format_int(norms)} more with LayerNorm) and counts the embedding "
+            f"once, as for a tied output head; an untied head adds another {format_count(head)}.")
+
+
+def _cause_hidden() -> str:
+    h = m.rule_hidden_size(30e9, 48, _VOCAB)
+    return (f"The material subtracts 1.5-2B for the embedding; with V=32,000 the table is only "
+            f"{format_count(m.embedding_params(_VOCAB, h))}, so solving the quadratic gives a slightly larger H. "
+            "Both round to about 7,000.")
+
+
+def _cause_row(rule_args, real: str) -> Callable[[], str]:
+    def cause() -> str:
+        cfg = m.preset(real)
+        H = cfg.hidden_size
+        ffn = m.ffn_params(H, cfg.ffn_hidden_size, cfg.gated_ffn) / H**2
+        attention = m.attention_params(H, cfg.num_heads, cfg.num_kv_heads, cfg.head_dim) / H**2
+        return (f"The 12·H² rule gives {format_count(m.rule_params(*rule_args, _VOCAB))}; real {real} (same L and "
+                f"H) has {format_count(_total(real))}: its FFN holds {ffn:.2f}·H² a layer instead of 8·H², its "
+                f"attention {attention:.2f}·H² instead of 4·H² ({cfg.attention_kind}), and its untied output "
+                f"head adds {format_count(m.embedding_params(cfg.vocab_size, H))}.")
+    return cause
+
+
+def _cause_30b() -> str:
+    layers = 48 * m.rule_layer_params(6144)
+    return (f"48 layers of hidden 6144 hold 48·12·6144² = {format_count(layers)} "
+            f"({format_count(m.rule_params(6144, 48, _VOCAB))} with the embedding), not 28-32B. A 30B dense "
+            f"model needs more depth or width: LLaMA-33B has 60 layers of 6656 ({format_count(_total('llama-33b'))}), "
+            f"and §1.2's own reverse solve gives H ≈ {m.rule_hidden_size(30e9, 48, _VOCAB):,.0f} for 48 layers.")
+
+
+register(
+    Figure("004-1.1-layer", 1, "004", _S11, "one layer of the H=4096 model has about 12·H² parameters",
+           "单层参数约12×4096²≈2.01亿", 2.01e8, lambda: m.rule_layer_params(4096), "rule_layer_params(4096)",
+           rel_tol=0.005),
+    Figure("004-1.1-layers", 1, "004", _S11, "32 such layers", "32层就是64.4亿", 6.44e9,
+           lambda: 32 * m.rule_layer_params(4096), "32 · rule_layer_params(4096)", rel_tol=0.005),
+    Figure("004-1.1-embedding", 1, "004", _S11, "the embedding table, V=32,000 by H=4096", "嵌入参数约1.31亿",
+           1.31e8, lambda: m.embedding_params(_VOCAB, 4096), "embedding_params(32000, 4096)", rel_tol=0.005),
+    Figure("004-1.1-total", 1, "004", _S11, "the teaching model's total", "总参数约65.7亿", 6.57e9,
+           lambda: m.rule_params(4096, 32, _VOCAB), "rule_params(4096, 32, 32000)", rel_tol=0.005,
+           cause=_cause_total),
+    Figure("004-1.2-30b-hidden", 1, "004", _S12, "hidden size of a 30B dense model with 48 layers",
+           "开根号约6970 … 接近6~7K的隐藏维度", 6970, lambda: m.rule_hidden_size(30e9, 48, _VOCAB),
+           "rule_hidden_size(30e9, 48, 32000), the positive root of 12·L·H² + V·H = N", unit="plain",
+           rel_tol=0.05, cause=_cause_hidden),
+    Figure("004-1.2-table-7b", 1, "004", _S12, "size table, 7B row: 32 layers, hidden 4096", "65~70亿",
+           (6.5e9, 7.0e9), lambda: m.rule_params(4096, 32, _VOCAB), "rule_params(4096, 32, 32000)",
+           rel_tol=0.05, cause=_cause_row((4096, 32), "llama-2-7b")),
+    Figure("004-1.2-table-13b", 1, "004", _S12, "size table, 13B row: 40 layers, hidden 5120", "130~140亿",
+           (13e9, 14e9), lambda: m.rule_params(5120, 40, _VOCAB), "rule_params(5120, 40, 32000)",
+           rel_tol=0.05, cause=_cause_row((5120, 40), "llama-2-13b")),
+    Figure("004-1.2-table-30b", 1, "004", _S12, "size table, 30B row: 48 layers, hidden 6144", "280~320亿",
+           (28e9, 32e9), lambda: m.rule_params(6144, 48, _VOCAB), "rule_params(6144, 48, 32000)",
+           rel_tol=0.05, cause=_cause_30b),
+    Figure("004-1.2-table-70b", 1, "004", _S12, "size table, 70B row: 80 layers, hidden 8192", "660~710亿",
+           (66e9, 71e9), lambda: m.rule_params(8192, 80, _VOCAB), "rule_params(8192, 80, 32000)",
+           rel_tol=0.05, cause=_cause_row((8192, 80), "llama-2-70b")),
+)

@@ -1,0 +1,105 @@
+"""Reading and writing quantities: "7B", "6.7e9", "7 billion", "65亿", "80GB", "512 KiB".
+
+GB means 1e9 bytes and GiB 2**30 bytes, always. Parsers never evaluate their input.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from ._validate import InputError
+
+COUNT_SCALES = {
+    "": 1.0,
+    "k": 1e3, "thousand": 1e3,
+    "m": 1e6, "mn": 1e6, "million": 1e6,
+    "b": 1e9, "bn": 1e9, "billion": 1e9,
+    "t": 1e12, "tn": 1e12, "trillion": 1e12,
+    "万": 1e4, "亿": 1e8, "万亿": 1e12,
+}
+BYTE_SCALES = {
+    "b": 1.0, "byte": 1.0, "bytes": 1.0,
+    "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "pb": 1e15,
+    "kib": 2.0**10, "mib": 2.0**20, "gib": 2.0**30, "tib": 2.0**40, "pib": 2.0**50,
+}
+# Words a reader may add after a count ("7B params", "1.4T tokens"); they do not change the value.
+COUNT_NOUNS = ("parameters", "parameter", "params", "param", "tokens", "token", "flops", "flop")
+
+_NUMBER_AND_UNIT = re.compile(
+    r"^\s*(?P<number>[+-]?(?:\d[\d,_]*(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)\s*(?P<unit>[^\d\s].*?)?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _split(text, name: str, example: str) -> tuple[float, str]:
+    if not isinstance(text, str):
+        raise InputError(name, f"{name} == {text!r}, must be text such as {example}.")
+    match = _NUMBER_AND_UNIT.match(text)
+    if not text.strip():
+        raise InputError(name, f"{name} is empty: type a number such as {example}.")
+    if not match:
+        raise InputError(name, f"{name} == {text!r} is not a number: type something such as {example}.")
+    number = match["number"].replace(",", "").replace("_", "")
+    unit = (match["unit"] or "").strip().lower()
+    return float(number), unit
+
+
+def parse_count(text, name: str = "value") -> float:
+    """A count such as "7B", "6.7e9", "7 billion", "1.2 T", "65亿" or "7B params"."""
+    value, unit = _split(text, name, '"7B", "6.7e9" or "7 billion"')
+    for noun in COUNT_NOUNS:
+        if unit.endswith(noun):
+            unit = unit[: -len(noun)].strip()
+            break
+    if unit not in COUNT_SCALES:
+        allowed = "K, M, B, T (or thousand, million, billion, trillion, 万, 亿)"
+        raise InputError(name, f"{name} == {text!r}: unknown suffix {unit!r}, must be one of {allowed}.")
+    return value * COUNT_SCALES[unit]
+
+
+def parse_bytes(text, name: str = "value") -> float:
+    """A size such as "80GB", "80 GiB", "14 GB", "512 KiB"; a bare number is bytes."""
+    value, unit = _split(text, name, '"80GB" or "14 GiB"')
+    if unit == "":
+        return value
+    if unit not in BYTE_SCALES:
+        raise InputError(name, f"{name} == {text!r}: unknown unit {unit!r}, must be one of B, KB, MB, GB, TB, KiB, MiB, GiB, TiB.")
+    return value * BYTE_SCALES[unit]
+
+
+PARSERS = {"count": parse_count, "bytes": parse_bytes}
+
+
+def _significant(value: float, digits: int) -> str:
+    """``digits`` significant figures, without trailing zeros after the point."""
+    if value == 0:
+        return "0"
+    decimals = max(digits - 1 - int(math.floor(math.log10(abs(value)))), 0)
+    return f"{value:.{decimals}f}"
+
+
+def format_count(value: float, digits: int = 3) -> str:
+    """6738415616 -> '6.74B'; 131072000 -> '131M'."""
+    for suffix, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if abs(value) >= scale:
+            return _significant(value / scale, digits) + suffix
+    return _significant(value, digits)
+
+
+def format_int(value) -> str:
+    """6738415616 -> '6,738,415,616'."""
+    return f"{int(round(value)):,}"
+
+
+def format_bytes(value: float, digits: int = 3, binary: bool = False) -> str:
+    """112e9 -> '112 GB'; with binary=True, 2**30 -> '1 GiB'."""
+    units = (("TiB", 2.0**40), ("GiB", 2.0**30), ("MiB", 2.0**20), ("KiB", 2.0**10)) if binary else (
+        ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3))
+    for suffix, scale in units:
+        if abs(value) >= scale:
+            return f"{_significant(value / scale, digits)} {suffix}"
+    return f"{_significant(value, digits)} B"
+
+
+FORMATTERS = {"count": format_count, "bytes": format_bytes}
