@@ -177,7 +177,7 @@ READERS = {
 def _load(config) -> dict:
     if isinstance(config, dict):
         return config
-    if isinstance(config, str) and config.lstrip().startswith("{"):
+    if isinstance(config, str) and config.lstrip()[:1] in ("{", "["):
         text, where = config, "the pasted config.json"
     elif isinstance(config, (str, Path)):
         path = Path(config)

@@ -363,7 +363,7 @@ def config_from(model) -> ModelConfig:
         return model
     if isinstance(model, str) and model in PRESETS:
         return PRESETS[model]
-    if isinstance(model, str) and not model.lstrip().startswith("{") and not Path(model).exists():
+    if isinstance(model, str) and model.lstrip()[:1] not in ("{", "[") and not Path(model).exists():
         close = difflib.get_close_matches(model, PRESETS, n=3, cutoff=0.5)
         hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
         raise InputError("model", f"model == {model!r} is neither a preset nor a config.json path.{hint}")

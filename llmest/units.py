@@ -76,7 +76,8 @@ def _significant(value: float, digits: int) -> str:
     if value == 0:
         return "0"
     decimals = max(digits - 1 - int(math.floor(math.log10(abs(value)))), 0)
-    return f"{value:.{decimals}f}"
+    text = f"{value:.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def format_count(value: float, digits: int = 3) -> str:

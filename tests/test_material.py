@@ -1,0 +1,44 @@
+"""The material's figures: each recomputed, each erratum explained, statuses pinned."""
+
+import math
+
+import pytest
+
+import llmest as le
+
+FIGURES = le.material.figures()
+
+# The verdicts this workbook teaches. A change to a formula that flips one of them must be looked at.
+EXPECTED_ERRATA = {"004-1.2-table-30b"}
+
+
+def test_statuses_are_pinned():
+    assert {f.key for f in FIGURES if f.status == "erratum"} == EXPECTED_ERRATA
+    assert all(f.status in ("confirmed", "erratum") for f in FIGURES)
+
+
+@pytest.mark.parametrize("figure", FIGURES, ids=lambda f: f.key)
+def test_every_figure_recomputes_to_a_number_and_names_its_source(figure):
+    assert math.isfinite(figure.recomputed) and figure.recomputed > 0
+    assert figure.document in le.material.DOCUMENTS and figure.section.startswith("§")
+    assert figure.quote and figure.how and figure.claim
+
+
+@pytest.mark.parametrize("figure", [f for f in FIGURES if f.status == "erratum"], ids=lambda f: f.key)
+def test_every_erratum_has_a_cause(figure):
+    assert len(figure.cause_text) > 40
+    assert "cause:" in figure.box() and figure.stated_text in figure.box()
+
+
+def test_the_30b_row_is_21_9b_not_28_32b():
+    figure = le.material.get("004-1.2-table-30b")
+    assert figure.recomputed == 48 * 12 * 6144**2 + 32000 * 6144
+    assert "21.7B" in figure.cause_text and "32.5B" in figure.cause_text
+
+
+def test_table_and_unknown_keys():
+    assert "004-1.1-total" in le.material.table(chapter=1)
+    with pytest.raises(le.InputError, match="Did you mean '004-1.1-total'"):
+        le.material.get("004-1.1-totl")
+    with pytest.raises(le.InputError, match="chapter == 99"):
+        le.material.table(chapter=99)

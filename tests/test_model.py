@@ -1,0 +1,237 @@
+"""Parameter counts: published totals, presets, the formulas' properties, and bad input."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import llmest as le
+from llmest import model as m
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def from_fixture(name):
+    return le.ModelConfig.from_hf_config(FIXTURES / f"{name}.json")
+
+
+# Totals stated by the model publishers (model cards and papers; GPT-2's 124,439,808 excludes its attention
+# mask buffers, Llama 2's totals exclude the rotary inv_freq buffers that some checkpoints carry).
+PUBLISHED = {
+    "llama-2-7b": (6_738_415_616, None),
+    "llama-2-13b": (13_015_864_320, None),
+    "llama-2-70b": (68_976_648_192, None),
+    "mistral-7b-v0.1": (7_241_732_096, None),
+    "mixtral-8x7b": (46_702_792_704, 12_879_925_248),
+    "gpt2": (124_439_808, None),
+}
+
+
+@pytest.mark.parametrize("name", PUBLISHED)
+def test_published_totals(name):
+    total, active = PUBLISHED[name]
+    count = le.count_params(from_fixture(name))
+    assert count.total == total
+    assert count.active == (total if active is None else active)
+
+
+PRESET_FIXTURES = {
+    "gpt2": "gpt2", "gpt2-xl": "gpt2-xl", "llama-2-7b": "llama-2-7b", "llama-2-13b": "llama-2-13b",
+    "llama-2-70b": "llama-2-70b", "llama-3-8b": "llama-3-8b", "llama-3.1-70b": "llama-3.1-70b",
+    "mistral-7b": "mistral-7b-v0.1", "mixtral-8x7b": "mixtral-8x7b", "qwen2-7b": "qwen2-7b",
+    "qwen1.5-moe-a2.7b": "qwen1.5-moe-a2.7b", "gemma-7b": "gemma-7b", "phi-3-mini": "phi-3-mini-4k",
+    "olmo-2-7b": "olmo-2-7b", "falcon-7b": "falcon-7b", "pythia-1.4b": "pythia-1.4b", "opt-1.3b": "opt-1.3b",
+}
+
+
+@pytest.mark.parametrize("preset", PRESET_FIXTURES)
+def test_presets_equal_their_real_configs(preset):
+    assert le.preset(preset) == from_fixture(PRESET_FIXTURES[preset]).replace(name=preset)
+
+
+def test_every_real_preset_is_checked_against_a_config():
+    untested = set(le.PRESETS) - set(PRESET_FIXTURES)
+    # material-7b is the material's idealised model and llama-33b has no Hugging Face config of its own.
+    assert untested == {"material-7b", "llama-33b"}
+
+
+def test_llama_33b_matches_the_llama_paper():
+    # LLaMA (arXiv 2302.13971) Table 2 lists "32.5B" for 60 layers of dimension 6656.
+    assert round(le.count_params(le.preset("llama-33b")).total / 1e8) == 325
+
+
+def test_material_teaching_model():
+    cfg = le.preset("material-7b")
+    assert m.rule_params(4096, 32, 32000) == 6_573_522_944
+    count = le.count_params(cfg)
+    assert count.total - m.rule_params(4096, 32, 32000) == count["norms"] == (2 * 32 + 1) * 2 * 4096
+
+
+def test_gqa_and_head_dim():
+    llama70 = le.preset("llama-2-70b")
+    assert llama70.attention_kind == "GQA" and from_fixture("gemma-2b").attention_kind == "MQA"
+    assert m.attention_params(8192, 64, 8, 128) == 8192 * 8192 * 2 + 2 * 8192 * 1024
+    nemo = from_fixture("mistral-nemo-12b")
+    assert nemo.head_dim == 128 != nemo.hidden_size // nemo.num_heads
+
+
+def test_breakdown_table_mentions_every_part_and_active():
+    text = str(le.count_params(le.preset("mixtral-8x7b")))
+    for word in ("embeddings", "attention", "experts", "router", "norms", "output_head", "46,702,792,704",
+                 "active (per token)", "12,879,925,248"):
+        assert word in text
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Properties
+# ----------------------------------------------------------------------------------------------------------------
+
+sizes = st.integers(1, 64).map(lambda k: 64 * k)
+
+
+@st.composite
+def configs(draw):
+    heads = draw(st.sampled_from([1, 2, 4, 8, 16]))
+    head_dim = draw(st.sampled_from([16, 32, 64, 128]))
+    kv = draw(st.sampled_from([h for h in (1, 2, 4, 8, 16) if heads % h == 0]))
+    experts = draw(st.sampled_from([0, 0, 4, 8]))
+    moe = dict(num_experts=experts, experts_per_token=draw(st.integers(1, experts))) if experts else {}
+    return le.ModelConfig(
+        vocab_size=draw(st.integers(1, 200_000)), hidden_size=heads * head_dim, num_layers=draw(st.integers(1, 96)),
+        num_heads=heads, num_kv_heads=kv, ffn_hidden_size=draw(sizes), gated_ffn=draw(st.booleans()),
+        norm=draw(st.sampled_from(list(m.NORM_PARAMS_PER_CHANNEL))),
+        attention_bias=draw(st.sampled_from(m.ATTENTION_BIASES)), ffn_bias=draw(st.booleans()),
+        tie_embeddings=draw(st.booleans()), **moe)
+
+
+@given(configs())
+def test_active_never_exceeds_total_and_parts_sum_to_total(cfg):
+    count = le.count_params(cfg)
+    assert 0 < count.active <= count.total == sum(count.parts.values())
+    assert (count.active == count.total) == (cfg.num_experts == cfg.experts_per_token)
+
+
+@given(configs())
+def test_untying_adds_exactly_one_table(cfg):
+    tied, untied = (le.count_params(cfg.replace(tie_embeddings=t)).total for t in (True, False))
+    assert untied - tied == cfg.vocab_size * cfg.hidden_size
+
+
+@given(configs(), st.integers(1, 8))
+def test_more_layers_more_parameters(cfg, extra):
+    assert le.count_params(cfg.replace(num_layers=cfg.num_layers + extra)).total > le.count_params(cfg).total
+
+
+@given(configs())
+def test_fewer_kv_heads_fewer_parameters(cfg):
+    mha = le.count_params(cfg.replace(num_kv_heads=cfg.num_heads)).total
+    assert le.count_params(cfg).total <= mha
+    assert (le.count_params(cfg).total < mha) == (cfg.num_kv_heads < cfg.num_heads)
+
+
+@given(st.integers(64, 20_000), st.integers(1, 128), st.integers(1000, 300_000))
+def test_rule_hidden_size_inverts_the_rule(hidden, layers, vocab):
+    n = m.rule_params(hidden, layers, vocab)
+    assert m.rule_hidden_size(n, layers, vocab) == pytest.approx(hidden, rel=1e-9)
+
+
+@settings(max_examples=25)
+@given(st.lists(st.integers(1, 5000), min_size=1, max_size=20))
+def test_formulas_work_on_numpy_arrays(hiddens):
+    h = np.array(hiddens, dtype=np.int64)
+    np.testing.assert_array_equal(m.rule_params(h, 32, 32000), [m.rule_params(x, 32, 32000) for x in hiddens])
+    np.testing.assert_array_equal(m.ffn_params(h, 4 * h, True, True),
+                                  [m.ffn_params(x, 4 * x, True, True) for x in hiddens])
+
+
+def test_formulas_work_on_sympy_symbols():
+    sympy = pytest.importorskip("sympy")
+    H, a = sympy.symbols("H a", positive=True)
+    assert sympy.simplify(m.layer_params(H, a, norms_per_layer=0) - 12 * H**2) == 0
+    N, L, V = sympy.symbols("N L V", positive=True)
+    root = m.rule_hidden_size(N, L, V)
+    assert sympy.simplify(m.rule_params(root, L, V) - N) == 0
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Bad input
+# ----------------------------------------------------------------------------------------------------------------
+
+BASE = dict(vocab_size=32000, hidden_size=4096, num_layers=32, num_heads=32)
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("hidden_size", 0, "hidden_size == 0, must be >= 1."),
+    ("num_layers", -3, "num_layers == -3, must be >= 1."),
+    ("vocab_size", 3.5, "vocab_size == 3.5, must be an integer >= 1."),
+    ("num_heads", 30, "'hidden_size' must be divisible by 'num_heads' (4096 % 30 != 0)"),
+    ("num_kv_heads", 5, "'num_heads' must be divisible by 'num_kv_heads' (32 % 5 != 0)."),
+    ("num_kv_heads", 64, "num_kv_heads == 64, must be <= 32."),
+    ("norm", "batchnorm", "norm == 'batchnorm', must be one of 'layernorm', 'rmsnorm', 'nonparametric'."),
+    ("attention_bias", "qvk", "Did you mean 'qkv'?"),
+    ("gated_ffn", "yes", "gated_ffn == 'yes', must be True or False."),
+    ("experts_per_token", 2, "experts_per_token == 2 needs num_experts >= 1"),
+    ("position_embedding", "learned", "max_positions == None, must be an integer >= 1."),
+])
+def test_bad_config_names_the_field(field, value, message):
+    with pytest.raises(le.InputError, match=None) as err:
+        le.ModelConfig(**{**BASE, field: value})
+    assert message in str(err.value)
+    assert err.value.param in (field, "num_heads", "max_positions")
+
+
+def test_moe_needs_experts_per_token():
+    with pytest.raises(le.InputError, match=r"experts_per_token is missing.*in \[1, 8\]"):
+        le.ModelConfig(**BASE, num_experts=8)
+    with pytest.raises(le.InputError, match="experts_per_token == 9, must be <= 8."):
+        le.ModelConfig(**BASE, num_experts=8, experts_per_token=9)
+
+
+def test_unknown_preset_suggests_close_names():
+    with pytest.raises(le.InputError, match="Did you mean 'llama-2-7b'"):
+        le.preset("llama2-7b")
+
+
+def test_count_params_rejects_non_configs():
+    with pytest.raises(le.InputError, match="must be a ModelConfig"):
+        le.count_params({"hidden_size": 4096})
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"model_type": "llama3"}, "model_type == 'llama3', must be one of"),
+    ({"model_type": None}, "'model_type' is missing"),
+    ({"hidden_size": None}, "config.json: 'hidden_size' is missing; model_type 'llama' needs it."),
+    ({"hidden_size": "4096"}, "config.json: 'hidden_size' == '4096', must be an integer >= 1."),
+    ({"num_hidden_layers": 0}, "'num_hidden_layers' == 0, must be an integer >= 1."),
+    ({"tie_word_embeddings": "no"}, "'tie_word_embeddings' == 'no', must be true or false."),
+    ({"num_key_value_heads": 7}, "'num_heads' must be divisible by 'num_kv_heads' (32 % 7 != 0)."),
+])
+def test_bad_hf_config_names_the_field(change, message):
+    config = json.loads((FIXTURES / "llama-2-7b.json").read_text())
+    config.update(change)
+    config = {k: v for k, v in config.items() if v is not None}
+    with pytest.raises(ValueError) as err:
+        le.ModelConfig.from_hf_config(config)
+    assert message in str(err.value)
+
+
+def test_hf_config_from_path_text_and_folder(tmp_path):
+    text = (FIXTURES / "gpt2.json").read_text()
+    (tmp_path / "config.json").write_text(text)
+    expected = le.count_params(le.preset("gpt2")).total
+    for source in (text, tmp_path, tmp_path / "config.json", str(tmp_path / "config.json")):
+        assert le.count_params(le.ModelConfig.from_hf_config(source)).total == expected
+
+
+@pytest.mark.parametrize("source, message", [
+    ("{not json", "the pasted config.json is not valid JSON"),
+    ("[1, 2]", "must hold a JSON object, not list"),
+    ("/no/such/config.json", "no such file"),
+    (42, "must be a dict, a path to config.json, or its JSON text"),
+])
+def test_unreadable_hf_config(source, message):
+    with pytest.raises(ValueError, match=message):
+        le.ModelConfig.from_hf_config(source)

@@ -1,0 +1,59 @@
+"""Parsing and formatting quantities."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import llmest as le
+
+
+@pytest.mark.parametrize("text, value", [
+    ("7B", 7e9), ("6.7e9", 6.7e9), ("7 billion", 7e9), ("1.2 T", 1.2e12), ("1.4T tokens", 1.4e12),
+    ("6,738,415,616", 6_738_415_616), ("65亿", 6.5e9), ("201M", 2.01e8), ("7b params", 7e9), (" 12k ", 12e3),
+])
+def test_parse_count(text, value):
+    assert le.parse_count(text) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text, value", [
+    ("80GB", 80e9), ("80 GiB", 80 * 2**30), ("14 gb", 14e9), ("512 KiB", 512 * 1024), ("1.2 TB", 1.2e12),
+    ("1000", 1000),
+])
+def test_parse_bytes(text, value):
+    assert le.parse_bytes(text) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "answer is empty: type a number such as"),
+    ("abc", "answer == 'abc' is not a number"),
+    ("7X", "unknown suffix 'x'"),
+    ("__import__('os')", "is not a number"),
+    (None, "answer == None, must be text"),
+])
+def test_parse_count_rejects_with_a_message(text, message):
+    with pytest.raises(le.InputError, match=message.replace("(", r"\(").replace(")", r"\)")) as err:
+        le.parse_count(text, name="answer")
+    assert err.value.param == "answer"
+
+
+def test_parse_bytes_rejects_unknown_units():
+    with pytest.raises(le.InputError, match="unknown unit 'gbit'"):
+        le.parse_bytes("80 Gbit")
+
+
+@pytest.mark.parametrize("value, text", [
+    (6_738_415_616, "6.74B"), (131_072_000, "131M"), (7e12, "7T"), (999, "999"), (1_557_611_200, "1.56B"),
+])
+def test_format_count(value, text):
+    assert le.format_count(value) == text
+
+
+def test_format_bytes():
+    assert le.format_bytes(112e9) == "112 GB"
+    assert le.format_bytes(2**30, binary=True) == "1 GiB"
+    assert le.format_int(6738415616) == "6,738,415,616"
+
+
+@given(st.floats(1, 1e15))
+def test_format_then_parse_round_trips(value):
+    assert le.parse_count(le.format_count(value)) == pytest.approx(value, rel=5e-3)
