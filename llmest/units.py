@@ -72,18 +72,18 @@ PARSERS = {"count": parse_count, "bytes": parse_bytes}
 
 
 def _significant(value: float, digits: int) -> str:
-    """``digits`` significant figures, without trailing zeros after the point."""
+    """``digits`` significant figures, trailing zeros kept: 69.0B says the count is known to three figures."""
     if value == 0:
         return "0"
     decimals = max(digits - 1 - int(math.floor(math.log10(abs(value)))), 0)
-    text = f"{value:.{decimals}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    return f"{value:.{decimals}f}"
 
 
 def format_count(value: float, digits: int = 3) -> str:
     """6738415616 -> '6.74B'; 131072000 -> '131M'."""
+    rounded = float(f"{value:.{digits}g}")  # choose the scale after rounding: 999,999 is 1M, not 1000K
     for suffix, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
-        if abs(value) >= scale:
+        if abs(rounded) >= scale:
             return _significant(value / scale, digits) + suffix
     return _significant(value, digits)
 
@@ -95,10 +95,11 @@ def format_int(value) -> str:
 
 def format_bytes(value: float, digits: int = 3, binary: bool = False) -> str:
     """112e9 -> '112 GB'; with binary=True, 2**30 -> '1 GiB'."""
+    rounded = float(f"{value:.{digits}g}")
     units = (("TiB", 2.0**40), ("GiB", 2.0**30), ("MiB", 2.0**20), ("KiB", 2.0**10)) if binary else (
         ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3))
     for suffix, scale in units:
-        if abs(value) >= scale:
+        if abs(rounded) >= scale:
             return f"{_significant(value / scale, digits)} {suffix}"
     return f"{_significant(value, digits)} B"
 

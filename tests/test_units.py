@@ -42,7 +42,7 @@ def test_parse_bytes_rejects_unknown_units():
 
 
 @pytest.mark.parametrize("value, text", [
-    (6_738_415_616, "6.74B"), (131_072_000, "131M"), (7e12, "7T"), (999, "999"), (1_557_611_200, "1.56B"),
+    (6_738_415_616, "6.74B"), (131_072_000, "131M"), (7e12, "7.00T"), (999, "999"), (1_557_611_200, "1.56B"),
 ])
 def test_format_count(value, text):
     assert le.format_count(value) == text
@@ -50,7 +50,7 @@ def test_format_count(value, text):
 
 def test_format_bytes():
     assert le.format_bytes(112e9) == "112 GB"
-    assert le.format_bytes(2**30, binary=True) == "1 GiB"
+    assert le.format_bytes(2**30, binary=True) == "1.00 GiB"
     assert le.format_int(6738415616) == "6,738,415,616"
 
 

@@ -1,0 +1,93 @@
+"""Figures for the chapters. Each function draws on an Axes (a new figure when none is given) and returns it."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from . import model as m
+from .units import format_count
+
+PART_COLORS = {
+    "embeddings": "#4c72b0", "positions": "#64b5cd", "embedding_projections": "#8172b2", "attention": "#dd8452",
+    "ffn": "#55a868", "experts": "#55a868", "shared_experts": "#8fbc8f", "router": "#c44e52", "norms": "#937860",
+    "output_head": "#da8bc3",
+}
+
+
+def _axes(ax, size):
+    if ax is None:
+        _, ax = plt.subplots(figsize=size, layout="constrained")
+    return ax
+
+
+def breakdown_bars(count: m.ParamCount, ax=None, title: str | None = None):
+    """One horizontal bar per part of a ParamCount, labelled with its size."""
+    ax = _axes(ax, (6, 2.6))
+    parts = [(p, n) for p, n in count.parts.items() if n]
+    names = [p.replace("_", " ") for p, _ in parts]
+    values = np.array([n for _, n in parts], dtype=float)
+    ax.barh(names, values / 1e9, color=[PART_COLORS[p] for p, _ in parts])
+    ax.invert_yaxis()
+    ax.set_xlabel("parameters (billions)")
+    ax.set_xlim(0, values.max() / 1e9 * 1.3)
+    for y, value in enumerate(values):
+        ax.text(value / 1e9, y, f" {format_count(value)}", va="center", fontsize=8)
+    ax.set_title(title or f"total {format_count(count.total)}"
+                 + (f", active {format_count(count.active)}" if count.active != count.total else ""), fontsize=10)
+    return ax
+
+
+def part_shares(names, ax=None):
+    """Stacked bars: the share of each part in several models' totals."""
+    ax = _axes(ax, (7, 0.45 * len(names) + 1.2))
+    counts = [m.count_params(m.preset(n)) for n in names]
+    left = np.zeros(len(names))
+    for part in m.PARTS:
+        shares = np.array([c.parts[part] / c.total for c in counts])
+        if shares.any():
+            ax.barh(names, shares, left=left, color=PART_COLORS[part], label=part.replace("_", " "))
+            left += shares
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of all parameters")
+    ax.legend(ncol=4, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(names) < 6 else -0.15))
+    return ax
+
+
+def rule_error(names, ax=None):
+    """How far the material's L·12H² + V·H rule lands from each real model's exact count."""
+    ax = _axes(ax, (7, 0.4 * len(names) + 1))
+    errors = []
+    for name in names:
+        cfg = m.preset(name)
+        exact = m.count_params(cfg).total
+        errors.append(m.rule_params(cfg.hidden_size, cfg.num_layers, cfg.vocab_size) / exact - 1)
+    errors = np.array(errors)
+    ax.barh(names, errors * 100, color=np.where(errors < 0, "#c44e52", "#4c72b0"))
+    ax.axvline(0, color="black", lw=0.8)
+    ax.invert_yaxis()
+    for y, e in enumerate(errors):
+        ax.text(e * 100, y, f" {e:+.0%} ", va="center", ha="left" if e >= 0 else "right", fontsize=8)
+    span = max(abs(errors).max() * 100 * 1.4, 5)
+    ax.set_xlim(-span, span)
+    ax.set_xlabel("rule − exact, % of exact")
+    return ax
+
+
+def size_table_curves(rows, vocab_size=32000, ax=None):
+    """Rule parameters against hidden size for each row's layer count, with the rows' stated ranges marked.
+
+    ``rows``: (label, layers, hidden, (low, high)) tuples, e.g. the material's size table."""
+    ax = _axes(ax, (7, 4))
+    hidden = np.linspace(1024, 9216, 200)
+    for label, layers, h, (low, high) in rows:
+        line, = ax.plot(hidden, m.rule_params(hidden, layers, vocab_size) / 1e9, lw=1, label=f"L = {layers}")
+        ax.plot([h, h], [low / 1e9, high / 1e9], color=line.get_color(), lw=6, alpha=0.35)
+        ax.plot(h, m.rule_params(h, layers, vocab_size) / 1e9, "o", color=line.get_color())
+        ax.annotate(label, (h, high / 1e9), textcoords="offset points", xytext=(-10, 6), fontsize=8)
+    ax.set_xlabel("hidden size H")
+    ax.set_ylabel("parameters (billions)")
+    ax.set_title("dots: the rule at the table's L and H; bands: the table's stated range", fontsize=9)
+    ax.legend(fontsize=8)
+    return ax

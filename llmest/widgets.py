@@ -1,0 +1,175 @@
+"""Calculators and the exercise widget. They only gather input and call the library; a bad value gets its
+message beside the field, never a traceback."""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as w
+
+from . import model as m
+from .plots import PART_COLORS
+from ._validate import InputError
+from .units import format_count, format_int
+
+ERROR_STYLE = "color:#b00020;font-size:0.9em"
+
+
+def _error_html(message: str) -> str:
+    return f'<span style="{ERROR_STYLE}">{html.escape(message)}</span>' if message else ""
+
+
+def bar_chart_html(rows, title: str = "") -> str:
+    """A horizontal bar chart in HTML: rows of (label, value, text, color). Live widgets use it because it
+    redraws in well under a millisecond, where a matplotlib figure takes tens of milliseconds."""
+    largest = max((value for _, value, _, _ in rows), default=0) or 1
+    lines = [f'<div style="font-size:0.9em;font-weight:bold;margin:4px 0">{html.escape(title)}</div>'] if title else []
+    for label, value, text, color in rows:
+        lines.append(
+            '<div style="display:flex;align-items:center;font-size:0.85em;line-height:1.5">'
+            f'<div style="width:11em;text-align:right;padding-right:6px">{html.escape(label)}</div>'
+            f'<div style="width:{70 * value / largest:.2f}%;background:{color};height:1em"></div>'
+            f'<div style="padding-left:6px">{html.escape(text)}</div></div>')
+    return "".join(lines)
+
+
+def breakdown_chart_html(count: m.ParamCount) -> str:
+    rows = [(part.replace("_", " "), n, f"{format_count(n)} ({n / count.total:.1%})", PART_COLORS[part])
+            for part, n in count.parts.items() if n]
+    return bar_chart_html(rows, "parameters by part")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Exercises
+# ----------------------------------------------------------------------------------------------------------------
+
+def exercise_widget(ex) -> w.VBox:
+    """Question, an entry box, Check and Hint buttons, and the verdict."""
+    entry = w.Text(placeholder='e.g. 6.7B, 6.7e9 or "6.7 billion"', layout=w.Layout(width="16em"))
+    check = w.Button(description="Check", button_style="primary", layout=w.Layout(width="6em"))
+    hint = w.Button(description="Hint", layout=w.Layout(width="6em"))
+    verdict = w.HTML()
+    hints = w.HTML()
+    colors = {"correct": "#1b7f3b", "close": "#9a6700", "wrong": "#b00020", "empty": "#555", "invalid": "#b00020"}
+
+    def on_check(_=None):
+        result = ex.check(entry.value)
+        verdict.value = f'<span style="color:{colors[result.grade]}">{html.escape(result.message)}</span>'
+
+    def on_hint(_=None):
+        hints.value = "<br>".join(html.escape(line) for line in ex.hint().splitlines())
+
+    check.on_click(on_check)
+    hint.on_click(on_hint)
+    box = w.VBox([w.HTML(f"<b>Exercise {ex.key}.</b> {html.escape(ex.question)}"),
+                  w.HBox([entry, check, hint]), verdict, hints])
+    box.entry, box.check_button, box.hint_button, box.verdict, box.hints = entry, check, hint, verdict, hints
+    return box
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Chapter 1: the parameter calculator
+# ----------------------------------------------------------------------------------------------------------------
+
+def _editable(cfg: m.ModelConfig) -> m.ModelConfig:
+    """A preset with its derived fields set back to "derive me", so that they follow the sliders
+    (head_dim follows hidden/heads unless the model sets its own, as Gemma does)."""
+    changes = {}
+    if cfg.head_dim * cfg.num_heads == cfg.hidden_size:
+        changes["head_dim"] = None
+    if cfg.is_moe and cfg.expert_ffn_hidden_size == cfg.ffn_hidden_size:
+        changes["expert_ffn_hidden_size"] = None
+    if cfg.moe_layers == cfg.num_layers:
+        changes["moe_layers"] = None
+    return cfg.replace(**changes) if changes else cfg
+
+
+class ParamCalculator:
+    """Pick a model or set the shape by hand; see the count by part, live."""
+
+    NUMBERS = {  # field: (label, minimum, maximum)
+        "vocab_size": ("vocabulary V", 1, 2_000_000),
+        "num_heads": ("attention heads", 1, 4096),
+        "num_kv_heads": ("KV heads", 1, 4096),
+        "ffn_hidden_size": ("FFN width F", 1, 2_000_000),
+        "num_experts": ("experts (0 = dense)", 0, 4096),
+        "experts_per_token": ("experts per token", 0, 4096),
+    }
+
+    def __init__(self, model: str = "llama-2-7b"):
+        self._updating = False
+        self.model = w.Dropdown(options=list(m.PRESETS), value=model, description="model",
+                                style={"description_width": "9em"})
+        style, layout = {"description_width": "9em"}, w.Layout(width="26em")
+        self.inputs = {
+            "hidden_size": w.IntSlider(min=64, max=32768, step=64, description="hidden size H", style=style,
+                                       layout=layout, continuous_update=False),
+            "num_layers": w.IntSlider(min=1, max=200, description="layers L", style=style, layout=layout,
+                                      continuous_update=False),
+        }
+        for field, (label, low, high) in self.NUMBERS.items():
+            self.inputs[field] = w.IntText(description=label, style=style, layout=w.Layout(width="20em"))
+        self.inputs["gated_ffn"] = w.Checkbox(description="gated FFN (SwiGLU: 3 matrices)", indent=False)
+        self.inputs["tie_embeddings"] = w.Checkbox(description="output head tied to the embedding", indent=False)
+        self.errors = {field: w.HTML() for field in self.inputs}
+        self.general_error = w.HTML()
+        self.summary = w.HTML()
+        self.chart = w.HTML(layout=w.Layout(width="40em"))
+        self.count: m.ParamCount | None = None
+
+        self.model.observe(self._load_preset, names="value")
+        for box in self.inputs.values():
+            box.observe(self._recompute, names="value")
+        rows = [w.HBox([box, self.errors[field]]) for field, box in self.inputs.items()]
+        self.widget = w.VBox([self.model, *rows, self.general_error, self.summary, self.chart])
+        self._load_preset()
+
+    def _load_preset(self, _=None):
+        self._base = _editable(m.preset(self.model.value))
+        self._updating = True
+        try:
+            for field, box in self.inputs.items():
+                box.value = getattr(self._base, field)
+        finally:
+            self._updating = False
+        self._recompute()
+
+    def config(self) -> m.ModelConfig:
+        """The ModelConfig the fields describe (raises InputError naming the bad field)."""
+        values = {field: box.value for field, box in self.inputs.items()}
+        if values["num_experts"] == 0:
+            moe_fields = ("experts_per_token", "expert_ffn_hidden_size", "shared_expert_ffn_hidden_size",
+                          "moe_layers")
+            values.update({f: None for f in moe_fields}, num_shared_experts=0, shared_expert_gate=False)
+        return self._base.replace(**values, name="")
+
+    def _recompute(self, _=None):
+        if self._updating:
+            return
+        for label in (*self.errors.values(), self.general_error):
+            label.value = ""
+        try:
+            cfg = self.config()
+        except InputError as err:
+            target = self.errors.get(err.param, self.general_error)
+            target.value = _error_html(str(err))
+            self.summary.value = '<span style="color:#555">Fix the highlighted field to see the count.</span>'
+            return
+        self.count = m.count_params(cfg)
+        rule = m.rule_params(cfg.hidden_size, cfg.num_layers, cfg.vocab_size)
+        active = (f" · active per token <b>{format_int(self.count.active)}</b> ({format_count(self.count.active)})"
+                  if self.count.active != self.count.total else "")
+        self.summary.value = (
+            f"Total <b>{format_int(self.count.total)}</b> ({format_count(self.count.total)}){active}"
+            f"<br>The 12·H² rule (L·12H² + V·H) gives {format_count(rule)}, "
+            f"{rule / self.count.total - 1:+.1%} from the exact count.")
+        self.chart.value = breakdown_chart_html(self.count)
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
+
+
+def param_calculator(model: str = "llama-2-7b") -> ParamCalculator:
+    return ParamCalculator(model)

@@ -1,0 +1,111 @@
+"""The two copies of each chapter: in sync, no solution text in the student copy, every printed number pinned.
+
+nbval itself re-runs both copies (``pytest`` collects solutions/ and notebooks/ with ``--nbval-lax``)."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from llmest import authoring
+from llmest.exercises import EXERCISES
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLVED = sorted((ROOT / "solutions").glob("*.ipynb"))
+STUDENT = sorted((ROOT / "notebooks").glob("*.ipynb"))
+CHECK, IGNORE = "# NBVAL_CHECK_OUTPUT", "# NBVAL_IGNORE_OUTPUT"
+ids = [p.stem for p in SOLVED]
+
+
+def read(path):
+    return nbformat.read(path, as_version=4)
+
+
+def test_both_folders_hold_the_same_chapters():
+    assert SOLVED and [p.name for p in SOLVED] == [p.name for p in STUDENT]
+
+
+@pytest.mark.parametrize("path", SOLVED, ids=ids)
+def test_student_copy_is_generated_from_the_solutions(path):
+    expected = authoring.student_version(read(path))
+    actual = read(ROOT / "notebooks" / path.name)
+    assert [(c.cell_type, c.source) for c in actual.cells] == [(c.cell_type, c.source) for c in expected.cells]
+
+
+@pytest.mark.parametrize("path", SOLVED, ids=ids)
+def test_no_solution_text_reaches_the_student_copy(path):
+    student_file = (ROOT / "notebooks" / path.name).read_text(encoding="utf-8")
+    student_text = json.dumps(json.loads(student_file), ensure_ascii=False)  # sources, outputs and metadata
+    assert authoring.BEGIN not in student_text and authoring.END not in student_text
+    for cell in read(path).cells:
+        for region in authoring.solution_regions(cell.source):
+            for line in region.splitlines():
+                line = line.strip()
+                if len(line) > 12 and line not in authoring.CODE_PROMPT:
+                    assert line not in student_text, f"solution line in notebooks/{path.name}: {line}"
+
+
+def _text_outputs(cell):
+    """Outputs a reader reads as text: printed streams and plain results, but not widgets or figure reprs."""
+    for out in cell.get("outputs", []):
+        if out.output_type == "stream":
+            yield out.text
+        elif out.output_type in ("execute_result", "display_data"):
+            data = out.data
+            if "application/vnd.jupyter.widget-view+json" in data or "image/png" in data:
+                continue
+            yield data.get("text/plain", "")
+
+
+@pytest.mark.parametrize("path", SOLVED + STUDENT, ids=[f"solutions/{p.stem}" for p in SOLVED] +
+                         [f"notebooks/{p.stem}" for p in STUDENT])
+def test_every_printed_output_is_pinned_and_none_is_an_error(path):
+    for cell in read(path).cells:
+        if cell.cell_type != "code":
+            continue
+        for out in cell.outputs:
+            assert out.output_type != "error", f"{path.name}: stored error in cell\n{cell.source}"
+            assert not (out.output_type == "stream" and out.name == "stderr"), f"stderr in\n{cell.source}"
+        if any(re.search(r"\S", text) for text in _text_outputs(cell)):
+            assert CHECK in cell.source or IGNORE in cell.source, f"unpinned output in\n{cell.source}"
+
+
+@pytest.mark.parametrize("path", SOLVED, ids=ids)
+def test_chapter_opens_with_its_goals_and_the_material_heading(path):
+    first = read(path).cells[0]
+    assert first.cell_type == "markdown"
+    assert "you can" in first.source and re.search(r"[\u4e00-\u9fff]", first.source)
+    headings = [line for c in read(path).cells if c.cell_type == "markdown" for line in c.source.splitlines()
+                if line.startswith("## ")]
+    assert all(re.search(r"[\u4e00-\u9fff]", h) for h in headings), "every section names the material's heading"
+
+
+@pytest.mark.parametrize("path", [p for p in SOLVED if p.stem[:2].isdigit() and int(p.stem[:2]) < 90], ids=str)
+def test_every_exercise_of_the_chapter_is_in_its_notebook(path):
+    number = int(path.stem[:2])
+    keys = [k for k in EXERCISES if k.split(".")[0] == str(number)]
+    assert len(keys) >= 5
+    text = path.read_text(encoding="utf-8")
+    for key in keys:
+        assert f'le.exercise(\\"{key}\\")' in text
+
+
+def test_a_changed_pinned_number_fails_nbval(tmp_path):
+    nb = read(ROOT / "solutions" / "01_parameters.ipynb")
+    changed = 0
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if out.output_type == "stream" and "6,738,415,616" in out.text:
+                out.text = out.text.replace("6,738,415,616", "6,738,415,617")
+                changed += 1
+    assert changed
+    nbformat.write(nb, tmp_path / "changed.ipynb")
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-vv", "-p", "no:cacheprovider", "--nbval-lax", "--rootdir", str(tmp_path),
+         "-c", "/dev/null", str(tmp_path / "changed.ipynb")], capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 1, result.stdout[-2000:]
+    assert f"{changed} failed" in result.stdout and "6,738,415,617" in result.stdout
