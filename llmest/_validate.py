@@ -8,9 +8,8 @@ Formulas also accept SymPy expressions; those are not checked, since their sign 
 from __future__ import annotations
 
 import difflib
+import math
 import numbers
-
-import numpy as np
 
 
 class InputError(ValueError):
@@ -32,6 +31,8 @@ def _show(value) -> str:
 
 def check_int(name: str, value, *, minimum: int = 1, maximum: int | None = None) -> int:
     """An integer in [minimum, maximum]; bools and floats with a fraction are refused."""
+    if type(value) is int and value >= minimum and (maximum is None or value <= maximum):
+        return value  # the common case, without the slower checks below
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, float)) or (
         isinstance(value, float) and not value.is_integer()
     ):
@@ -58,18 +59,21 @@ def check_number(
         return value
     if isinstance(value, bool):
         raise InputError(name, f"{name} == {value}, must be a number.")
-    array = np.asarray(value)
-    if array.dtype.kind not in "iuf" or not np.all(np.isfinite(array)):
-        raise InputError(name, f"{name} == {_show(value)}, must be a finite number.")
-    interval = _interval(low, high, low_open, high_open)
-    bad = np.zeros(array.shape, dtype=bool)
-    if low is not None:
-        bad |= (array <= low) if low_open else (array < low)
-    if high is not None:
-        bad |= (array >= high) if high_open else (array > high)
-    if np.any(bad):
-        shown = array[bad].flat[0] if array.ndim else array.item()
-        raise InputError(name, f"{name} == {_show(shown)}, must be {interval}.")
+    if isinstance(value, (int, float)):
+        values = [value]
+    else:
+        import numpy as np  # only for arrays, which mean NumPy is loaded already
+
+        array = np.asarray(value)
+        if array.dtype.kind not in "iuf":
+            raise InputError(name, f"{name} == {_show(value)}, must be a number.")
+        values = array.ravel().tolist()
+    for x in values:
+        if not math.isfinite(x):
+            raise InputError(name, f"{name} == {_show(x)}, must be a finite number.")
+        if (low is not None and (x <= low if low_open else x < low)) or (
+                high is not None and (x >= high if high_open else x > high)):
+            raise InputError(name, f"{name} == {_show(x)}, must be {_interval(low, high, low_open, high_open)}.")
     return value
 
 
@@ -87,9 +91,11 @@ def check_positive(name: str, value):
 
 
 def check_bool(name: str, value) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise InputError(name, f"{name} == {_show(value)}, must be True or False.")
-    return bool(value)
+    if type(value) is bool:
+        return value
+    if type(value).__name__ == "bool" and type(value).__module__ == "numpy":  # numpy.bool_, from a widget or array
+        return bool(value)
+    raise InputError(name, f"{name} == {_show(value)}, must be True or False.")
 
 
 def check_choice(name: str, value, choices) -> str:

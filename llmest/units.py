@@ -73,19 +73,26 @@ PARSERS = {"count": parse_count, "bytes": parse_bytes}
 
 def _significant(value: float, digits: int) -> str:
     """``digits`` significant figures, trailing zeros kept: 69.0B says the count is known to three figures."""
+    value = float(f"{value:.{digits}g}")
     if value == 0:
         return "0"
     decimals = max(digits - 1 - int(math.floor(math.log10(abs(value)))), 0)
     return f"{value:.{decimals}f}"
 
 
+def _scaled(value: float, units, digits: int, separator: str) -> str | None:
+    """The value in the largest unit in which it is at least 1 once rounded (so 999,999 is 1.00M, not 1000K)."""
+    for suffix, scale in units:
+        if float(_significant(abs(value) / scale, digits)) >= 1:
+            return f"{_significant(value / scale, digits)}{separator}{suffix}"
+    return None
+
+
 def format_count(value: float, digits: int = 3) -> str:
     """6738415616 -> '6.74B'; 131072000 -> '131M'."""
-    rounded = float(f"{value:.{digits}g}")  # choose the scale after rounding: 999,999 is 1M, not 1000K
-    for suffix, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
-        if abs(rounded) >= scale:
-            return _significant(value / scale, digits) + suffix
-    return _significant(value, digits)
+    units = (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3))
+    small = format_int(value) if float(value).is_integer() else _significant(value, digits)
+    return _scaled(value, units, digits, "") or small
 
 
 def format_int(value) -> str:
@@ -94,14 +101,10 @@ def format_int(value) -> str:
 
 
 def format_bytes(value: float, digits: int = 3, binary: bool = False) -> str:
-    """112e9 -> '112 GB'; with binary=True, 2**30 -> '1 GiB'."""
-    rounded = float(f"{value:.{digits}g}")
+    """112e9 -> '112 GB'; with binary=True, 2**30 -> '1.00 GiB'."""
     units = (("TiB", 2.0**40), ("GiB", 2.0**30), ("MiB", 2.0**20), ("KiB", 2.0**10)) if binary else (
         ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3))
-    for suffix, scale in units:
-        if abs(rounded) >= scale:
-            return f"{_significant(value / scale, digits)} {suffix}"
-    return f"{_significant(value, digits)} B"
+    return _scaled(value, units, digits, " ") or f"{_significant(value, digits)} B"
 
 
 FORMATTERS = {"count": format_count, "bytes": format_bytes}

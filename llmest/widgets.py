@@ -63,6 +63,7 @@ def exercise_widget(ex) -> w.VBox:
     hint.on_click(on_hint)
     box = w.VBox([w.HTML(f"<b>Exercise {ex.key}.</b> {html.escape(ex.question)}"),
                   w.HBox([entry, check, hint]), verdict, hints])
+    box.add_class("llmest-exercise")  # a stable handle for the browser test
     box.entry, box.check_button, box.hint_button, box.verdict, box.hints = entry, check, hint, verdict, hints
     return box
 
@@ -122,6 +123,12 @@ class ParamCalculator:
             box.observe(self._recompute, names="value")
         rows = [w.HBox([box, self.errors[field]]) for field, box in self.inputs.items()]
         self.widget = w.VBox([self.model, *rows, self.general_error, self.summary, self.chart])
+        # Stable handles for the browser test.
+        self.widget.add_class("llmest-param-calculator")
+        self.summary.add_class("llmest-summary")
+        for field, box in self.inputs.items():
+            box.add_class(f"llmest-{field}")
+            self.errors[field].add_class(f"llmest-error-{field}")
         self._load_preset()
 
     def _load_preset(self, _=None):

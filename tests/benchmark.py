@@ -1,0 +1,143 @@
+"""Performance figures for the workbook (``make bench``). Prints medians and ratios measured in one run.
+
+Targets: ``import llmest`` <= 0.15 s; a calculator update <= 50 ms (median); counting a model from its
+config.json at least 1000x faster than transformers building it on the meta device.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+sys.path.insert(0, str(ROOT / "tests"))
+
+
+def median_time(fn, repeat: int) -> float:
+    fn()  # warm up
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def verdict(ok: bool) -> str:
+    return "meets target" if ok else "MISSES target"
+
+
+def bench_import(repeat: int = 15) -> None:
+    code = "import time; t = time.perf_counter(); import llmest; print(time.perf_counter() - t)"
+    times = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+             for _ in range(repeat)]
+    median = statistics.median(times)
+    print(f"import llmest: median {median * 1000:.1f} ms over {repeat} fresh interpreters "
+          f"(target <= 150 ms: {verdict(median <= 0.15)})")
+
+
+def bench_counting() -> None:
+    import torch
+    import transformers
+
+    import llmest as le
+
+    transformers.logging.set_verbosity_error()
+    print("count_params(from_hf_config(config)) against transformers' meta-device build of the same config:")
+    ratios = []
+    for name in ("gpt2", "llama-2-7b", "mixtral-8x7b", "qwen1.5-moe-a2.7b", "llama-2-70b"):
+        config = json.loads((FIXTURES / f"{name}.json").read_text())
+
+        def ours():
+            return le.count_params(le.ModelConfig.from_hf_config(config)).total
+
+        def theirs():
+            with torch.device("meta"):
+                model = transformers.AutoModelForCausalLM.from_config(transformers.AutoConfig.for_model(**config))
+            return sum(p.numel() for p in model.parameters())
+
+        assert ours() == theirs()
+        t_ours, t_theirs = median_time(ours, 200), median_time(theirs, 5)
+        ratios.append(t_theirs / t_ours)
+        print(f"  {name:<20} llmest {t_ours * 1e6:8.1f} µs   transformers {t_theirs * 1e3:8.1f} ms   "
+              f"{t_theirs / t_ours:>9,.0f}x")
+    worst = min(ratios)
+    print(f"  slowest ratio {worst:,.0f}x (target >= 1000x: {verdict(worst >= 1000)})")
+
+
+def bench_calculator(repeat: int = 60) -> None:
+    from llmest.widgets import ParamCalculator
+
+    calculator = ParamCalculator("llama-2-7b")
+    layers = calculator.inputs["num_layers"]
+    values = iter(range(10, 10 + 10 * repeat))
+
+    def update():
+        layers.value = next(values) % 150 + 1
+        assert calculator.count.total > 0
+
+    median = median_time(update, repeat)
+    print(f"calculator update in the kernel (value change -> summary and chart recomputed): median "
+          f"{median * 1000:.2f} ms over {repeat} (target <= 50 ms: {verdict(median <= 0.05)})")
+
+
+def bench_calculator_in_browser(repeat: int = 20) -> None:
+    """End to end: a key press on the layers slider in Chromium until the page shows the new count."""
+    import shutil
+
+    if not shutil.which("chromium"):
+        print("calculator update in the browser: skipped (Chromium not installed)")
+        return
+    import tempfile
+
+    import test_browser as tb
+
+    with tempfile.TemporaryDirectory() as work, tb.lab_server(Path(work)) as url, tb.chapter_1_page(url) as page:
+        page.locator(".llmest-num_layers .noUi-handle").scroll_into_view_if_needed()
+        # Timed inside the page: key press on the layers slider -> the new count in the DOM (through the kernel).
+        times = [page.evaluate(ROUND_TRIP_JS, "ArrowRight" if i % 2 == 0 else "ArrowLeft") / 1000
+                 for i in range(repeat)]
+    median = statistics.median(times)
+    print(f"calculator update in Chromium (key press -> new count on the page): median {median * 1000:.1f} ms "
+          f"over {repeat} (target <= 50 ms: {verdict(median <= 0.05)})")
+
+
+ROUND_TRIP_JS = """async (key) => {
+  const handle = document.querySelector('.llmest-num_layers .noUi-handle');
+  const summary = document.querySelector('.llmest-summary');
+  const old = summary.textContent;
+  return await new Promise((resolve) => {
+    const start = performance.now();
+    const observer = new MutationObserver(() => {
+      if (summary.textContent !== old) { observer.disconnect(); resolve(performance.now() - start); }
+    });
+    observer.observe(summary, {subtree: true, childList: true, characterData: true});
+    handle.dispatchEvent(new KeyboardEvent('keydown', {key, bubbles: true}));
+  });
+}"""
+
+
+def bench_chapters() -> None:
+    import nbformat
+
+    from llmest.authoring import SOLUTIONS, execute
+
+    print("wall time to execute each chapter (solutions copy, fresh kernel):")
+    for path in sorted(SOLUTIONS.glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        start = time.perf_counter()
+        execute(nb, path.parent)
+        print(f"  {path.name:<32} {time.perf_counter() - start:6.1f} s")
+
+
+if __name__ == "__main__":
+    bench_import()
+    bench_counting()
+    bench_calculator()
+    bench_calculator_in_browser()
+    bench_chapters()
