@@ -145,10 +145,11 @@ def _cause_row(rule_args, real: str) -> Callable[[], str]:
         H = cfg.hidden_size
         ffn = m.ffn_params(H, cfg.ffn_hidden_size, cfg.gated_ffn) / H**2
         attention = m.attention_params(H, cfg.num_heads, cfg.num_kv_heads, cfg.head_dim) / H**2
-        return (f"The 12·H² rule gives {format_count(m.rule_params(*rule_args, _VOCAB))}; real {real} (same L and "
-                f"H) has {format_count(_total(real))}: its FFN holds {ffn:.2f}·H² a layer instead of 8·H², its "
-                f"attention {attention:.2f}·H² instead of 4·H² ({cfg.attention_kind}), and its untied output "
-                f"head adds {format_count(m.embedding_params(cfg.vocab_size, H))}.")
+        return (f"Recomputed with the real {real}, which has exactly this L and H. The bare 12·H² rule gives "
+                f"{format_count(m.rule_params(*rule_args, _VOCAB))}: the real model's FFN holds {ffn:.2f}·H² a "
+                f"layer instead of 8·H², its attention {attention:.2f}·H² instead of 4·H² "
+                f"({cfg.attention_kind}), and its untied output head adds "
+                f"{format_count(m.embedding_params(cfg.vocab_size, H))}.")
     return cause
 
 
@@ -176,15 +177,15 @@ register(
            "rule_hidden_size(30e9, 48, 32000), the positive root of 12·L·H² + V·H = N", unit="plain",
            rel_tol=0.05, cause=_cause_hidden),
     Figure("004-1.2-table-7b", 1, "004", _S12, "size table, 7B row: 32 layers, hidden 4096", "65~70亿",
-           (6.5e9, 7.0e9), lambda: m.rule_params(4096, 32, _VOCAB), "rule_params(4096, 32, 32000)",
-           rel_tol=0.05, cause=_cause_row((4096, 32), "llama-2-7b")),
+           (6.5e9, 7.0e9), lambda: _total("llama-2-7b"), "count_params(preset('llama-2-7b'))", rel_tol=0.0,
+           cause=_cause_row((4096, 32), "llama-2-7b")),
     Figure("004-1.2-table-13b", 1, "004", _S12, "size table, 13B row: 40 layers, hidden 5120", "130~140亿",
-           (13e9, 14e9), lambda: m.rule_params(5120, 40, _VOCAB), "rule_params(5120, 40, 32000)",
-           rel_tol=0.05, cause=_cause_row((5120, 40), "llama-2-13b")),
+           (13e9, 14e9), lambda: _total("llama-2-13b"), "count_params(preset('llama-2-13b'))", rel_tol=0.0,
+           cause=_cause_row((5120, 40), "llama-2-13b")),
     Figure("004-1.2-table-30b", 1, "004", _S12, "size table, 30B row: 48 layers, hidden 6144", "280~320亿",
            (28e9, 32e9), lambda: m.rule_params(6144, 48, _VOCAB), "rule_params(6144, 48, 32000)",
            rel_tol=0.05, cause=_cause_30b),
     Figure("004-1.2-table-70b", 1, "004", _S12, "size table, 70B row: 80 layers, hidden 8192", "660~710亿",
-           (66e9, 71e9), lambda: m.rule_params(8192, 80, _VOCAB), "rule_params(8192, 80, 32000)",
-           rel_tol=0.05, cause=_cause_row((8192, 80), "llama-2-70b")),
+           (66e9, 71e9), lambda: _total("llama-2-70b"), "count_params(preset('llama-2-70b'))", rel_tol=0.0,
+           cause=_cause_row((8192, 80), "llama-2-70b")),
 )
