@@ -87,7 +87,15 @@ def _interval(low, high, low_open, high_open) -> str:
 
 def check_positive(name: str, value):
     """Sizes and counts in formulas: > 0 (numbers or arrays); SymPy expressions pass through."""
+    if type(value) is int and value > 0:
+        return value  # the common case, fast
     return check_number(name, value, low=0, low_open=True)
+
+
+def check_sizes(**sizes) -> None:
+    """check_positive for several named values at once."""
+    for name, value in sizes.items():
+        check_positive(name, value)
 
 
 def check_bool(name: str, value) -> bool:

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from . import model as m
-from ._validate import InputError, check_choice
+from ._registry import Registry
+from ._validate import InputError
 from .units import PARSERS, format_bytes, format_count, format_int
 
 # Outside the tolerance but within this factor of the answer, an estimate is "close".
@@ -97,20 +98,8 @@ class Exercise:
         display(self.widget())
 
 
-EXERCISES: dict[str, Exercise] = {}
-
-
-def register(*exercises: Exercise) -> None:
-    for ex in exercises:
-        if ex.key in EXERCISES:
-            raise ValueError(f"exercise {ex.key!r} is registered twice")
-        EXERCISES[ex.key] = ex
-
-
-def get(key: str) -> Exercise:
-    if key not in EXERCISES:
-        check_choice("exercise", key, EXERCISES)
-    return EXERCISES[key]
+EXERCISES = Registry("exercise")
+register, get = EXERCISES.register, EXERCISES.lookup
 
 
 def chapter(number: int) -> list[Exercise]:

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import model as m
-from ._validate import InputError, check_choice
+from ._registry import Registry
+from ._validate import InputError
 from .units import FORMATTERS, format_count, format_int
 
 DOCUMENTS = {
@@ -79,20 +80,8 @@ class Figure:
         return self.box()
 
 
-FIGURES: dict[str, Figure] = {}
-
-
-def register(*figures: Figure) -> None:
-    for figure in figures:
-        if figure.key in FIGURES:
-            raise ValueError(f"figure {figure.key!r} is registered twice")
-        FIGURES[figure.key] = figure
-
-
-def get(key: str) -> Figure:
-    if key not in FIGURES:
-        check_choice("key", key, FIGURES)
-    return FIGURES[key]
+FIGURES = Registry("figure")
+register, get = FIGURES.register, FIGURES.lookup
 
 
 def figures(chapter: int | None = None) -> list[Figure]:

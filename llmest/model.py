@@ -34,6 +34,7 @@ def _default_head_dim(hidden, n_heads):
 
 def embedding_params(vocab_size, dim):
     """A lookup table of ``vocab_size`` rows of ``dim`` numbers (also the size of an untied output head)."""
+    v.check_sizes(vocab_size=vocab_size, dim=dim)
     return vocab_size * dim
 
 
@@ -42,6 +43,8 @@ def attention_params(hidden, n_heads, n_kv_heads=None, head_dim=None, bias="none
     each: multi-head (n_kv_heads = n_heads), grouped-query (fewer) or multi-query (one)."""
     n_kv_heads = n_heads if n_kv_heads is None else n_kv_heads
     head_dim = _default_head_dim(hidden, n_heads) if head_dim is None else head_dim
+    v.check_sizes(hidden=hidden, n_heads=n_heads, n_kv_heads=n_kv_heads, head_dim=head_dim)
+    v.check_choice("bias", bias, ATTENTION_BIASES)
     q_width, kv_width = n_heads * head_dim, n_kv_heads * head_dim
     weights = hidden * q_width + 2 * hidden * kv_width + q_width * hidden
     biases = 0
@@ -54,6 +57,7 @@ def attention_params(hidden, n_heads, n_kv_heads=None, head_dim=None, bias="none
 
 def ffn_params(hidden, ffn_hidden, gated=False, bias=False):
     """Up and down projections (two matrices), plus a gate matrix when gated (SwiGLU, GeGLU: three)."""
+    v.check_sizes(hidden=hidden, ffn_hidden=ffn_hidden)
     n_in = 2 if gated else 1
     weights = (n_in + 1) * hidden * ffn_hidden
     return weights + (n_in * ffn_hidden + hidden if bias else 0)
@@ -61,11 +65,14 @@ def ffn_params(hidden, ffn_hidden, gated=False, bias=False):
 
 def norm_params(dim, norm="layernorm"):
     """One normalisation layer over ``dim`` channels."""
+    v.check_sizes(dim=dim)
+    v.check_choice("norm", norm, NORM_PARAMS_PER_CHANNEL)
     return NORM_PARAMS_PER_CHANNEL[norm] * dim
 
 
 def router_params(hidden, num_experts):
     """The MoE router: one linear map from the hidden state to a score per expert (no bias in these models)."""
+    v.check_sizes(hidden=hidden, num_experts=num_experts)
     return hidden * num_experts
 
 
@@ -80,16 +87,19 @@ def layer_params(hidden, n_heads, n_kv_heads=None, head_dim=None, ffn_hidden=Non
 
 def rule_layer_params(hidden):
     """The material's rule for one layer: 4H² of attention + 8H² of FFN = 12H² (small terms dropped)."""
+    v.check_sizes(hidden=hidden)
     return 12 * hidden**2
 
 
 def rule_params(hidden, layers, vocab_size):
     """The material's rule for a whole dense model: L·12H² + V·H (one embedding table, tied head)."""
+    v.check_sizes(layers=layers)
     return layers * rule_layer_params(hidden) + embedding_params(vocab_size, hidden)
 
 
 def rule_hidden_size(total_params, layers, vocab_size):
     """Reverse the rule: the positive root H of 12·L·H² + V·H − N = 0."""
+    v.check_sizes(total_params=total_params, layers=layers, vocab_size=vocab_size)
     discriminant = vocab_size**2 + 48 * layers * total_params
     return (_sqrt(discriminant) - vocab_size) / (24 * layers)
 
@@ -286,18 +296,22 @@ def count_params(cfg: ModelConfig) -> ParamCount:
     if cfg.qk_norm:
         per_layer_norms += norm_params(cfg.num_heads * cfg.head_dim, cfg.norm)
         per_layer_norms += norm_params(cfg.num_kv_heads * cfg.head_dim, cfg.norm)
-    expert = ffn_params(H, cfg.expert_ffn_hidden_size, cfg.gated_ffn, cfg.ffn_bias)
-    shared = (cfg.num_shared_experts * ffn_params(H, cfg.shared_expert_ffn_hidden_size, cfg.gated_ffn, cfg.ffn_bias)
-              + (H if cfg.shared_expert_gate else 0))
+    expert = shared = router = 0
+    if cfg.is_moe:
+        expert = ffn_params(H, cfg.expert_ffn_hidden_size, cfg.gated_ffn, cfg.ffn_bias)
+        router = router_params(H, cfg.num_experts)
+    if cfg.num_shared_experts:
+        shared = (cfg.num_shared_experts * ffn_params(H, cfg.shared_expert_ffn_hidden_size, cfg.gated_ffn,
+                                                       cfg.ffn_bias) + (H if cfg.shared_expert_gate else 0))
     parts = {
         "embeddings": embedding_params(cfg.vocab_size, cfg.embedding_dim),
         "positions": cfg.max_positions * H if cfg.position_embedding == "learned" else 0,
         "embedding_projections": 2 * cfg.embedding_dim * H if cfg.embedding_dim != H else 0,
         "attention": L * attention_params(H, cfg.num_heads, cfg.num_kv_heads, cfg.head_dim, cfg.attention_bias),
-        "ffn": dense_layers * ffn_params(H, cfg.ffn_hidden_size, cfg.gated_ffn, cfg.ffn_bias),
+        "ffn": dense_layers * ffn_params(H, cfg.ffn_hidden_size, cfg.gated_ffn, cfg.ffn_bias) if dense_layers else 0,
         "experts": cfg.moe_layers * cfg.num_experts * expert,
         "shared_experts": cfg.moe_layers * shared,
-        "router": cfg.moe_layers * router_params(H, cfg.num_experts),
+        "router": cfg.moe_layers * router,
         "norms": L * per_layer_norms + (norm_params(H, cfg.norm) if cfg.final_norm else 0),
         "output_head": 0 if cfg.tie_embeddings else embedding_params(cfg.vocab_size, cfg.embedding_dim),
     }

@@ -68,10 +68,11 @@ def rule_error(names, ax=None):
     ax.axvline(0, color="black", lw=0.8)
     ax.invert_yaxis()
     for y, e in enumerate(errors):
-        ax.text(e * 100, y, f" {e:+.0%} ", va="center", ha="left" if e >= 0 else "right", fontsize=8)
+        ax.text(e * 100, y, f" {e:+.1%} ", va="center", ha="left" if e >= 0 else "right", fontsize=8)
     span = max(abs(errors).max() * 100 * 1.4, 5)
     ax.set_xlim(-span, span)
     ax.set_xlabel("rule − exact, % of exact")
+    ax.set_title("the rule L·12·H² + V·H against each model's exact count", fontsize=10)
     return ax
 
 

@@ -28,8 +28,8 @@ def bar_chart_html(rows, title: str = "") -> str:
         lines.append(
             '<div style="display:flex;align-items:center;font-size:0.85em;line-height:1.5">'
             f'<div style="width:11em;text-align:right;padding-right:6px">{html.escape(label)}</div>'
-            f'<div style="width:{70 * value / largest:.2f}%;background:{color};height:1em"></div>'
-            f'<div style="padding-left:6px">{html.escape(text)}</div></div>')
+            f'<div style="width:{60 * value / largest:.2f}%;background:{color};height:1em"></div>'
+            f'<div style="padding-left:6px;white-space:nowrap">{html.escape(text)}</div></div>')
     return "".join(lines)
 
 
@@ -72,17 +72,19 @@ def exercise_widget(ex) -> w.VBox:
 # Chapter 1: the parameter calculator
 # ----------------------------------------------------------------------------------------------------------------
 
-def _editable(cfg: m.ModelConfig) -> m.ModelConfig:
-    """A preset with its derived fields set back to "derive me", so that they follow the sliders
+def _derived_fields(cfg: m.ModelConfig) -> dict:
+    """The fields a preset derives from others, set back to None so that they follow the inputs
     (head_dim follows hidden/heads unless the model sets its own, as Gemma does)."""
-    changes = {}
+    derived = {}
     if cfg.head_dim * cfg.num_heads == cfg.hidden_size:
-        changes["head_dim"] = None
+        derived["head_dim"] = None
     if cfg.is_moe and cfg.expert_ffn_hidden_size == cfg.ffn_hidden_size:
-        changes["expert_ffn_hidden_size"] = None
+        derived["expert_ffn_hidden_size"] = None
     if cfg.moe_layers == cfg.num_layers:
-        changes["moe_layers"] = None
-    return cfg.replace(**changes) if changes else cfg
+        derived["moe_layers"] = None
+    if cfg.embedding_dim == cfg.hidden_size:
+        derived["embedding_dim"] = None
+    return derived
 
 
 class ParamCalculator:
@@ -100,8 +102,8 @@ class ParamCalculator:
     def __init__(self, model: str = "llama-2-7b"):
         self._updating = False
         self.model = w.Dropdown(options=list(m.PRESETS), value=model, description="model",
-                                style={"description_width": "9em"})
-        style, layout = {"description_width": "9em"}, w.Layout(width="26em")
+                                style={"description_width": "11em"})
+        style, layout = {"description_width": "11em"}, w.Layout(width="28em")
         self.inputs = {
             "hidden_size": w.IntSlider(min=64, max=32768, step=64, description="hidden size H", style=style,
                                        layout=layout, continuous_update=False),
@@ -109,7 +111,7 @@ class ParamCalculator:
                                       continuous_update=False),
         }
         for field, (label, low, high) in self.NUMBERS.items():
-            self.inputs[field] = w.IntText(description=label, style=style, layout=w.Layout(width="20em"))
+            self.inputs[field] = w.IntText(description=label, style=style, layout=w.Layout(width="22em"))
         self.inputs["gated_ffn"] = w.Checkbox(description="gated FFN (SwiGLU: 3 matrices)", indent=False)
         self.inputs["tie_embeddings"] = w.Checkbox(description="output head tied to the embedding", indent=False)
         self.errors = {field: w.HTML() for field in self.inputs}
@@ -119,6 +121,7 @@ class ParamCalculator:
         self.count: m.ParamCount | None = None
 
         self.model.observe(self._load_preset, names="value")
+        self.inputs["num_heads"].observe(self._kv_heads_follow, names="value")
         for box in self.inputs.values():
             box.observe(self._recompute, names="value")
         rows = [w.HBox([box, self.errors[field]]) for field, box in self.inputs.items()]
@@ -132,7 +135,8 @@ class ParamCalculator:
         self._load_preset()
 
     def _load_preset(self, _=None):
-        self._base = _editable(m.preset(self.model.value))
+        self._base = m.preset(self.model.value)
+        self._derived = _derived_fields(self._base)
         self._updating = True
         try:
             for field, box in self.inputs.items():
@@ -141,6 +145,16 @@ class ParamCalculator:
             self._updating = False
         self._recompute()
 
+    def _kv_heads_follow(self, change):
+        """Multi-head attention stays multi-head: KV heads follow the heads while the two are equal."""
+        kv = self.inputs["num_kv_heads"]
+        if kv.value == change["old"]:
+            self._updating = True
+            try:
+                kv.value = change["new"]
+            finally:
+                self._updating = False
+
     def config(self) -> m.ModelConfig:
         """The ModelConfig the fields describe (raises InputError naming the bad field)."""
         values = {field: box.value for field, box in self.inputs.items()}
@@ -148,7 +162,7 @@ class ParamCalculator:
             moe_fields = ("experts_per_token", "expert_ffn_hidden_size", "shared_expert_ffn_hidden_size",
                           "moe_layers")
             values.update({f: None for f in moe_fields}, num_shared_experts=0, shared_expert_gate=False)
-        return self._base.replace(**values, name="")
+        return self._base.replace(**{**self._derived, **values}, name="")
 
     def _recompute(self, _=None):
         if self._updating:
@@ -160,6 +174,7 @@ class ParamCalculator:
         except InputError as err:
             target = self.errors.get(err.param, self.general_error)
             target.value = _error_html(str(err))
+            self.count = None
             self.summary.value = '<span style="color:#555">Fix the highlighted field to see the count.</span>'
             return
         self.count = m.count_params(cfg)

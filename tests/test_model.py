@@ -195,6 +195,20 @@ def test_unknown_preset_suggests_close_names():
         le.preset("llama2-7b")
 
 
+@pytest.mark.parametrize("call, message", [
+    (lambda: m.rule_hidden_size(-5, 48, 32000), "total_params == -5, must be > 0."),
+    (lambda: m.rule_params(4096, 0, 32000), "layers == 0, must be > 0."),
+    (lambda: m.attention_params(4096, 32, bias="both"), "bias == 'both', must be one of 'none', 'qkv', 'all'."),
+    (lambda: m.ffn_params(4096, float("nan")), "ffn_hidden == nan, must be a finite number."),
+    (lambda: m.embedding_params(np.array([32000, -1]), 4096), "vocab_size == -1, must be > 0."),
+    (lambda: m.norm_params(4096, "batchnorm"), "norm == 'batchnorm', must be one of"),
+])
+def test_formulas_reject_bad_numbers(call, message):
+    with pytest.raises(le.InputError) as err:
+        call()
+    assert message in str(err.value)
+
+
 def test_count_params_rejects_non_configs():
     with pytest.raises(le.InputError, match="must be a ModelConfig"):
         le.count_params({"hidden_size": 4096})

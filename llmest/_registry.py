@@ -1,0 +1,23 @@
+"""A keyed collection of the chapters' items (figures of the material, exercises)."""
+
+from __future__ import annotations
+
+from ._validate import check_choice
+
+
+class Registry(dict):
+    def __init__(self, kind: str):
+        super().__init__()
+        self.kind = kind
+
+    def register(self, *items) -> None:
+        for item in items:
+            if item.key in self:
+                raise ValueError(f"{self.kind} {item.key!r} is registered twice")
+            self[item.key] = item
+
+    def lookup(self, key: str):
+        """The item; an unknown key gets the close keys suggested."""
+        if key not in self:
+            check_choice(self.kind, key, self)
+        return self[key]
