@@ -120,43 +120,46 @@ def _gqa_saving():
 register(
     Exercise(
         "1.1",
-        "The material's size table puts 40 layers of hidden size 5,120 in its 13B row. How many parameters does "
-        "the 12·H² rule give, with a 32,000-token vocabulary and one embedding table?",
-        lambda: m.rule_params(5120, 40, 32000), rel_tol=0.02,
+        "A dense model has 24 layers of hidden size 2,048 and a 50,000-token vocabulary. How many parameters does "
+        "the material's rule (12·H² a layer, one embedding table) give?",
+        lambda: m.rule_params(2048, 24, 50000), rel_tol=0.02,
         hints=("One layer holds about 12·H² parameters.", "Add V·H once for the embedding table.")),
     Exercise(
         "1.2",
-        "Llama-2-7B: vocabulary 32,000, hidden 4,096, 32 layers, 32 heads (multi-head), a SwiGLU FFN of width "
-        "11,008, RMSNorm (one weight vector: two per layer and a final one), no biases, an untied output head. "
-        "Count its parameters exactly.",
-        lambda: m.count_params(m.preset("llama-2-7b")).total, rel_tol=0.001,
-        hints=("Attention: four H×H matrices per layer.", "SwiGLU: three H×F matrices per layer (gate, up, down).",
-               "Norms: (2·L + 1)·H. Embedding and output head: V·H each.")),
+        "Qwen2-0.5B: vocabulary 151,936, hidden 896, 24 layers, 14 query heads and 2 key/value heads of width 64, "
+        "biases on Q, K and V only, a SwiGLU FFN of width 4,864, RMSNorm (a scale vector: two per layer and a "
+        "final one), and an output head tied to the embedding. Count its parameters exactly.",
+        lambda: m.count_params(m.preset("qwen2-0.5b")).total, rel_tol=1e-7,
+        hints=("Attention: Q and O are H × (14·64); K and V are H × (2·64) each; add the Q, K, V biases.",
+               "SwiGLU: three matrices of H × F per layer (gate, up, down).",
+               "Norms: (2·L + 1)·H. The tied head adds nothing beyond the V·H embedding.")),
     Exercise(
         "1.3",
         "Someone plans a 30B dense model with 60 layers and a 32,000-token vocabulary. Which hidden size does the "
         "12·H² rule give? (Solve 12·L·H² + V·H = N.)",
-        lambda: m.rule_hidden_size(30e9, 60, 32000), rel_tol=0.03,
+        lambda: m.rule_hidden_size(30e9, 60, 32000), rel_tol=0.05,
         hints=("Ignore the embedding first: H ≈ √(N / (12·L)).",
-               "Then the quadratic formula: H = (−V + √(V² + 48·L·N)) / (24·L).")),
+               "Then correct for V·H, or use the quadratic formula and keep the positive root.")),
     Exercise(
         "1.4",
-        "Llama-2-70B has 64 query heads but only 8 key/value heads (GQA), head_dim 128, hidden 8,192, 80 layers. "
+        "Llama-2-70B has 64 query heads but only 8 key/value heads (GQA), head width 128, hidden 8,192, 80 layers. "
         "How many parameters does GQA save over full multi-head attention, in the whole model?",
         _gqa_saving, rel_tol=0.02,
-        hints=("Only K and V shrink: each is H × (kv_heads · head_dim).",
-               "Per layer the saving is 2 · H · (64 − 8) · 128; then multiply by the layers.")),
+        hints=("Only K and V shrink; Q and the output projection keep their size.",
+               "K and V are each H × (KV heads · head width): compare 64 KV heads with 8.",
+               "Count both matrices, then every layer.")),
     Exercise(
         "1.5",
-        "Mixtral-8x7B: 32 layers, 8 experts per layer (each a SwiGLU FFN, hidden 4,096, width 14,336), each token "
-        "routed to 2. Its total is 46.7B. How many parameters does one token use (the active parameters)?",
-        lambda: m.count_params(m.preset("mixtral-8x7b")).active, rel_tol=0.02,
-        hints=("One expert holds 3 · 4096 · 14336 parameters.",
-               "A token skips 6 of the 8 experts in every layer: subtract those from the total.")),
+        "Mixtral-8x22B: 56 layers, hidden 6,144, 48 query and 8 key/value heads of width 128, 8 experts per layer "
+        "(each a SwiGLU FFN of width 16,384), each token routed to 2, a 32,000-token vocabulary, untied head. "
+        "How many parameters does one token use (the active parameters)?",
+        lambda: m.count_params(m.preset("mixtral-8x22b")).active, rel_tol=0.02,
+        hints=("Everything but the experts is used by every token.",
+               "One expert holds 3 · 6144 · 16384 parameters; a token uses 2 of them in each layer.")),
     Exercise(
         "1.6",
-        "GPT-2 (small) ties its output head to its token embedding: vocabulary 50,257, hidden 768. How many "
+        "GPT-2 XL ties its output head to its token embedding: vocabulary 50,257, hidden 1,600. How many "
         "parameters would an untied output head add?",
-        lambda: m.embedding_params(50257, 768), rel_tol=0.01,
+        lambda: m.embedding_params(50257, 1600), rel_tol=0.01,
         hints=("The head maps the hidden state to one score per token of the vocabulary.",)),
 )

@@ -106,7 +106,7 @@ def table(chapter: int | None = None) -> str:
 
 _S11 = "§1.1 一个标准Transformer层的参数量到底怎么算"
 _S12 = "§1.2 三层快速估算：不查表也能心里有数"
-_VOCAB = 32000  # the material's vocabulary throughout §1
+_VOCAB = 32000  # the vocabulary of the material's example model (§1.1), used for its size table too
 
 
 def _total(name: str) -> float:
@@ -121,11 +121,18 @@ def _cause_total() -> str:
             f"once, as for a tied output head; an untied head adds another {format_count(head)}.")
 
 
+def _material_hidden() -> float:
+    """The material's own method: subtract about 2B of embedding from 30B, divide by 48 and by 12, take the root."""
+    return ((30e9 - 2e9) / 48 / 12) ** 0.5
+
+
 def _cause_hidden() -> str:
-    h = m.rule_hidden_size(30e9, 48, _VOCAB)
-    return (f"The material subtracts 1.5-2B for the embedding; with V=32,000 the table is only "
-            f"{format_count(m.embedding_params(_VOCAB, h))}, so solving the quadratic gives a slightly larger H. "
-            "Both round to about 7,000.")
+    exact = m.rule_hidden_size(30e9, 48, _VOCAB)
+    low, high = (e / _material_hidden() for e in (1.5e9, 2e9))
+    return (f"The material's method checks out. Its 1.5-2B of embedding implies a vocabulary of "
+            f"{format_count(low)}-{format_count(high)} at this width; with the V = 32,000 of §1.1 the table is "
+            f"only {format_count(m.embedding_params(_VOCAB, exact))}, and solving 12·L·H² + V·H = N exactly gives "
+            f"H = {exact:,.0f}. Both are about {round(exact, -3):,.0f}.")
 
 
 def _cause_row(rule_args, real: str) -> Callable[[], str]:
@@ -147,7 +154,8 @@ def _cause_30b() -> str:
     return (f"48 layers of hidden 6144 hold 48·12·6144² = {format_count(layers)} "
             f"({format_count(m.rule_params(6144, 48, _VOCAB))} with the embedding), not 28-32B. A 30B dense "
             f"model needs more depth or width: LLaMA-33B has 60 layers of 6656 ({format_count(_total('llama-33b'))}), "
-            f"and §1.2's own reverse solve gives H ≈ {m.rule_hidden_size(30e9, 48, _VOCAB):,.0f} for 48 layers.")
+            f"and solving §1.2's quadratic for 30B at 48 layers gives H ≈ {m.rule_hidden_size(30e9, 48, _VOCAB):,.0f} "
+            "(the material's own estimate: about 6,970).")
 
 
 register(
@@ -161,10 +169,12 @@ register(
     Figure("004-1.1-total", 1, "004", _S11, "the teaching model's total", "总参数约65.7亿", 6.57e9,
            lambda: m.rule_params(4096, 32, _VOCAB), "rule_params(4096, 32, 32000)", rel_tol=0.005,
            cause=_cause_total),
+    Figure("004-1.2-30b-h2", 1, "004", _S12, "30B dense, 48 layers: H² after taking off the embedding",
+           "剩下约28B，除以48再除以12约4860万", 4.86e7, lambda: (30e9 - 2e9) / 48 / 12, "(30e9 − 2e9) / 48 / 12",
+           rel_tol=0.005),
     Figure("004-1.2-30b-hidden", 1, "004", _S12, "hidden size of a 30B dense model with 48 layers",
-           "开根号约6970 … 接近6~7K的隐藏维度", 6970, lambda: m.rule_hidden_size(30e9, 48, _VOCAB),
-           "rule_hidden_size(30e9, 48, 32000), the positive root of 12·L·H² + V·H = N", unit="plain",
-           rel_tol=0.05, cause=_cause_hidden),
+           "开根号约6970 … 接近6~7K的隐藏维度", 6970, _material_hidden, "√((30e9 − 2e9) / 48 / 12)", unit="plain",
+           rel_tol=0.005, cause=_cause_hidden),
     Figure("004-1.2-table-7b", 1, "004", _S12, "size table, 7B row: 32 layers, hidden 4096", "65~70亿",
            (6.5e9, 7.0e9), lambda: _total("llama-2-7b"), "count_params(preset('llama-2-7b'))", rel_tol=0.0,
            cause=_cause_row((4096, 32), "llama-2-7b")),

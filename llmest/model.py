@@ -346,6 +346,8 @@ PRESETS = {
     "llama-3.1-70b": _llama_like("llama-3.1-70b", 128256, 8192, 80, 64, 8, 28672),
     "mistral-7b": _llama_like("mistral-7b", 32000, 4096, 32, 32, 8, 14336),
     "mixtral-8x7b": _llama_like("mixtral-8x7b", 32000, 4096, 32, 32, 8, 14336, num_experts=8, experts_per_token=2),
+    "mixtral-8x22b": _llama_like("mixtral-8x22b", 32000, 6144, 56, 48, 8, 16384, num_experts=8, experts_per_token=2),
+    "qwen2-0.5b": _llama_like("qwen2-0.5b", 151936, 896, 24, 14, 2, 4864, tie=True, attention_bias="qkv"),
     "qwen2-7b": _llama_like("qwen2-7b", 152064, 3584, 28, 28, 4, 18944, attention_bias="qkv"),
     "qwen1.5-moe-a2.7b": _llama_like("qwen1.5-moe-a2.7b", 151936, 2048, 24, 16, 16, 5632, attention_bias="qkv",
                                      num_experts=60, experts_per_token=4, expert_ffn_hidden_size=1408,

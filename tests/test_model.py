@@ -41,7 +41,8 @@ def test_published_totals(name):
 PRESET_FIXTURES = {
     "gpt2": "gpt2", "gpt2-xl": "gpt2-xl", "llama-2-7b": "llama-2-7b", "llama-2-13b": "llama-2-13b",
     "llama-2-70b": "llama-2-70b", "llama-3-8b": "llama-3-8b", "llama-3.1-70b": "llama-3.1-70b",
-    "mistral-7b": "mistral-7b-v0.1", "mixtral-8x7b": "mixtral-8x7b", "qwen2-7b": "qwen2-7b",
+    "mistral-7b": "mistral-7b-v0.1", "mixtral-8x7b": "mixtral-8x7b", "mixtral-8x22b": "mixtral-8x22b",
+    "qwen2-0.5b": "qwen2-0.5b", "qwen2-7b": "qwen2-7b",
     "qwen1.5-moe-a2.7b": "qwen1.5-moe-a2.7b", "gemma-7b": "gemma-7b", "phi-3-mini": "phi-3-mini-4k",
     "olmo-2-7b": "olmo-2-7b", "falcon-7b": "falcon-7b", "pythia-1.4b": "pythia-1.4b", "opt-1.3b": "opt-1.3b",
 }
