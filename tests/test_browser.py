@@ -126,7 +126,7 @@ def test_calculator_shows_a_bad_value_beside_its_field(page):
 def test_exercise_widget_checks_an_answer(page):
     box = page.locator(".llmest-exercise", has_text="Exercise 1.1.")
     box.scroll_into_view_if_needed()
-    box.locator("input").fill("12.7 billion")
+    box.locator("input").fill("1.31 billion")
     box.locator("button", has_text="Check").click()
     box.locator("text=Correct").wait_for()
     box.locator("input").fill("abc")
