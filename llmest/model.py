@@ -157,14 +157,20 @@ class ModelConfig:
         def fill(field, value):
             object.__setattr__(self, field, value)
 
+        # Each check costs only a type test when the value is already right, which it almost always is.
         for field in ("vocab_size", "hidden_size", "num_layers", "num_heads"):
-            fill(field, v.check_int(field, getattr(self, field)))
+            value = getattr(self, field)
+            if type(value) is not int or value < 1:
+                fill(field, v.check_int(field, value))
         for field in ("gated_ffn", "ffn_bias", "tie_embeddings", "parallel_blocks", "final_norm", "qk_norm",
                       "shared_expert_gate"):
-            fill(field, v.check_bool(field, getattr(self, field)))
-        v.check_choice("norm", self.norm, NORM_PARAMS_PER_CHANNEL)
-        v.check_choice("attention_bias", self.attention_bias, ATTENTION_BIASES)
-        v.check_choice("position_embedding", self.position_embedding, POSITION_EMBEDDINGS)
+            value = getattr(self, field)
+            if type(value) is not bool:
+                fill(field, v.check_bool(field, value))
+        for field, choices in (("norm", NORM_PARAMS_PER_CHANNEL), ("attention_bias", ATTENTION_BIASES),
+                               ("position_embedding", POSITION_EMBEDDINGS)):
+            if getattr(self, field) not in choices:
+                v.check_choice(field, getattr(self, field), choices)
 
         kv = self.num_heads if self.num_kv_heads is None else v.check_int("num_kv_heads", self.num_kv_heads,
                                                                             maximum=self.num_heads)
