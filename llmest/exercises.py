@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable
 
+from . import memory as mem
 from . import model as m
 from ._registry import Registry
 from ._validate import InputError
@@ -53,7 +54,9 @@ class Exercise:
     def _fmt(self, value: float) -> str:
         if self.unit == "bytes":
             return format_bytes(value)
-        return f"{format_int(value)} ({format_count(value)})" if abs(value) >= 1e4 else format_int(value)
+        if abs(value) >= 1e4:
+            return f"{format_int(value)} ({format_count(value)})"
+        return format_int(value) if float(value).is_integer() else f"{value:,.4g}"
 
     def check(self, answer) -> Verdict:
         """Grade an answer: a number, or text such as "6.7B"."""
@@ -68,9 +71,13 @@ class Exercise:
         expected = self.expected()
         ratio = value / expected
         shown = self._fmt(value)
+        direction = "high" if ratio > 1 else "low"
+        if self.rel_tol == 0:  # a count that must be exact, such as a number of GPUs
+            if value == expected:
+                return Verdict("correct", f"Correct: {shown}.")
+            return Verdict("wrong", f"Not yet: {shown} is too {direction}; this asks for the exact count. Try a hint.")
         if abs(ratio - 1) <= self.rel_tol:
             return Verdict("correct", f"Correct: {shown} is within {_percent(self.rel_tol)} of {self._fmt(expected)}.")
-        direction = "high" if ratio > 1 else "low"
         if 1 / CLOSE_FACTOR <= ratio <= CLOSE_FACTOR:
             return Verdict("close", f"Close: {shown} is {_percent(abs(ratio - 1))} too {direction}; this "
                                     f"exercise asks for {_percent(self.rel_tol)}. Try a hint.")
@@ -162,4 +169,76 @@ register(
         "parameters would an untied output head add?",
         lambda: m.embedding_params(50257, 1600), rel_tol=0.01,
         hints=("The head maps the hidden state to one score per token of the vocabulary.",)),
+)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Chapter 2: memory
+# ----------------------------------------------------------------------------------------------------------------
+
+def _ex1_zero2_gpus():
+    """Seed 000 exercise 1: A100s for a 7B with ZeRO-2 and 50 GB of activations shared over the GPUs."""
+    per_param = mem.state_bytes_per_param("mixed")
+    usable = mem.usable_bytes("A100 80GB")
+    return next(n for n in range(1, 64)
+                if sum(mem.sharded_state_bytes(7e9, per_param, zero=2, dp=n).values()) + 50e9 / n <= usable)
+
+
+register(
+    Exercise(
+        "2.1",
+        "The material's exercise 1: full training of a 7B with mixed-precision AdamW (16 bytes per parameter) and "
+        "about 50 GB of activations, spread evenly over the GPUs. With ZeRO-2 on A100 80GB GPUs, keeping 20% of "
+        "each free, how many GPUs are needed?",
+        _ex1_zero2_gpus, rel_tol=0.0,
+        hints=("ZeRO-2 shards gradients and optimizer states (with the master copy) but not the weights.",
+               "Per GPU: 2·N + (2 + 4 + 8)·N / n + 50 GB / n must stay under 64 GB.")),
+    Exercise(
+        "2.2",
+        "The material's exercise 2: QLoRA of Llama-2-70B (hidden 8,192, 64 query and 8 KV heads of width 128, FFN "
+        "width 28,672, 80 layers) with rank-64 adapters on all seven projections (q, k, v, o, gate, up, down). "
+        "How many adapter parameters?",
+        lambda: mem.lora_params("llama-2-70b", 64, mem.LORA_TARGETS), rel_tol=0.02,
+        hints=("An adapter on a rows × cols matrix holds r·(rows + cols) parameters.",
+               "k_proj and v_proj map 8,192 to 8 · 128 = 1,024; gate, up and down involve 28,672.",
+               "Sum the seven per layer, then multiply by 80.")),
+    Exercise(
+        "2.3",
+        "The material's exercise 3: serving Llama-2-70B in BF16 (its real 69.0B parameters) to 32 requests of "
+        "2,048 tokens. Keeping 20% of each A100 80GB free, and with tensor parallelism that must divide its 64 "
+        "heads, how many A100s?",
+        lambda: mem.min_gpus(lambda n: mem.inference_memory("llama-2-70b", tokens=2048, batch=32, tp=n),
+                             "A100 80GB"), rel_tol=0.0,
+        hints=("KV cache: 2 · layers · KV heads · head width · 2 bytes · tokens · requests, with 8 KV heads.",
+               "Add the weights (2 bytes per parameter) and about 0.5 GB of runtime per GPU; 64 GB of each is usable.",
+               "Round up to a count that divides 64.")),
+    Exercise(
+        "2.4",
+        "A 13B model trains with mixed-precision AdamW under ZeRO-2 on 4 GPUs. How many GB of training states does "
+        "each GPU hold (weights, master copy, gradients, optimizer)?",
+        lambda: sum(mem.sharded_state_bytes(13e9, mem.state_bytes_per_param("mixed"), zero=2, dp=4).values()),
+        unit="bytes", rel_tol=0.05,
+        hints=("ZeRO-2 keeps a full copy of the 2-byte weights on every GPU.",
+               "The other 14 bytes per parameter are split four ways.")),
+    Exercise(
+        "2.5",
+        "Llama-2-13B (40 layers, hidden 5,120, 40 heads) trains on micro-batches of 2 sequences of 4,096 tokens "
+        "with FlashAttention and no recomputation. By Korthikanti et al.'s count, how many GB of activations do "
+        "its layers keep (leave out the output layer)?",
+        lambda: 40 * mem.layer_activation_bytes(4096, 2, 5120, 40, flash=True), unit="bytes", rel_tol=0.05,
+        hints=("Per layer: s·b·h·(34 + 5as/h) bytes; FlashAttention removes the 5as/h term.",
+               "34 · 4096 · 2 · 5120 bytes per layer, times 40 layers.")),
+    Exercise(
+        "2.6",
+        "Llama-3-8B (32 layers, 8 KV heads of width 128) serves 4 requests of 8,192 tokens each with a BF16 KV "
+        "cache. How many GB does the cache take?",
+        lambda: mem.kv_cache_bytes_for("llama-3-8b", 8192, 4), unit="bytes", rel_tol=0.05,
+        hints=("2 (K and V) · layers · KV heads · head width · 2 bytes per token.",
+               "Multiply the bytes per token by 4 · 8,192 tokens.")),
+    Exercise(
+        "2.7",
+        "A 34B model with mixed-precision AdamW, states sharded evenly over H100 80GB GPUs (ZeRO-3), 20% of each "
+        "kept free: how many GPUs just for the states, before activations?",
+        lambda: mem.state_gpus(34e9, 16, "H100 SXM", margin=0.2), rel_tol=0.0,
+        hints=("16 bytes per parameter.", "Divide by 64 GB usable per GPU and round up.")),
 )

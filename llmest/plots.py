@@ -92,3 +92,67 @@ def size_table_curves(rows, vocab_size=32000, ax=None):
     ax.set_title("dots: the rule at the table's L and H; bands: the table's stated range", fontsize=9)
     ax.legend(fontsize=8)
     return ax
+
+
+MEMORY_COLORS = {"weights": "#4c72b0", "master": "#8172b2", "gradients": "#dd8452", "optimizer": "#c44e52",
+                 "adapters": "#937860", "activations": "#55a868", "kv_cache": "#64b5cd", "overhead": "#8c8c8c"}
+
+
+def memory_stacks(breakdowns: dict, gpu=None, ax=None, margin=0.2):
+    """One stacked bar per MemoryBreakdown (GB per GPU), with a GPU's memory and its usable part marked."""
+    from . import hardware
+
+    ax = _axes(ax, (7, 0.5 * len(breakdowns) + 1.5))
+    labels = list(breakdowns)
+    left = np.zeros(len(labels))
+    for part, color in MEMORY_COLORS.items():
+        values = np.array([b.parts.get(part, 0) / 1e9 for b in breakdowns.values()])
+        if values.any():
+            ax.barh(labels, values, left=left, color=color, label=part.replace("_", " "))
+            left += values
+    if gpu is not None:
+        memory = hardware.gpu(gpu).memory_bytes / 1e9
+        ax.axvline(memory, color="black", lw=1)
+        ax.axvline(memory * (1 - margin), color="black", lw=1, ls="--")
+        ax.text(memory, -0.6, f" {hardware.gpu(gpu).name}", fontsize=8, va="bottom")
+    ax.invert_yaxis()
+    ax.set_xlabel("GB per GPU")
+    ax.legend(ncol=4, fontsize=7, loc="lower right")
+    return ax
+
+
+def activations_vs_sequence(cfg, micro_batch=1, ax=None):
+    """Activations of a model's layers against sequence length, by recomputation setting (log scale)."""
+    from . import memory as mem
+
+    ax = _axes(ax, (7, 4))
+    seqs = np.array([512, 1024, 2048, 4096, 8192, 16384, 32768])
+    settings = [("no recomputation", dict(recompute="none", flash=False)),
+                ("FlashAttention (= selective)", dict(recompute="none", flash=True)),
+                ("full recomputation", dict(recompute="full", flash=True))]
+    for label, kw in settings:
+        values = [mem.activations_per_gpu(cfg, micro_batch, int(s), **kw) / 1e9 for s in seqs]
+        ax.plot(seqs, values, "o-", label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("sequence length (tokens)")
+    ax.set_ylabel(f"activations, GB (micro-batch {micro_batch})")
+    ax.set_title(f"{cfg.name}: the S² attention scores dominate without FlashAttention", fontsize=10)
+    ax.legend(fontsize=8)
+    return ax
+
+
+def kv_cache_vs_tokens(models, batch=1, ax=None):
+    """KV cache against context length for several models (their real KV heads)."""
+    from . import memory as mem
+
+    ax = _axes(ax, (7, 4))
+    tokens = np.linspace(0, 32768, 65)[1:]
+    for name in models:
+        cfg = m.preset(name)
+        ax.plot(tokens, [mem.kv_cache_bytes_for(cfg, t, batch) / 1e9 for t in tokens],
+                label=f"{name} ({cfg.attention_kind}, {cfg.num_kv_heads} KV heads)")
+    ax.set_xlabel("tokens in context")
+    ax.set_ylabel(f"KV cache, GB (batch {batch}, BF16)")
+    ax.legend(fontsize=8)
+    return ax

@@ -10,7 +10,7 @@ import ipywidgets as w
 from . import model as m
 from .plots import PART_COLORS
 from ._validate import InputError
-from .units import format_count, format_int
+from .units import format_bytes, format_count, format_int
 
 ERROR_STYLE = "color:#b00020;font-size:0.9em"
 
@@ -195,3 +195,160 @@ class ParamCalculator:
 
 def param_calculator(model: str = "llama-2-7b") -> ParamCalculator:
     return ParamCalculator(model)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Chapter 2: the memory planner
+# ----------------------------------------------------------------------------------------------------------------
+
+_MEMORY_LABELS = {"weights": "weights", "gradients": "gradients", "optimizer": "optimizer + master",
+                  "adapters": "adapters", "activations": "activations", "kv_cache": "KV cache", "overhead": "overhead"}
+
+
+def memory_bar_html(breakdown, gpu, margin) -> str:
+    """A stacked bar of one GPU's memory by part, against the GPU's capacity and its usable part."""
+    from .hardware import gpu as find_gpu
+    from .plots import MEMORY_COLORS
+
+    parts = dict(breakdown.parts)
+    parts["optimizer"] = parts.get("optimizer", 0) + parts.pop("master", 0)
+    capacity = find_gpu(gpu).memory_bytes
+    scale = max(breakdown.total, capacity) * 1.05
+    segments = "".join(
+        f'<div title="{_MEMORY_LABELS[p]}: {format_bytes(b)}" style="width:{100 * b / scale:.3f}%;'
+        f'background:{MEMORY_COLORS[p]};height:100%"></div>' for p, b in parts.items() if b > 0)
+    marks = "".join(
+        f'<div style="position:absolute;left:{100 * x / scale:.3f}%;top:0;height:100%;border-left:2px '
+        f'{style} #000"></div>' for x, style in ((capacity * (1 - margin), "dashed"), (capacity, "solid")))
+    legend = " · ".join(
+        f'<span style="color:{MEMORY_COLORS[p]}">■</span> {_MEMORY_LABELS[p]} {format_bytes(b)}'
+        for p, b in parts.items() if b > 0)
+    return (f'<div style="position:relative;display:flex;height:1.6em;width:36em;border:1px solid #ccc">'
+            f'{segments}{marks}</div><div style="font-size:0.85em;margin-top:3px">{legend}<br>dashed: usable '
+            f'({1 - margin:.0%} of {format_bytes(capacity)}); solid: the GPU\'s memory</div>')
+
+
+class MemoryPlanner:
+    """Will it fit? Memory per GPU for training or serving a model, and the smallest GPU count that fits."""
+
+    def __init__(self, model: str = "llama-2-7b", gpu: str = "A100 80GB"):
+        from . import hardware
+        from . import memory as mem
+
+        self._mem = mem
+        style = {"description_width": "9em"}
+        small = w.Layout(width="16em")
+
+        def dropdown(label, options, value):
+            return w.Dropdown(options=options, value=value, description=label, style=style, layout=small)
+
+        def number(label, value):
+            return w.IntText(value=value, description=label, style=style, layout=small)
+
+        self.inputs = {
+            "model": dropdown("model", list(m.PRESETS), model),
+            "config": w.Textarea(placeholder="…or paste a config.json here", layout=w.Layout(width="32em",
+                                                                                          height="4em")),
+            "task": w.ToggleButtons(options=["training", "inference"], value="training"),
+            "gpu": dropdown("GPU", list(hardware.CATALOG), gpu),
+            "convention": dropdown("precision", list(mem.CONVENTIONS), "mixed"),
+            "optimizer": dropdown("optimizer", list(mem.OPTIMIZERS), "adamw"),
+            "micro_batch": number("micro-batch", 1),
+            "seq_len": number("sequence", 4096),
+            "recompute": dropdown("recomputation", list(mem.RECOMPUTE), "none"),
+            "flash": w.Checkbox(value=True, description="FlashAttention", indent=False),
+            "zero": dropdown("ZeRO stage", [0, 1, 2, 3], 3),
+            "dp": number("data parallel", 8),
+            "tp": number("tensor parallel", 1),
+            "pp": number("pipeline parallel", 1),
+            "weights": dropdown("weights", list(mem.WEIGHT_FORMATS), "bf16"),
+            "tokens": number("tokens / request", 2048),
+            "batch": number("requests", 1),
+        }
+        self.errors = {name: w.HTML() for name in self.inputs}
+        self.general_error, self.bar, self.verdict = w.HTML(), w.HTML(), w.HTML()
+        self.breakdown = None
+        self.smallest = None
+        self._training_only = ("convention", "optimizer", "micro_batch", "seq_len", "recompute", "flash", "zero",
+                               "dp", "pp")
+        self._inference_only = ("weights", "tokens", "batch")
+        self.rows = {name: w.HBox([box, self.errors[name]]) for name, box in self.inputs.items()}
+        for box in self.inputs.values():
+            box.observe(self._recompute, names="value")
+        self.widget = w.VBox([*self.rows.values(), self.general_error, self.bar, self.verdict])
+        # Stable handles for the browser test.
+        self.widget.add_class("llmest-memory-planner")
+        self.verdict.add_class("llmest-verdict")
+        for name, box in self.inputs.items():
+            box.add_class(f"llmest-{name}")
+        self._recompute()
+
+    def _config(self):
+        text = self.inputs["config"].value.strip()
+        if text:
+            try:
+                return m.ModelConfig.from_hf_config(text)
+            except InputError as err:
+                raise InputError("config", str(err)) from None
+        return m.preset(self.inputs["model"].value)
+
+    def _plan(self, cfg, n=None):
+        """A function of a GPU count (data-parallel for training, tensor-parallel for serving) and that count."""
+        value = {name: box.value for name, box in self.inputs.items()}
+        if value["task"] == "training":
+            def plan(dp):
+                return self._mem.training_memory(
+                    cfg, convention=value["convention"], optimizer=value["optimizer"], zero=value["zero"], dp=dp,
+                    tp=value["tp"], pp=value["pp"], micro_batch=value["micro_batch"], seq_len=value["seq_len"],
+                    recompute=value["recompute"], flash=value["flash"])
+            return plan, value["dp"]
+
+        def plan(tp):
+            return self._mem.inference_memory(cfg, weights=value["weights"], tokens=value["tokens"],
+                                              batch=value["batch"], tp=tp)
+        return plan, value["tp"]
+
+    def _recompute(self, _=None):
+        training = self.inputs["task"].value == "training"
+        for name in self._training_only:
+            self.rows[name].layout.display = "" if training else "none"
+        for name in self._inference_only:
+            self.rows[name].layout.display = "none" if training else ""
+        for label in (*self.errors.values(), self.general_error):
+            label.value = ""
+        gpu = self.inputs["gpu"].value
+        try:
+            cfg = self._config()
+            plan, n = self._plan(cfg)
+            self.breakdown = plan(n)
+            self.smallest = self._mem.min_gpus(plan, gpu, limit=1024)
+        except InputError as err:
+            self.breakdown = self.smallest = None
+            self.errors.get(err.param, self.general_error).value = _error_html(str(err))
+            self.bar.value, self.verdict.value = "", ""
+            return
+        self.bar.value = memory_bar_html(self.breakdown, gpu, self._mem.MEMORY_MARGIN)
+        usable = self._mem.usable_bytes(gpu)
+        fits = self.breakdown.total <= usable
+        per_gpu = f"{format_bytes(self.breakdown.total)} per GPU on {self.breakdown.gpus} GPU(s)"
+        verdict = (f'<b style="color:#1b7f3b">Fits</b>: {per_gpu}, within the {format_bytes(usable)} usable.'
+                   if fits else
+                   f'<b style="color:#b00020">Does not fit</b>: {per_gpu}, over the {format_bytes(usable)} usable.')
+        if self.smallest is None:
+            smallest = "No count up to 1,024 fits with these settings."
+        elif training:
+            other = self.inputs["tp"].value * self.inputs["pp"].value
+            smallest = (f"Smallest that fits: data parallel {self.smallest} × TP·PP {other} = "
+                        f"{self.smallest * other} GPUs (ZeRO stage {self.inputs['zero'].value}).")
+        else:
+            smallest = f"Smallest that fits: tensor parallel over {self.smallest} GPUs."
+        self.verdict.value = f"{verdict}<br>{smallest}"
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
+
+
+def memory_planner(model: str = "llama-2-7b", gpu: str = "A100 80GB") -> MemoryPlanner:
+    return MemoryPlanner(model, gpu)

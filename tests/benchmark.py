@@ -97,7 +97,8 @@ def bench_calculator_in_browser(repeat: int = 20) -> None:
 
     import test_browser as tb
 
-    with tempfile.TemporaryDirectory() as work, tb.lab_server(Path(work)) as url, tb.chapter_1_page(url) as page:
+    with tempfile.TemporaryDirectory() as work, tb.lab_server(Path(work)) as url, tb.chromium() as browser:
+        page = tb.open_chapter_1(browser, url)
         page.locator(".llmest-num_layers .noUi-handle").scroll_into_view_if_needed()
         # Timed inside the page: key press on the layers slider -> the new count in the DOM (through the kernel).
         times = [page.evaluate(ROUND_TRIP_JS, "ArrowRight" if i % 2 == 0 else "ArrowLeft") / 1000

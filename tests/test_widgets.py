@@ -1,5 +1,7 @@
 """The parameter calculator, driven from Python: live totals, presets, errors beside their fields."""
 
+from pathlib import Path
+
 import pytest
 
 import llmest as le
@@ -64,3 +66,59 @@ def test_moe_without_experts_per_token(calc):
     calc.model.value = "mixtral-8x7b"
     calc.inputs["experts_per_token"].value = 9
     assert "experts_per_token == 9, must be &lt;= 8." in calc.errors["experts_per_token"].value
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The memory planner
+# ----------------------------------------------------------------------------------------------------------------
+
+from llmest import memory as mem  # noqa: E402
+from llmest.widgets import MemoryPlanner  # noqa: E402
+
+
+@pytest.fixture
+def planner():
+    return MemoryPlanner("llama-2-7b", gpu="A100 80GB")
+
+
+def test_planner_matches_the_library(planner):
+    expected = mem.training_memory("llama-2-7b", zero=3, dp=8, seq_len=4096)
+    assert planner.breakdown.total == expected.total
+    assert "Fits" in planner.verdict.value and "optimizer + master" in planner.bar.value
+    assert planner.smallest == mem.min_gpus(lambda n: mem.training_memory("llama-2-7b", zero=3, dp=n, seq_len=4096),
+                                            "A100 80GB")
+
+
+def test_planner_zero_stage_and_verdict(planner):
+    planner.inputs["zero"].value = 0
+    assert "Does not fit" in planner.verdict.value
+    planner.inputs["zero"].value = 3
+    assert "Fits" in planner.verdict.value
+
+
+def test_planner_serving_shows_the_kv_cache(planner):
+    planner.inputs["task"].value = "inference"
+    planner.inputs["model"].value = "llama-2-70b"
+    planner.inputs["batch"].value = 32
+    assert planner.breakdown["kv_cache"] == mem.kv_cache_bytes_for("llama-2-70b", 2048, 32)
+    assert "KV cache" in planner.bar.value and planner.smallest == 4
+    assert planner.rows["zero"].layout.display == "none" and planner.rows["tokens"].layout.display == ""
+
+
+def test_planner_reads_a_pasted_config(planner):
+    planner.inputs["config"].value = (Path(__file__).parent / "fixtures" / "mistral-7b-v0.1.json").read_text()
+    assert planner.breakdown.total == mem.training_memory("mistral-7b", zero=3, dp=8, seq_len=4096).total
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("micro_batch", -1, "micro_batch == -1, must be &gt;= 1."),
+    ("tp", 3, "tp == 3 must divide the attention heads (32 % 3 != 0)."),
+    ("dp", 0, "dp == 0, must be &gt;= 1."),
+    ("seq_len", 0, "seq_len == 0, must be &gt;= 1."),
+    ("config", "{not json", "is not valid JSON"),
+    ("config", '{"model_type": "llama"}', "&#x27;vocab_size&#x27; is missing"),
+])
+def test_planner_bad_values_beside_their_field(planner, field, value, message):
+    planner.inputs[field].value = value
+    assert message in planner.errors[field].value
+    assert planner.verdict.value == "" and planner.breakdown is None

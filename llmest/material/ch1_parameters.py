@@ -1,108 +1,12 @@
-"""Every figure the source material states, recomputed with llmest: confirmed, or an erratum with its cause.
-
-The two source documents (in Chinese):
-- seed 000, "训练资源估算题" (training-resource estimation exercises, 2026-04-19): formulas, a GPU table,
-  three exercises, quick-estimate rules, interview questions.
-- seed 004, the long article on estimating parameters, memory, FLOPs and time, data and tokens, with pitfalls.
-
-A figure's status is computed, not typed: "confirmed" when the recomputed value lies within ``rel_tol`` of the
-stated value (or range), else "erratum". Each chapter registers the figures it quotes.
-"""
+"""Chapter 1, parameters: the figures of seed 004 §1."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
-from . import model as m
-from ._registry import Registry
-from ._validate import InputError
-from .units import FORMATTERS, format_count, format_int
-
-DOCUMENTS = {
-    "000": "seed 000 训练资源估算题 (estimation exercises)",
-    "004": "seed 004 大模型资源估算 (the long article)",
-}
-
-
-@dataclass(frozen=True)
-class Figure:
-    key: str
-    chapter: int
-    document: str            # "000" or "004"
-    section: str             # the material's heading, in Chinese, with its number
-    claim: str               # what is claimed, in English
-    quote: str               # the material's words
-    stated: float | tuple    # a value, or a (low, high) range
-    recompute: Callable[[], float]
-    how: str                 # the llmest computation, in words
-    unit: str = "count"      # "count", "bytes" or "plain"
-    rel_tol: float = 0.01    # the material's own rounding
-    cause: str | Callable[[], str] = ""  # why the figures differ (required for an erratum), or a remark;
-                                         # a callable when the text quotes recomputed numbers
-
-    @property
-    def recomputed(self) -> float:
-        return self.recompute()
-
-    @property
-    def status(self) -> str:
-        low, high = self.stated if isinstance(self.stated, tuple) else (self.stated, self.stated)
-        value = self.recomputed
-        inside = low * (1 - self.rel_tol) <= value <= high * (1 + self.rel_tol)
-        return "confirmed" if inside else "erratum"
-
-    def _fmt(self, value) -> str:
-        return format_int(value) if self.unit == "plain" else FORMATTERS[self.unit](value)
-
-    @property
-    def cause_text(self) -> str:
-        return self.cause() if callable(self.cause) else self.cause
-
-    @property
-    def stated_text(self) -> str:
-        if isinstance(self.stated, tuple):
-            return f"{self._fmt(self.stated[0])} to {self._fmt(self.stated[1])}"
-        return self._fmt(self.stated)
-
-    def box(self) -> str:
-        """A short report: what the material says, the recomputed figure, and the cause."""
-        title = "Erratum" if self.status == "erratum" else "Confirmed"
-        rows = [("source", f"{DOCUMENTS[self.document]}, {self.section}"),
-                ("material", f"{self.quote}  ->  {self.stated_text}"),
-                ("recomputed", f"{self._fmt(self.recomputed)}  ({self.how})")]
-        if self.cause_text:
-            rows.append(("cause" if self.status == "erratum" else "note", self.cause_text))
-        lines = [f"{title}: {self.claim}"] + [f"  {label + ':':<12} {text}" for label, text in rows]
-        return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.box()
-
-
-FIGURES = Registry("figure")
-register, get = FIGURES.register, FIGURES.lookup
-
-
-def figures(chapter: int | None = None) -> list[Figure]:
-    return [f for f in FIGURES.values() if chapter is None or f.chapter == chapter]
-
-
-def table(chapter: int | None = None) -> str:
-    """One line per figure: key, status, stated, recomputed."""
-    rows = figures(chapter)
-    if not rows:
-        raise InputError("chapter", f"chapter == {chapter}, no figures are registered for it.")
-    width = max(len(f.key) for f in rows)
-    lines = [f"{'figure':<{width}}  {'status':<9}  {'material':>22}  {'recomputed':>14}"]
-    for f in rows:
-        lines.append(f"{f.key:<{width}}  {f.status:<9}  {f.stated_text:>22}  {f._fmt(f.recomputed):>14}")
-    return "\n".join(lines)
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Chapter 1: parameters (seed 004 §1)
-# ----------------------------------------------------------------------------------------------------------------
+from .. import model as m
+from ..units import format_count, format_int
+from . import Figure, register
 
 _S11 = "§1.1 一个标准Transformer层的参数量到底怎么算"
 _S12 = "§1.2 三层快速估算：不查表也能心里有数"

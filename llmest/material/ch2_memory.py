@@ -1,0 +1,282 @@
+"""Chapter 2, memory: the figures of seed 004 §2 and of seed 000 §1.3, exercises 1-3 and §4."""
+
+from __future__ import annotations
+
+from .. import memory as mem
+from .. import model as m
+from ..units import format_bytes, format_count
+from . import Figure, register
+
+_S13 = "§1.3 显存估算"
+_EX1, _EX2, _EX3 = "§3 练习 1：训练 7B 模型需要多少资源？", "§3 练习 2：QLoRA 微调 70B 模型需要什么？", \
+    "§3 练习 3：推理服务 70B 模型需要什么？"
+_S41, _S42 = "§4.1 记住关键数字", "§4.2 快速公式"
+_S21 = "§2.1 权重与优化器状态：训练显存的大头"
+_S22 = "§2.2 激活值：最容易被低估的一笔开销"
+_S23 = "§2.3 用案例推演：7B和70B分别要吃多少显存"
+
+_MIXED = mem.state_bytes_per_param("mixed", "adamw")          # 2 + 4 + 2 + 8
+_GB = 1e9
+_A100 = "A100 80GB"
+# Seed 000's QLoRA exercise: rank 64 on a 70B. The QLoRA paper puts adapters on every linear layer of the blocks.
+_QLORA_TARGETS = mem.LORA_TARGETS
+
+
+def _qlora_adapters() -> int:
+    return mem.lora_params("llama-2-70b", 64, _QLORA_TARGETS)
+
+
+def _zero2_gpus_ex1(activations_bytes: float) -> int:
+    """Seed 000 exercise 1: A100s needed with ZeRO-2 for a 7B's states plus activations shared over the GPUs."""
+    def per_gpu(n):
+        states = mem.sharded_state_bytes(7e9, _MIXED, zero=2, dp=n)
+        return sum(states.values()) + activations_bytes / n
+    return next(n for n in range(1, 64) if per_gpu(n) <= mem.usable_bytes(_A100))
+
+
+def _ex1_gpu_cause() -> str:
+    states = mem.sharded_state_bytes(7e9, _MIXED, zero=2, dp=2)
+    return (f"ZeRO-2 shards gradients and optimizer states but keeps a full copy of the weights on each GPU. On two "
+            f"GPUs that is {format_bytes(sum(states.values()))} of states per GPU before any activations; with 50-100 "
+            f"GB of activations shared out and the 20% margin, {_zero2_gpus_ex1(50 * _GB)}-{_zero2_gpus_ex1(100 * _GB)}"
+            " A100s are needed. The exercise's own states (14 + 14 + 28 GB) undercount the optimizer.")
+
+
+def _kv_mha(batch: int) -> float:
+    """Seed 004's KV formula: 2·L·S·H·2 bytes, i.e. full multi-head attention (kv_heads·head_dim = H)."""
+    return mem.kv_cache_bytes(80, 64, 128, 2048, batch)
+
+
+def _bf16_70b_cause() -> str:
+    weights = mem.weight_bytes(70e9, 2)
+    return (f"{format_bytes(weights)} of weights fill {weights / 141e9:.0%} of an H200 and {weights / 160e9:.0%} of "
+            f"two A100s, leaving nothing for the KV cache, activations or the 20% margin. With the margin the "
+            f"weights alone need {mem.min_gpus(lambda n: mem.MemoryBreakdown({'weights': weights / n}), _A100)} "
+            f"A100s; real Llama-2-70B with a 32 × 2,048-token KV cache needs "
+            f"{mem.min_gpus(lambda n: mem.inference_memory('llama-2-70b', tokens=2048, batch=32, tp=n), _A100)} "
+            "(tensor parallelism must divide its 64 heads).")
+
+
+def _full_ft_cause() -> str:
+    return (f"The states of mixed-precision AdamW are {format_bytes(mem.training_state_bytes(70e9))}: "
+            f"{mem.state_gpus(70e9, 16, _A100)} A100s just to hold them, {mem.state_gpus(70e9, 16, _A100, 0.2)} with "
+            "the 20% margin, before activations. Eight A100s (640 GB) suffice only with CPU/NVMe offload "
+            "(ZeRO-Infinity) or a lighter optimizer.")
+
+
+def _activation_cause() -> str:
+    cfg = m.preset("llama-2-7b")
+    per_layer = mem.layer_activation_bytes(4096, 8, 4096, 32)
+    flash = mem.layer_activation_bytes(4096, 8, 4096, 32, flash=True)
+    sbh = 4096 * 8 * 4096
+    return (f"32 × 8 × 4096 × 4096 × 2 × 40 = {format_bytes(mem.activation_bytes_rule(32, 8, 4096, 4096))}; "
+            f"{format_bytes(mem.activation_bytes_rule(32, 8, 4096, 4096, factor=32))} is what a factor of 32 gives. "
+            f"Korthikanti et al.'s count for the same shape is {format_bytes(cfg.num_layers * per_layer)} "
+            f"(the attention scores alone are {(per_layer - flash) / sbh:.0f} of its {per_layer / sbh:.0f} bytes per sbh), {format_bytes(cfg.num_layers * flash)} "
+            "with FlashAttention.")
+
+
+def _recompute_ratio() -> float:
+    cfg = m.preset("llama-2-7b")
+    plain = mem.activations_per_gpu(cfg, 8, 4096, recompute="none", flash=False)
+    return mem.activations_per_gpu(cfg, 8, 4096, recompute="full", flash=True) / plain
+
+
+def _case1_activations() -> float:
+    return mem.activations_per_gpu(m.preset("llama-2-7b"), 64, 4096, recompute="full", flash=True)
+
+
+def _case1_cause() -> str:
+    cfg = m.preset("llama-2-7b")
+    per_mb = {b: mem.activations_per_gpu(cfg, b, 4096, recompute="full", flash=True) for b in (4, 8)}
+    return (f"64 sequences of 4,096 tokens at once need {format_bytes(_case1_activations())} per GPU even with full "
+            f"recomputation and FlashAttention (every layer's input, one layer recomputed, fp32 logits). 10-20 GB "
+            f"holds only with micro-batches of 4-8 ({format_bytes(per_mb[4])}-{format_bytes(per_mb[8])}) and "
+            "gradient accumulation up to the 64.")
+
+
+def _qlora_7b() -> float:
+    return mem.qlora_memory("llama-2-7b", rank=64, micro_batch=8, seq_len=2048).total
+
+
+register(
+    # seed 000 §1.3: the table of training memory
+    Figure("000-1.3-optimizer", 2, "000", _S13, "AdamW's states (momentum and variance, FP32) per parameter",
+           "优化器状态 (2+2)N = 4N bytes (动量+方差, FP32)", 4, lambda: _MIXED.optimizer,
+           "state_bytes_per_param('mixed', 'adamw').optimizer", unit="plain",
+           cause="Two FP32 tensors are 4 + 4 = 8 bytes per parameter; (2 + 2) would be two 16-bit tensors."),
+    Figure("000-1.3-total", 2, "000", _S13, "training memory per parameter, BF16 mixed precision with Adam",
+           "总计约 ~16N bytes（含激活值）", 16, lambda: _MIXED.total, "state_bytes_per_param('mixed').total",
+           unit="plain",
+           cause=lambda: f"16 bytes is right for the states alone: {_MIXED.weights} (BF16 weights) + {_MIXED.master} "
+                         f"(FP32 master) + {_MIXED.grads} (gradients) + {_MIXED.optimizer:g} (moments). It does not "
+                         "include activations, and the table's own rows (2 + 2 + 4) omit the master copy and "
+                         "undercount the moments."),
+    # seed 000 exercise 1
+    Figure("000-ex1-weights", 2, "000", _EX1, "7B weights in BF16", "参数：14 GB (BF16)", 14 * _GB,
+           lambda: mem.weight_bytes(7e9, _MIXED.weights), "weight_bytes(7e9, 2)", unit="bytes"),
+    Figure("000-ex1-grads", 2, "000", _EX1, "7B gradients in BF16", "梯度：14 GB", 14 * _GB,
+           lambda: 7e9 * _MIXED.grads, "7e9 × state_bytes_per_param().grads", unit="bytes"),
+    Figure("000-ex1-optimizer", 2, "000", _EX1, "7B optimizer states (FP32)", "优化器：28 GB (FP32)", 28 * _GB,
+           lambda: 7e9 * (_MIXED.optimizer + _MIXED.master), "7e9 × (8 bytes of moments + 4 of master copy)",
+           unit="bytes",
+           cause=lambda: f"28 GB is one FP32 copy of 7B parameters. AdamW keeps two FP32 moments "
+                         f"({format_bytes(7e9 * _MIXED.optimizer)}) and mixed precision an FP32 master copy "
+                         f"({format_bytes(7e9 * _MIXED.master)}): {format_bytes(7e9 * (_MIXED.optimizer + _MIXED.master))}."),
+    Figure("000-ex1-total", 2, "000", _EX1, "7B full training: states plus 50-100 GB of activations",
+           "总计：~106-156 GB", (106 * _GB, 156 * _GB),
+           lambda: mem.training_state_bytes(7e9) + 50 * _GB, "training_state_bytes(7e9) + 50 GB (the low end)",
+           unit="bytes", rel_tol=0.02,
+           cause=lambda: f"With the states at {format_bytes(mem.training_state_bytes(7e9))} (16 bytes per parameter), "
+                         f"the total is {format_bytes(mem.training_state_bytes(7e9) + 50 * _GB)} to "
+                         f"{format_bytes(mem.training_state_bytes(7e9) + 100 * _GB)}: the exercise's 56 GB of states "
+                         "carries the optimizer error above."),
+    Figure("000-ex1-gpus", 2, "000", _EX1, "A100 80GB GPUs for 7B full training with ZeRO-2",
+           "需要 2x A100 80GB（使用 ZeRO-2）", 2, lambda: _zero2_gpus_ex1(50 * _GB),
+           "the smallest n with ZeRO-2 states + 50 GB / n of activations ≤ 80% of 80 GB", unit="plain",
+           cause=_ex1_gpu_cause),
+    # seed 000 exercise 2: QLoRA of a 70B
+    Figure("000-ex2-base", 2, "000", _EX2, "a 70B base in 4 bits", "基座模型（4-bit）：~35 GB", 35 * _GB,
+           lambda: mem.weight_bytes(70e9, 0.5), "weight_bytes(70e9, 0.5)", unit="bytes",
+           cause=lambda: f"Real Llama-2-70B in NF4 with double quantisation, embeddings and head in BF16: "
+                         f"{format_bytes(mem.model_weight_bytes('llama-2-70b', 'nf4-dq'))}."),
+    Figure("000-ex2-lora", 2, "000", _EX2, "LoRA rank 64 adapters on a 70B, in BF16", "LoRA 参数（BF16）：~160 MB",
+           160e6, lambda: _qlora_adapters() * 2, "lora_params('llama-2-70b', 64, all seven projections) × 2 bytes",
+           unit="bytes",
+           cause=lambda: f"The QLoRA recipe puts rank-64 adapters on all seven projections of every layer: "
+                         f"{format_count(_qlora_adapters())} parameters from Llama-2-70B's shapes. 160 MB is 80M "
+                         f"parameters, about q_proj alone ({format_count(mem.lora_params('llama-2-70b', 64, ['q_proj']))})."),
+    Figure("000-ex2-optimizer", 2, "000", _EX2, "AdamW states of those adapters", "梯度 + 优化器：~320 MB + ~640 MB",
+           640e6, lambda: _qlora_adapters() * _MIXED.optimizer, "adapters × 8 bytes (two FP32 moments)",
+           unit="bytes",
+           cause=lambda: f"Consistent with 80M adapter parameters (4 bytes of FP32 gradient, {_MIXED.optimizer:g} of "
+                         f"moments each), so it inherits the adapter count above: {_qlora_adapters() / 80e6:.0f} times "
+                         "more with all seven projections."),
+    Figure("000-ex2-total", 2, "000", _EX2, "QLoRA of a 70B, all of it, on one GPU",
+           "总计：~56-76 GB -> 单张 A100 80GB 可行", (56 * _GB, 76 * _GB), lambda: mem.qlora_memory("llama-2-70b").total,
+           "qlora_memory('llama-2-70b', rank 64, all projections, micro-batch 1 × 2,048 tokens)", unit="bytes",
+           rel_tol=0.05,
+           cause=lambda: f"FP32 adapters (PEFT's default) with AdamW, gradient checkpointing and a micro-batch of 1: "
+                         f"it {'fits' if mem.fits(mem.qlora_memory('llama-2-70b'), _A100) else 'does not fit'} one "
+                         "A100 within the 64 GB left by the 20% margin. The total lands near the material's, but "
+                         "the parts differ: the activations are "
+                         f"{format_bytes(mem.qlora_memory('llama-2-70b')['activations'])} at this micro-batch, not "
+                         "20-40 GB, and the adapters with their gradients and states take "
+                         f"{format_bytes(sum(mem.qlora_memory('llama-2-70b')[p] for p in ('adapters', 'gradients', 'optimizer')))}, "
+                         "not 1.1 GB."),
+    Figure("000-ex2-tokens", 2, "000", _EX2, "fine-tuning tokens", "10K x 2048 token = ~20M token", 20e6,
+           lambda: 10_000 * 2048, "10,000 × 2,048", rel_tol=0.05),
+    # seed 000 exercise 3: serving a 70B
+    Figure("000-ex3-bf16", 2, "000", _EX3, "70B weights in BF16", "BF16 权重：140 GB", 140 * _GB,
+           lambda: mem.weight_bytes(70e9, 2), "weight_bytes(70e9, 2)", unit="bytes"),
+    Figure("000-ex3-bf16-gpus", 2, "000", _EX3, "what holds 140 GB of weights",
+           "-> 2x A100 80GB 或 1x H200 141GB", 2,
+           lambda: mem.min_gpus(lambda n: mem.MemoryBreakdown({"weights": mem.weight_bytes(70e9, 2) / n}), _A100),
+           "A100s for the weights alone with the 20% margin", unit="plain", cause=_bf16_70b_cause),
+    Figure("000-ex3-kv", 2, "000", _EX3, "KV cache of a 70B, 2,048 tokens × 32 requests",
+           "KV Cache（2048 context, batch=32）：~40-80 GB", (40 * _GB, 80 * _GB),
+           lambda: mem.kv_cache_bytes_for("llama-2-70b", 2048, 32), "kv_cache_bytes_for('llama-2-70b', 2048, 32)",
+           unit="bytes",
+           cause=lambda: f"Llama-2-70B's 8 KV heads of width 128 hold {format_bytes(mem.kv_cache_bytes_for('llama-2-70b', 2048, 32))}; "
+                         f"full multi-head attention (64 KV heads) would hold {format_bytes(_kv_mha(32))}. "
+                         "The range matches neither."),
+    Figure("000-ex3-total-gpus", 2, "000", _EX3, "A100s to serve a 70B in BF16 with that KV cache",
+           "总计：~180-220 GB -> 3-4x A100", (3, 4),
+           lambda: mem.min_gpus(lambda n: mem.inference_memory("llama-2-70b", tokens=2048, batch=32, tp=n), _A100),
+           "min_gpus(inference_memory('llama-2-70b', 2,048 × 32, tp=n), 'A100 80GB')", unit="plain",
+           cause=lambda: f"The memory is {format_bytes(mem.inference_memory('llama-2-70b', tokens=2048, batch=32).total)}, "
+                         "less than the material's 180-220 GB because its KV figure is too high, but tensor "
+                         "parallelism must divide the 64 heads, so 3 GPUs are not an option: 4."),
+    Figure("000-ex3-int4", 2, "000", _EX3, "70B weights in INT4", "权重：~35 GB -> 1x A100 80GB", 35 * _GB,
+           lambda: mem.weight_bytes(70e9, 0.5), "weight_bytes(70e9, 0.5)", unit="bytes",
+           cause=lambda: f"With group-wise constants and 16-bit embeddings, real Llama-2-70B in INT4 is "
+                         f"{format_bytes(mem.model_weight_bytes('llama-2-70b', 'int4'))}."),
+    Figure("000-ex3-int4-total", 2, "000", _EX3, "serving a 70B in INT4 with the 32 × 2,048 KV cache",
+           "总计：~55-65 GB -> 1x A100 80GB", (55 * _GB, 65 * _GB),
+           lambda: mem.inference_memory("llama-2-70b", weights="int4", tokens=2048, batch=32).total,
+           "inference_memory('llama-2-70b', weights='int4', tokens=2048, batch=32)", unit="bytes",
+           cause="It fits one A100 within the 20% margin."),
+    # seed 000 §4
+    Figure("000-4.1-infer-7b", 2, "000", _S41, "serving a 7B in BF16", "推理 7B (BF16)：~14 GB 显存", 14 * _GB,
+           lambda: mem.weight_bytes(7e9, 2), "weight_bytes(7e9, 2)", unit="bytes",
+           cause="Weights only; the KV cache and runtime come on top."),
+    Figure("000-4.1-infer-70b-int4", 2, "000", _S41, "serving a 70B in INT4", "推理 70B (INT4)：~35 GB 显存",
+           35 * _GB, lambda: mem.weight_bytes(70e9, 0.5), "weight_bytes(70e9, 0.5)", unit="bytes",
+           cause="Weights only."),
+    Figure("000-4.1-full-ft-70b", 2, "000", _S41, "A100s for full fine-tuning of a 70B", "全参数微调 70B：需要 8+ A100",
+           8, lambda: mem.state_gpus(70e9, 16, _A100), "state_gpus(70e9, 16 bytes, 'A100 80GB')", unit="plain",
+           rel_tol=0.0, cause=_full_ft_cause),
+    Figure("000-4.2-bf16", 2, "000", _S42, "model size in BF16, 7B", "模型大小 (BF16) = 2N bytes -> 7B 约 14 GB",
+           14 * _GB, lambda: mem.weight_bytes(7e9, 2), "weight_bytes(7e9, 2)", unit="bytes"),
+    Figure("000-4.2-int4", 2, "000", _S42, "model size in INT4, 7B", "模型大小 (INT4) = 0.5N bytes -> 7B 约 3.5 GB",
+           3.5 * _GB, lambda: mem.weight_bytes(7e9, 0.5), "weight_bytes(7e9, 0.5)", unit="bytes"),
+    Figure("000-4.2-train", 2, "000", _S42, "training memory, 7B", "训练显存 ≈ 16N bytes -> 7B 约 112 GB", 112 * _GB,
+           lambda: mem.training_state_bytes(7e9), "training_state_bytes(7e9)", unit="bytes",
+           cause="States only, as §2.1 of seed 004 says; activations come on top."),
+    Figure("000-4.2-qlora-7b", 2, "000", _S42, "QLoRA of a 7B",
+           "QLoRA 显存 ≈ 0.5N (基座) + LoRA 参数 + 激活值 -> 7B 约 16-20 GB", (16 * _GB, 20 * _GB), _qlora_7b,
+           "qlora_memory('llama-2-7b', rank 64, all projections, micro-batch 8 × 2,048 tokens)", unit="bytes",
+           rel_tol=0.05,
+           cause=lambda: f"The material gives no batch. At micro-batch 8 × 2,048 tokens the total is "
+                         f"{format_bytes(_qlora_7b())}; at micro-batch 1 it is "
+                         f"{format_bytes(mem.qlora_memory('llama-2-7b', micro_batch=1).total)}."),
+    # seed 004 §2
+    Figure("004-2.1-bytes", 2, "004", _S21, "bytes per parameter, mixed-precision Adam",
+           "2B + 4B + 2B + 4B + 4B = 16字节", 16, lambda: _MIXED.total, "state_bytes_per_param('mixed', 'adamw')",
+           unit="plain"),
+    Figure("004-2.1-7b", 2, "004", _S21, "a 7B's training states", "7×10⁹×16≈112GB", 112 * _GB,
+           lambda: mem.training_state_bytes(7e9), "training_state_bytes(7e9)", unit="bytes"),
+    Figure("004-2.1-7b-bf16", 2, "004", _S21, "a 7B's weights in FP16/BF16", "7B模型权重约14GB", 14 * _GB,
+           lambda: mem.weight_bytes(7e9, 2), "weight_bytes(7e9, 2)", unit="bytes"),
+    Figure("004-2.2-activations", 2, "004", _S22, "activations of the 7B example by the material's rule",
+           "32×8×4096×4096×2×40≈275GB", 275 * _GB, lambda: mem.activation_bytes_rule(32, 8, 4096, 4096),
+           "activation_bytes_rule(32, 8, 4096, 4096, 2, 40)", unit="bytes", cause=_activation_cause),
+    Figure("004-2.2-factor", 2, "004", _S22, "the rule's factor, bytes per (token × hidden) per layer, in 16 bits",
+           "这个系数在不同框架和算子实现里差异很大常见范围在30到60之间", (30, 60),
+           lambda: mem.layer_activation_bytes(1, 1, 1, 1, flash=True), "layer_activation_bytes with FlashAttention, per sbh",
+           unit="plain", rel_tol=0.0,
+           cause=lambda: f"Korthikanti et al. count {mem.layer_activation_bytes(1, 1, 1, 1, flash=True)} bytes per "
+                         "sbh once the attention scores are not kept (FlashAttention or selective recomputation); "
+                         "with the scores the factor is 34 + 5as/h, "
+                         f"{mem.layer_activation_bytes(4096, 1, 4096, 32) / 4096**2:.0f} for the 7B at 4,096 tokens."),
+    Figure("004-2.2-quarter", 2, "004", _S22, "activation peak with FlashAttention and checkpointing, vs none",
+           "显存峰值能降到原来的四分之一甚至更低", (0, 0.25), _recompute_ratio,
+           "activations_per_gpu(llama-2-7b, 8 × 4,096, full recompute + flash) / (no recompute, no flash)",
+           unit="percent", rel_tol=0.0),
+    Figure("004-2.2-recompute-cost", 2, "004", _S22, "extra compute of gradient checkpointing",
+           "以大约30%的额外计算量", 0.30, lambda: 8 / 6 - 1, "(8N − 6N) / 6N: one more forward pass", unit="percent",
+           rel_tol=0.15, cause="Full recomputation repeats the forward pass: 8N FLOPs per token instead of 6N, +33%."),
+    Figure("004-2.3-zero3-7b", 2, "004", _S23, "a 7B's states per GPU, ZeRO-3 on 8 GPUs", "每卡参数相关显存约14GB",
+           14 * _GB, lambda: sum(mem.sharded_state_bytes(7e9, _MIXED, zero=3, dp=8).values()),
+           "sharded_state_bytes(7e9, 16 bytes, zero=3, dp=8)", unit="bytes"),
+    Figure("004-2.3-micro-batch", 2, "004", _S23, "per-GPU batch for a global batch of 512 on 8 GPUs",
+           "全局batch512，单卡batch通常是64", 64, lambda: 512 / 8, "512 / 8", unit="plain"),
+    Figure("004-2.3-activations", 2, "004", _S23, "activations per GPU, 64 sequences of 4,096 tokens",
+           "激活值可能被压到每卡10~20GB", (10 * _GB, 20 * _GB), _case1_activations,
+           "activations_per_gpu(llama-2-7b, 64 × 4,096, full recompute, flash)", unit="bytes", cause=_case1_cause),
+    Figure("004-2.3-70b-bf16", 2, "004", _S23, "a 70B's weights in BF16", "权重本身约140GB", 140 * _GB,
+           lambda: mem.weight_bytes(70e9, 2), "weight_bytes(70e9, 2)", unit="bytes"),
+    Figure("004-2.3-70b-int8", 2, "004", _S23, "a 70B's weights in INT8", "用INT8/INT4量化把权重压到70GB甚至更低",
+           70 * _GB, lambda: mem.weight_bytes(70e9, 1), "weight_bytes(70e9, 1)", unit="bytes"),
+    Figure("004-2.3-70b-states", 2, "004", _S23, "a 70B's training states", "70×10⁹×16＝1120GB", 1120 * _GB,
+           lambda: mem.training_state_bytes(70e9), "training_state_bytes(70e9)", unit="bytes"),
+    Figure("004-2.3-70b-gpus", 2, "004", _S23, "80 GB GPUs that just hold those states",
+           "用80G卡要16张才刚好从账面上放下", 16, lambda: mem.state_gpus(70e9, 16, _A100),
+           "state_gpus(70e9, 16 bytes, 'A100 80GB', margin 0)", unit="plain", rel_tol=0.0,
+           cause=lambda: f"{format_bytes(mem.training_state_bytes(70e9))} / 80 GB = {mem.state_gpus(70e9, 16, _A100)} "
+                         f"GPUs just hold the states on paper; 16 leave "
+                         f"{1 - mem.training_state_bytes(70e9) / (16 * 80 * _GB):.1%} spare. With the material's own "
+                         f"20% margin it is {mem.state_gpus(70e9, 16, _A100, 0.2)}."),
+    Figure("004-2.3-kv-request", 2, "004", _S23, "KV cache of one 2,048-token request, 70B, by 2·L·S·H·2",
+           "单条请求、序列长度2048、半精度算下来约5GB", 5 * _GB, lambda: _kv_mha(1),
+           "kv_cache_bytes(80 layers, 64 KV heads × 128 = H, 2,048 tokens)", unit="bytes", rel_tol=0.08,
+           cause=lambda: f"{format_bytes(_kv_mha(1))} = {format_bytes(_kv_mha(1), binary=True)}. The formula "
+                         f"assumes every head has its own K and V; Llama-2-70B's 8 KV heads need "
+                         f"{format_bytes(mem.kv_cache_bytes_for('llama-2-70b', 2048))}."),
+    Figure("004-2.3-kv-32", 2, "004", _S23, "the same for 32 concurrent requests", "并发32条请求就是160GB",
+           160 * _GB, lambda: _kv_mha(32), "kv_cache_bytes(80, 64, 128, 2048, batch=32)", unit="bytes",
+           rel_tol=0.02,
+           cause=lambda: f"32 × {format_bytes(_kv_mha(1))} = {format_bytes(_kv_mha(32))}, which is "
+                         f"{format_bytes(_kv_mha(32), binary=True)}: the 160 is GiB written as GB. With Llama-2-70B's "
+                         f"GQA (8 KV heads) the cache is {format_bytes(mem.kv_cache_bytes_for('llama-2-70b', 2048, 32))}."),
+)

@@ -1,0 +1,453 @@
+"""GPU memory: training states, activations, sharding across GPUs, inference weights, the KV cache, LoRA and QLoRA.
+
+Formulas (``*_bytes`` functions of plain sizes) use only + - * / and work on numbers, NumPy arrays and SymPy symbols.
+The planners (``training_memory``, ``inference_memory``, ``qlora_memory``) apply them to a ModelConfig and return a
+``MemoryBreakdown`` per GPU; the decisions (does it fit, how many GPUs) are numeric only.
+Bytes are bytes; GB means 1e9 bytes and GiB 2**30.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import _validate as v
+from . import hardware
+from ._validate import InputError
+from .model import ModelConfig, config_from, count_params
+from .units import format_bytes
+
+BYTES_PER_VALUE = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1}
+
+# The material's margin: keep 20% of a GPU's memory free for temporaries, caches and fragmentation.
+MEMORY_MARGIN = 0.2
+# What the CUDA context, cuBLAS/cuDNN workspaces and NCCL buffers take before any tensor: a range, not a constant.
+# Measure yours with torch.cuda.mem_get_info() right after initialising the process group.
+RUNTIME_OVERHEAD_BYTES = (0.5e9, 2.0e9)
+
+
+def _bytes(name: str, dtype) -> float:
+    if dtype not in BYTES_PER_VALUE:
+        v.check_choice(name, dtype, BYTES_PER_VALUE)
+    return BYTES_PER_VALUE[dtype]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Training states: weights, master copy, gradients, optimizer states
+# ----------------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Convention:
+    """How a training setup stores each copy of the parameters. ``master`` None: no extra copy; ``grads`` None:
+    the optimizer step runs inside backward, so the full set of gradients is never held."""
+
+    name: str
+    weights: str
+    master: str | None
+    grads: str | None
+    states: str
+    used_by: str
+
+
+CONVENTIONS = {c.name: c for c in [
+    Convention("mixed", "bf16", "fp32", "bf16", "fp32",
+               "Mixed precision as the ZeRO paper counts it (2 + 2 + 12 bytes): DeepSpeed, the material's 16 bytes"),
+    Convention("megatron-bf16", "bf16", "fp32", "fp32", "fp32",
+               "Megatron-LM with bf16: gradients accumulated and all-reduced in fp32 (18 bytes with AdamW)"),
+    Convention("fp32", "fp32", None, "fp32", "fp32",
+               "Plain PyTorch with fp32 parameters; autocast (AMP) computes in bf16 but stores these"),
+    Convention("bf16", "bf16", None, "bf16", "bf16",
+               "Plain PyTorch optimizer on a model cast to bf16: no master copy, states in bf16"),
+    Convention("bf16-fp32-states", "bf16", None, "bf16", "fp32",
+               "bf16 parameters and gradients with fp32 optimizer states (e.g. AnyPrecisionAdamW)"),
+    Convention("bf16-fp32-states-fused", "bf16", None, None, "fp32",
+               "As bf16-fp32-states with the optimizer step fused into backward (torchtune's optimizer_in_bwd): "
+               "gradients are freed as they are applied"),
+]}
+
+
+@dataclass(frozen=True)
+class Optimizer:
+    name: str
+    states: int                 # tensors of the parameter's size it keeps
+    state_dtype: str | None     # fixed by the optimizer (8-bit Adam), or None: the convention's
+    block_constant_bytes: float = 0.0   # quantisation constants per block of `block`, per state
+    block: int = 1
+    note: str = ""
+
+
+OPTIMIZERS = {o.name: o for o in [
+    Optimizer("adamw", 2, None, note="first and second moments (m, v)"),
+    Optimizer("adam8bit", 2, "int8", block_constant_bytes=4, block=2048,
+              note="m and v in 8 bits with an fp32 scale per block of 2048 (Dettmers et al. 2022)"),
+    Optimizer("sgd-momentum", 1, None, note="one momentum buffer"),
+    Optimizer("adafactor", 0, None,
+              note="no first moment by default; the second moment factored into a row and a column vector per "
+                   "matrix, so about 0 bytes per parameter (Shazeer and Stern 2018)"),
+]}
+
+
+def _convention(name) -> Convention:
+    if isinstance(name, Convention):
+        return name
+    if name not in CONVENTIONS:
+        v.check_choice("convention", name, CONVENTIONS)
+    return CONVENTIONS[name]
+
+
+def _optimizer(name) -> Optimizer:
+    if name not in OPTIMIZERS:
+        v.check_choice("optimizer", name, OPTIMIZERS)
+    return OPTIMIZERS[name]
+
+
+@dataclass(frozen=True)
+class StateBytes:
+    """Bytes per parameter of each training state."""
+
+    weights: float
+    master: float
+    grads: float
+    optimizer: float
+
+    @property
+    def total(self) -> float:
+        return self.weights + self.master + self.grads + self.optimizer
+
+
+def state_bytes_per_param(convention="mixed", optimizer="adamw") -> StateBytes:
+    """Bytes per parameter for weights, master copy, gradients and optimizer states."""
+    c, o = _convention(convention), _optimizer(optimizer)
+    state_dtype = o.state_dtype or c.states
+    per_state = _bytes("state dtype", state_dtype) + o.block_constant_bytes / o.block
+    return StateBytes(
+        weights=_bytes("weights", c.weights),
+        master=_bytes("master", c.master) if c.master else 0,
+        grads=_bytes("grads", c.grads) if c.grads else 0,
+        optimizer=o.states * per_state,
+    )
+
+
+def training_state_bytes(n_params, bytes_per_param=16):
+    """All training states of a model, unsharded: N × bytes per parameter (16 for mixed-precision AdamW)."""
+    v.check_positive("n_params", n_params)
+    return n_params * bytes_per_param
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Activations
+# ----------------------------------------------------------------------------------------------------------------
+
+RECOMPUTE = ("none", "selective", "full")
+# What selective recomputation saved and cost in Korthikanti et al. 2022 (activation memory saved, extra FLOPs).
+SELECTIVE_RECOMPUTE_PUBLISHED = {"GPT-3 175B": (0.70, 0.027), "MT-NLG 530B": (0.65, 0.016)}
+
+
+def activation_bytes_rule(layers, batch, seq_len, hidden, bytes_per_value=2, factor=40):
+    """The material's rule: L × B × S × H × bytes × a factor of 30-60 (it uses 40)."""
+    return layers * batch * seq_len * hidden * bytes_per_value * factor
+
+
+def layer_activation_bytes(seq_len, batch, hidden, heads, tp=1, sequence_parallel=False, recompute="none",
+                           flash=False):
+    """Activations one layer keeps for backward (Korthikanti et al. 2022, 16-bit values, 1-byte dropout masks):
+    sbh(34 + 5as/h) unsharded. Tensor parallelism divides 24 of the 34 (the 10 for norms, dropout and inputs stay
+    replicated unless sequence parallelism splits them too). Selective recomputation and FlashAttention both drop
+    the 5as/h term, the attention scores; full recomputation keeps only the layer's input, 2sbh."""
+    s, b, h, a, t = seq_len, batch, hidden, heads, tp
+    unsplit = isinstance(t, int) and t == 1  # then keep the 34 an integer (SymPy shows 34, not 34.0)
+    if recompute == "full":
+        return 2 * s * b * h / t if sequence_parallel and not unsplit else 2 * s * b * h
+    if unsplit:
+        replicated = 34
+    else:
+        replicated = 34 / t if sequence_parallel else 10 + 24 / t
+    scores = 0 if (recompute == "selective" or flash) else 5 * a * s / (h * t)
+    return s * b * h * (replicated + scores)
+
+
+def output_activation_bytes(seq_len, batch, hidden, vocab_size, tp=1):
+    """The final norm, output projection and loss (Korthikanti et al.): 4sbh/t · (1 + V/h), fp32 logits included."""
+    return 4 * seq_len * batch * hidden * (1 + vocab_size / hidden) / tp
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The KV cache
+# ----------------------------------------------------------------------------------------------------------------
+
+def kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch=1, bytes_per_value=2):
+    """K and V for every layer and token: 2 · L · kv_heads · head_dim · bytes · tokens · batch."""
+    return 2 * layers * kv_heads * head_dim * bytes_per_value * tokens * batch
+
+
+def kv_cache_bytes_for(model, tokens, batch=1, dtype="bf16") -> float:
+    """The KV cache of a real model (its KV heads and head width, so GQA and MQA count)."""
+    cfg = config_from(model)
+    v.check_positive("tokens", tokens)
+    v.check_positive("batch", batch)
+    return kv_cache_bytes(cfg.num_layers, cfg.num_kv_heads, cfg.head_dim, tokens, batch, _bytes("dtype", dtype))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Inference weights and quantisation
+# ----------------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class WeightFormat:
+    name: str
+    bits: float
+    block: int = 1                     # parameters sharing one set of constants
+    constant_bytes: float = 0.0        # bytes of constants per block
+    note: str = ""
+
+    @property
+    def bytes_per_param(self) -> float:
+        return self.bits / 8 + self.constant_bytes / self.block
+
+
+WEIGHT_FORMATS = {f.name: f for f in [
+    WeightFormat("fp32", 32), WeightFormat("bf16", 16), WeightFormat("fp16", 16),
+    WeightFormat("int8", 8, note="per-channel scales are negligible"),
+    WeightFormat("int4", 4, block=128, constant_bytes=2.5,
+                 note="GPTQ/AWQ style: an fp16 scale and a 4-bit zero point per group of 128"),
+    WeightFormat("nf4", 4, block=64, constant_bytes=4,
+                 note="bitsandbytes NF4: an fp32 absmax per block of 64 (0.5 bits per parameter)"),
+    WeightFormat("nf4-dq", 4, block=64, constant_bytes=1 + 4 / 256,
+                 note="NF4 with double quantisation (QLoRA): 8-bit absmax plus an fp32 constant per 256 blocks "
+                      "(0.127 bits per parameter)"),
+]}
+
+
+def _format(name) -> WeightFormat:
+    if name not in WEIGHT_FORMATS:
+        v.check_choice("weights", name, WEIGHT_FORMATS)
+    return WEIGHT_FORMATS[name]
+
+
+def weight_bytes(n_params, bytes_per_param=2):
+    """N × bytes per parameter: 2 in BF16, 0.5 for the material's INT4 rule."""
+    v.check_positive("n_params", n_params)
+    return n_params * bytes_per_param
+
+
+def quantizable_params(cfg: ModelConfig) -> int:
+    """Parameters in the linear layers of the blocks (attention, FFN, experts), which 4- and 8-bit formats quantise.
+    Embeddings, the output head, norms and biases stay in 16 bits, as bitsandbytes and GPTQ leave them."""
+    parts = count_params(cfg.replace(attention_bias="none", ffn_bias=False)).parts
+    return parts["attention"] + parts["ffn"] + parts["experts"] + parts["shared_experts"]
+
+
+def model_weight_bytes(model, weights="bf16") -> float:
+    """A real model's weights in a format: quantised linear layers, the rest in bf16."""
+    cfg = config_from(model)
+    fmt = _format(weights)
+    total = count_params(cfg).total
+    if fmt.bits >= 16:
+        return total * fmt.bytes_per_param
+    quantized = quantizable_params(cfg)
+    return quantized * fmt.bytes_per_param + (total - quantized) * BYTES_PER_VALUE["bf16"]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# LoRA
+# ----------------------------------------------------------------------------------------------------------------
+
+LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+
+
+def lora_matrix_params(rank, rows, cols):
+    """A LoRA adapter on a rows × cols matrix: B (rows × r) and A (r × cols), r·(rows + cols) parameters."""
+    return rank * (rows + cols)
+
+
+def target_shapes(cfg: ModelConfig) -> dict:
+    """The (input, output) shape of each Llama-style target matrix of one layer."""
+    q, kv, H, F = cfg.num_heads * cfg.head_dim, cfg.num_kv_heads * cfg.head_dim, cfg.hidden_size, cfg.ffn_hidden_size
+    return {"q_proj": (H, q), "k_proj": (H, kv), "v_proj": (H, kv), "o_proj": (q, H),
+            "gate_proj": (H, F), "up_proj": (H, F), "down_proj": (F, H)}
+
+
+def lora_params(model, rank, targets=("q_proj", "v_proj")) -> int:
+    """Adapter parameters for a rank and a set of target matrices, from the model's real shapes."""
+    cfg = config_from(model)
+    v.check_int("rank", rank)
+    targets = tuple(targets)
+    if not targets:
+        raise InputError("targets", "targets == (), must name at least one of " + ", ".join(LORA_TARGETS) + ".")
+    for t in targets:
+        v.check_choice("targets", t, LORA_TARGETS)
+    if cfg.is_moe and set(targets) & {"gate_proj", "up_proj", "down_proj"}:
+        raise InputError("targets", f"targets == {targets}: {cfg.name or 'this model'} is a mixture of experts; "
+                                    "adapters on expert FFNs are not modelled, target attention only.")
+    shapes = target_shapes(cfg)
+    return cfg.num_layers * sum(lora_matrix_params(rank, *shapes[t]) for t in targets)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Per-GPU memory, parallelism, and fit
+# ----------------------------------------------------------------------------------------------------------------
+
+PARTS = ("weights", "master", "gradients", "optimizer", "adapters", "activations", "kv_cache", "overhead")
+
+
+@dataclass(frozen=True)
+class MemoryBreakdown:
+    """Bytes per GPU, by part."""
+
+    parts: dict
+    gpus: int = 1
+
+    @property
+    def total(self) -> float:
+        return sum(self.parts.values())
+
+    def __getitem__(self, part):
+        return self.parts[part]
+
+    def table(self) -> str:
+        rows = [(p, b) for p, b in self.parts.items() if b]
+        lines = [f"{p:<12} {format_bytes(b):>10}" for p, b in rows]
+        lines.append(f"{'total':<12} {format_bytes(self.total):>10}  per GPU" + (f", {self.gpus} GPUs" if self.gpus > 1
+                                                                                   else ""))
+        return "\n".join(lines)
+
+    def __str__(self):
+        return self.table()
+
+
+def _check_parallel(cfg: ModelConfig, dp, tp, pp, zero):
+    v.check_int("dp", dp)
+    v.check_int("tp", tp)
+    v.check_int("pp", pp, maximum=cfg.num_layers)
+    v.check_int("zero", zero, minimum=0, maximum=3)
+    if cfg.num_heads % tp:
+        raise InputError("tp", f"tp == {tp} must divide the attention heads ({cfg.num_heads} % {tp} != 0).")
+
+
+def sharded_state_bytes(n_params, per_param: StateBytes, zero=0, dp=1) -> dict:
+    """Training states per GPU when ZeRO shards them over dp data-parallel GPUs: stage 1 the optimizer states and
+    master copy, stage 2 also the gradients, stage 3 (FSDP) also the weights."""
+    v.check_int("zero", zero, minimum=0, maximum=3)
+    v.check_int("dp", dp)
+    return {
+        "weights": n_params * per_param.weights / (dp if zero >= 3 else 1),
+        "master": n_params * per_param.master / (dp if zero >= 1 else 1),
+        "gradients": n_params * per_param.grads / (dp if zero >= 2 else 1),
+        "optimizer": n_params * per_param.optimizer / (dp if zero >= 1 else 1),
+    }
+
+
+def training_memory(model, *, convention="mixed", optimizer="adamw", zero=0, dp=1, tp=1, pp=1, micro_batch=1,
+                    seq_len=2048, recompute="none", flash=True, sequence_parallel=False,
+                    overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> MemoryBreakdown:
+    """Memory per GPU for training. Tensor and pipeline parallelism split the model over tp·pp GPUs; ZeRO then
+    shards over the dp data-parallel replicas: stage 1 the optimizer states (and master copy), stage 2 also the
+    gradients, stage 3 (FSDP) also the weights. Each divides by its own degree, never by the world size.
+    Activations are for one micro-batch per layer; with 1F1B pipelining the first stage holds about as many
+    micro-batches as there are stages, so a GPU holds about L layers' worth whatever pp is."""
+    cfg = config_from(model)
+    _check_parallel(cfg, dp, tp, pp, zero)
+    v.check_int("micro_batch", micro_batch)
+    v.check_int("seq_len", seq_len)
+    v.check_choice("recompute", recompute, RECOMPUTE)
+    n = count_params(cfg).total / (tp * pp)  # norms and embeddings are not split exactly so; a small error
+    parts = {
+        **sharded_state_bytes(n, state_bytes_per_param(convention, optimizer), zero, dp),
+        "activations": activations_per_gpu(cfg, micro_batch, seq_len, tp, sequence_parallel, recompute, flash),
+        "overhead": overhead_bytes,
+    }
+    return MemoryBreakdown(parts, gpus=dp * tp * pp)
+
+
+def activations_per_gpu(cfg: ModelConfig, micro_batch, seq_len, tp=1, sequence_parallel=False, recompute="none",
+                        flash=True) -> float:
+    """Layers' activations for one micro-batch, plus the output layer; with full recomputation, every layer's input
+    plus one layer recomputed at a time during backward."""
+    args = (seq_len, micro_batch, cfg.hidden_size, cfg.num_heads, tp, sequence_parallel)
+    total = cfg.num_layers * layer_activation_bytes(*args, recompute=recompute, flash=flash)
+    if recompute == "full":
+        total += layer_activation_bytes(*args, recompute="none", flash=flash)
+    return total + output_activation_bytes(seq_len, micro_batch, cfg.hidden_size, cfg.vocab_size, tp)
+
+
+def inference_memory(model, *, weights="bf16", tokens=2048, batch=1, kv_dtype="bf16", tp=1,
+                     overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> MemoryBreakdown:
+    """Memory per GPU for serving: weights and KV cache split over tp GPUs, plus the runtime overhead."""
+    cfg = config_from(model)
+    _check_parallel(cfg, 1, tp, 1, 0)
+    parts = {
+        "weights": model_weight_bytes(cfg, weights) / tp,
+        "kv_cache": kv_cache_bytes_for(cfg, tokens, batch, kv_dtype) / tp,
+        "overhead": overhead_bytes,
+    }
+    return MemoryBreakdown(parts, gpus=tp)
+
+
+def qlora_memory(model, *, rank=64, targets=LORA_TARGETS, micro_batch=1, seq_len=2048, base="nf4-dq",
+                 adapters="fp32", recompute="full", flash=True,
+                 overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> MemoryBreakdown:
+    """QLoRA on one GPU: a frozen 4-bit base, trainable adapters with their gradients and AdamW states (in the
+    ``adapters`` convention: PEFT keeps them in fp32 by default), activations with gradient checkpointing."""
+    cfg = config_from(model)
+    n_adapter = lora_params(cfg, rank, targets)
+    per_param = state_bytes_per_param(adapters, "adamw")
+    parts = {
+        "weights": model_weight_bytes(cfg, base),
+        "adapters": n_adapter * per_param.weights,
+        "gradients": n_adapter * per_param.grads,
+        "optimizer": n_adapter * (per_param.optimizer + per_param.master),
+        "activations": activations_per_gpu(cfg, micro_batch, seq_len, recompute=recompute, flash=flash),
+        "overhead": overhead_bytes,
+    }
+    return MemoryBreakdown(parts)
+
+
+def usable_bytes(gpu, margin=MEMORY_MARGIN) -> float:
+    """A GPU's memory less the safety margin (20% in the material)."""
+    v.check_number("margin", margin, low=0, high=1, high_open=True)
+    return hardware.gpu(gpu).memory_bytes * (1 - margin)
+
+
+def fits(breakdown: MemoryBreakdown, gpu, margin=MEMORY_MARGIN) -> bool:
+    return breakdown.total <= usable_bytes(gpu, margin)
+
+
+def min_gpus(plan, gpu, margin=MEMORY_MARGIN, limit=4096):
+    """The smallest n for which ``plan(n)`` (a MemoryBreakdown per GPU) fits, or None below ``limit``.
+    Example: ``min_gpus(lambda n: training_memory(cfg, zero=3, dp=n), "A100 80GB")``."""
+    usable = usable_bytes(gpu, margin)
+    n = 1
+    while n <= limit:
+        try:
+            if plan(n).total <= usable:
+                return n
+        except InputError as err:
+            if err.param not in ("tp", "dp", "pp"):
+                raise
+        n += 1
+    return None
+
+
+def state_gpus(n_params, bytes_per_param, gpu, margin=0.0):
+    """GPUs needed just to hold the training states, sharded evenly (ZeRO-3): ⌈N·bytes / usable memory⌉."""
+    usable = usable_bytes(gpu, margin)
+    total = training_state_bytes(n_params, bytes_per_param)
+    return int(-(-total // usable))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Communication and the pipeline bubble (seed 004 §5.2)
+# ----------------------------------------------------------------------------------------------------------------
+
+def data_parallel_traffic_bytes(n_params, bytes_per_value=2, zero=0):
+    """Bytes each GPU sends per step for data parallelism: a ring all-reduce of the gradients moves about 2Ψ
+    (reduce-scatter + all-gather); ZeRO-1/2 the same 2Ψ; ZeRO-3 about 3Ψ (weights gathered for the forward and
+    again for the backward, gradients reduce-scattered)."""
+    v.check_int("zero", zero, minimum=0, maximum=3)
+    return (3 if zero == 3 else 2) * n_params * bytes_per_value
+
+
+def pipeline_bubble(stages, micro_batches):
+    """The idle fraction of a GPipe or 1F1B pipeline: (p − 1) / (m + p − 1)."""
+    v.check_positive("stages", stages)
+    v.check_positive("micro_batches", micro_batches)
+    return (stages - 1) / (micro_batches + stages - 1)
