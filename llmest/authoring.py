@@ -20,7 +20,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS, NOTEBOOKS = ROOT / "solutions", ROOT / "notebooks"
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
-CODE_PROMPT = ['# YOUR ANSWER HERE: a number, or text such as "6.7B"', "answer = None"]
+CODE_PROMPT = ['# YOUR ANSWER HERE: a number, or text with its unit ("6.7B", "80 GB")', "answer = None"]
 MARKDOWN_PROMPT = ["*Your answer here.*"]
 _REGION = re.compile(rf"^([ \t]*){re.escape(BEGIN)}[^\n]*\n(.*?)^[ \t]*{re.escape(END)}[^\n]*(\n|$)",
                      re.MULTILINE | re.DOTALL)

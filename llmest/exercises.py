@@ -8,6 +8,7 @@ is found. The exercises of every chapter are registered here, keyed "chapter.num
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -15,10 +16,24 @@ from . import memory as mem
 from . import model as m
 from ._registry import Registry
 from ._validate import InputError
-from .units import PARSERS, format_bytes, format_count, format_int
+from .units import format_bytes, format_count, format_int, parse_bytes, parse_count
 
 # Outside the tolerance but within this factor of the answer, an estimate is "close".
 CLOSE_FACTOR = 2.0
+
+
+def _tiny_byte_count(text: str) -> bool:
+    """'71.5B' where GB are asked for: bytes by the units, but surely meant as billions or GB."""
+    if not re.fullmatch(r"[\d.,_eE+-]+\s*(b|B|bytes?)", text.strip()):
+        return False
+    try:
+        return parse_bytes(text, "answer") < 1e6
+    except InputError:
+        return False
+
+
+def _is_bare_number(answer) -> bool:
+    return not isinstance(answer, str) or re.fullmatch(r"\s*[\d.,_eE+-]+\s*", answer) is not None
 
 
 def _percent(fraction: float) -> str:
@@ -61,9 +76,20 @@ class Exercise:
     def check(self, answer) -> Verdict:
         """Grade an answer: a number, or text such as "6.7B"."""
         if answer is None or (isinstance(answer, str) and not answer.strip()):
-            return Verdict("empty", 'No answer yet: give a number, or text such as "6.7B".')
+            example = '71.5 (GB) or "71.5 GB"' if self.unit == "bytes" else '6.7e9 or "6.7B"'
+            return Verdict("empty", f"No answer yet: give a number, such as {example}.")
+        if self.unit == "bytes" and isinstance(answer, str) and _tiny_byte_count(answer):
+            return Verdict("invalid", f"Could not read that: {answer.strip()!r} means bytes, and this question asks for "
+                                      "GB: type the number of GB, or add the unit, as in \"71.5 GB\".")
         try:
-            value = PARSERS[self.unit](answer, "answer") if isinstance(answer, str) else float(answer)
+            if self.unit == "bytes":
+                value = parse_bytes(str(answer) if not isinstance(answer, str) else answer, "answer")
+                if _is_bare_number(answer) and value < 1e6:
+                    value *= 1e9  # these questions ask for GB: a bare 71.5 is GB (a bare 7.15e10 is bytes)
+            elif isinstance(answer, str):
+                value = parse_count(answer, "answer")
+            else:
+                value = float(answer)
         except (InputError, TypeError, ValueError) as err:
             return Verdict("invalid", f"Could not read that: {err}")
         if not math.isfinite(value) or value <= 0:
@@ -76,13 +102,17 @@ class Exercise:
             if value == expected:
                 return Verdict("correct", f"Correct: {shown}.")
             return Verdict("wrong", f"Not yet: {shown} is too {direction}; this asks for the exact count. Try a hint.")
+        exact = self.rel_tol < 1e-4  # "count it exactly"
         if abs(ratio - 1) <= self.rel_tol:
+            if exact:
+                return Verdict("correct", f"Correct: {shown}, exactly.")
             return Verdict("correct", f"Correct: {shown} is within {_percent(self.rel_tol)} of {self._fmt(expected)}.")
         if 1 / CLOSE_FACTOR <= ratio <= CLOSE_FACTOR:
+            wanted = "the exact count" if exact else _percent(self.rel_tol)
             return Verdict("close", f"Close: {shown} is {_percent(abs(ratio - 1))} too {direction}; this "
-                                    f"exercise asks for {_percent(self.rel_tol)}. Try a hint.")
+                                    f"exercise asks for {wanted}. Try a hint.")
         factor = max(ratio, 1 / ratio)
-        return Verdict("wrong", f"Not yet: {shown} is {factor:.1f}× too {direction}. Try a hint.")
+        return Verdict("wrong", f"Not yet: {shown} is {factor:,.3g}× too {direction}. Try a hint.")
 
     def hint(self) -> str:
         """The next hint (they stay shown once revealed)."""
@@ -192,7 +222,7 @@ register(
         "each free, how many GPUs are needed?",
         _ex1_zero2_gpus, rel_tol=0.0,
         hints=("ZeRO-2 shards gradients and optimizer states (with the master copy) but not the weights.",
-               "Per GPU: 2·N + (2 + 4 + 8)·N / n + 50 GB / n must stay under 64 GB.")),
+               "Per GPU: 2·N + (2 + 4 + 8)·N / n + 50 GB / n must stay under 80% of 80 GB.")),
     Exercise(
         "2.2",
         "The material's exercise 2: QLoRA of Llama-2-70B (hidden 8,192, 64 query and 8 KV heads of width 128, FFN "
@@ -204,18 +234,19 @@ register(
                "Sum the seven per layer, then multiply by 80.")),
     Exercise(
         "2.3",
-        "The material's exercise 3: serving Llama-2-70B in BF16 (its real 69.0B parameters) to 32 requests of "
-        "2,048 tokens. Keeping 20% of each A100 80GB free, and with tensor parallelism that must divide its 64 "
-        "heads, how many A100s?",
+        "The material's exercise 3: serving Llama-2-70B in BF16 (count its real parameters, 80 layers, 8 KV heads "
+        "of width 128) to 32 requests of 2,048 tokens. Keeping 20% of each A100 80GB free, and with tensor "
+        "parallelism that must divide its 64 heads, how many A100s?",
         lambda: mem.min_gpus(lambda n: mem.inference_memory("llama-2-70b", tokens=2048, batch=32, tp=n),
                              "A100 80GB"), rel_tol=0.0,
         hints=("KV cache: 2 · layers · KV heads · head width · 2 bytes · tokens · requests, with 8 KV heads.",
-               "Add the weights (2 bytes per parameter) and about 0.5 GB of runtime per GPU; 64 GB of each is usable.",
+               "Add the weights (2 bytes per parameter) and about 0.5 GB of runtime per GPU; 80% of each 80 GB is "
+               "usable.",
                "Round up to a count that divides 64.")),
     Exercise(
         "2.4",
-        "A 13B model trains with mixed-precision AdamW under ZeRO-2 on 4 GPUs. How many GB of training states does "
-        "each GPU hold (weights, master copy, gradients, optimizer)?",
+        "A 13B model trains with mixed-precision AdamW under ZeRO-2 on 4 GPUs. How many GB (10⁹ bytes) of training "
+        "states does each GPU hold (weights, master copy, gradients, optimizer)?",
         lambda: sum(mem.sharded_state_bytes(13e9, mem.state_bytes_per_param("mixed"), zero=2, dp=4).values()),
         unit="bytes", rel_tol=0.05,
         hints=("ZeRO-2 keeps a full copy of the 2-byte weights on every GPU.",
@@ -223,18 +254,20 @@ register(
     Exercise(
         "2.5",
         "Llama-2-13B (40 layers, hidden 5,120, 40 heads) trains on micro-batches of 2 sequences of 4,096 tokens "
-        "with FlashAttention and no recomputation. By Korthikanti et al.'s count, how many GB of activations do "
-        "its layers keep (leave out the output layer)?",
-        lambda: 40 * mem.layer_activation_bytes(4096, 2, 5120, 40, flash=True), unit="bytes", rel_tol=0.05,
-        hints=("Per layer: s·b·h·(34 + 5as/h) bytes; FlashAttention removes the 5as/h term.",
-               "34 · 4096 · 2 · 5120 bytes per layer, times 40 layers.")),
+        "with FlashAttention and no recomputation. Counting the tensors a Llama layer saves (SwiGLU width 13,824, "
+        "no dropout), how many GB (10⁹ bytes) of activations do its 40 layers keep? Leave out the output layer.",
+        lambda: 40 * mem.model_layer_activation_bytes(m.preset("llama-2-13b"), 2, 4096, flash=True), unit="bytes",
+        rel_tol=0.05,
+        hints=("Per layer, in 16 bits: two norm inputs, the QKV input, Q, K, V, the attention output, the FFN input "
+               "(each s·b·h values), and the gate, up, activation and product (each s·b·F values).",
+               "That is s·b·(12·h + 4·h + 8·F) bytes with multi-head attention; FlashAttention keeps no scores.")),
     Exercise(
         "2.6",
-        "Llama-3-8B (32 layers, 8 KV heads of width 128) serves 4 requests of 8,192 tokens each with a BF16 KV "
-        "cache. How many GB does the cache take?",
-        lambda: mem.kv_cache_bytes_for("llama-3-8b", 8192, 4), unit="bytes", rel_tol=0.05,
+        "Qwen2-7B (28 layers, 4 KV heads of width 128) serves 16 requests of 8,192 tokens each with a BF16 KV "
+        "cache. How many GB (10⁹ bytes) does the cache take?",
+        lambda: mem.kv_cache_bytes_for("qwen2-7b", 8192, 16), unit="bytes", rel_tol=0.05,
         hints=("2 (K and V) · layers · KV heads · head width · 2 bytes per token.",
-               "Multiply the bytes per token by 4 · 8,192 tokens.")),
+               "Multiply the bytes per token by 16 · 8,192 tokens; a GB is 10⁹ bytes, not 2³⁰.")),
     Exercise(
         "2.7",
         "A 34B model with mixed-precision AdamW, states sharded evenly over H100 80GB GPUs (ZeRO-3), 20% of each "

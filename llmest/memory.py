@@ -50,18 +50,18 @@ class Convention:
 
 CONVENTIONS = {c.name: c for c in [
     Convention("mixed", "bf16", "fp32", "bf16", "fp32",
-               "Mixed precision as the ZeRO paper counts it (2 + 2 + 12 bytes): DeepSpeed, the material's 16 bytes"),
+               "mixed precision as the ZeRO paper counts it; DeepSpeed; the material's convention"),
     Convention("megatron-bf16", "bf16", "fp32", "fp32", "fp32",
-               "Megatron-LM with bf16: gradients accumulated and all-reduced in fp32 (18 bytes with AdamW)"),
+               "Megatron-LM with bf16: gradients accumulated and all-reduced in fp32"),
     Convention("fp32", "fp32", None, "fp32", "fp32",
                "Plain PyTorch with fp32 parameters; autocast (AMP) computes in bf16 but stores these"),
     Convention("bf16", "bf16", None, "bf16", "bf16",
                "Plain PyTorch optimizer on a model cast to bf16: no master copy, states in bf16"),
     Convention("bf16-fp32-states", "bf16", None, "bf16", "fp32",
-               "bf16 parameters and gradients with fp32 optimizer states (e.g. AnyPrecisionAdamW)"),
+               "a configuration: bf16 parameters and gradients, an optimizer told to keep fp32 states"),
     Convention("bf16-fp32-states-fused", "bf16", None, None, "fp32",
-               "As bf16-fp32-states with the optimizer step fused into backward (torchtune's optimizer_in_bwd): "
-               "gradients are freed as they are applied"),
+               "the same with the optimizer step fused into backward (as torchtune's optimizer_in_bwd does), so "
+               "each gradient is freed once applied"),
 ]}
 
 
@@ -118,7 +118,9 @@ def state_bytes_per_param(convention="mixed", optimizer="adamw") -> StateBytes:
     """Bytes per parameter for weights, master copy, gradients and optimizer states."""
     c, o = _convention(convention), _optimizer(optimizer)
     state_dtype = o.state_dtype or c.states
-    per_state = _bytes("state dtype", state_dtype) + o.block_constant_bytes / o.block
+    per_state = _bytes("state dtype", state_dtype)
+    if o.block_constant_bytes:
+        per_state += o.block_constant_bytes / o.block
     return StateBytes(
         weights=_bytes("weights", c.weights),
         master=_bytes("master", c.master) if c.master else 0,
@@ -163,6 +165,24 @@ def layer_activation_bytes(seq_len, batch, hidden, heads, tp=1, sequence_paralle
         replicated = 34 / t if sequence_parallel else 10 + 24 / t
     scores = 0 if (recompute == "selective" or flash) else 5 * a * s / (h * t)
     return s * b * h * (replicated + scores)
+
+
+def gated_layer_activation_bytes(seq_len, batch, hidden, heads, kv_heads, head_dim, ffn_hidden, tp=1,
+                                 sequence_parallel=False, recompute="none", flash=False):
+    """The same count for a Llama-style layer: RMSNorm, a gated FFN (SwiGLU) of width F, grouped-query attention,
+    no dropout. Saved in 16 bits: the two norm inputs (4sbh), the QKV input (2sbh), Q (2sbh), K and V
+    (2·2sb·kv·d), the attention output (2sbh), the FFN input (2sbh), the gate, up, activation and product (4·2sbF),
+    and the softmax output (2as²b) unless FlashAttention or selective recomputation drops it. Tensor parallelism
+    splits all but the 8sbh of norm and block inputs; sequence parallelism splits those too."""
+    s, b, h, a, t = seq_len, batch, hidden, heads, tp
+    if recompute == "full":
+        return 2 * s * b * h / t if sequence_parallel and not (isinstance(t, int) and t == 1) else 2 * s * b * h
+    replicated = 8 * s * b * h
+    split = 4 * s * b * h + 4 * s * b * kv_heads * head_dim + 8 * s * b * ffn_hidden
+    scores = 0 if (recompute == "selective" or flash) else 2 * a * s * s * b
+    if isinstance(t, int) and t == 1:
+        return replicated + split + scores
+    return (replicated / t if sequence_parallel else replicated) + (split + scores) / t
 
 
 def output_activation_bytes(seq_len, batch, hidden, vocab_size, tp=1):
@@ -210,10 +230,10 @@ WEIGHT_FORMATS = {f.name: f for f in [
     WeightFormat("int4", 4, block=128, constant_bytes=2.5,
                  note="GPTQ/AWQ style: an fp16 scale and a 4-bit zero point per group of 128"),
     WeightFormat("nf4", 4, block=64, constant_bytes=4,
-                 note="bitsandbytes NF4: an fp32 absmax per block of 64 (0.5 bits per parameter)"),
+                 note="bitsandbytes NF4: an fp32 absmax per block of 64"),
     WeightFormat("nf4-dq", 4, block=64, constant_bytes=1 + 4 / 256,
-                 note="NF4 with double quantisation (QLoRA): 8-bit absmax plus an fp32 constant per 256 blocks "
-                      "(0.127 bits per parameter)"),
+                 note="NF4 with double quantisation (QLoRA): an 8-bit absmax per block, an fp32 constant per 256 "
+                      "blocks"),
 ]}
 
 
@@ -358,14 +378,25 @@ def training_memory(model, *, convention="mixed", optimizer="adamw", zero=0, dp=
     return MemoryBreakdown(parts, gpus=dp * tp * pp)
 
 
+def model_layer_activation_bytes(cfg: ModelConfig, micro_batch, seq_len, tp=1, sequence_parallel=False,
+                                 recompute="none", flash=True) -> float:
+    """One layer of a real model: the gated (Llama-style) count for gated FFNs, Korthikanti et al.'s otherwise."""
+    if cfg.gated_ffn:
+        return gated_layer_activation_bytes(seq_len, micro_batch, cfg.hidden_size, cfg.num_heads, cfg.num_kv_heads,
+                                            cfg.head_dim, cfg.ffn_hidden_size, tp, sequence_parallel, recompute,
+                                            flash)
+    return layer_activation_bytes(seq_len, micro_batch, cfg.hidden_size, cfg.num_heads, tp, sequence_parallel,
+                                  recompute, flash)
+
+
 def activations_per_gpu(cfg: ModelConfig, micro_batch, seq_len, tp=1, sequence_parallel=False, recompute="none",
                         flash=True) -> float:
     """Layers' activations for one micro-batch, plus the output layer; with full recomputation, every layer's input
     plus one layer recomputed at a time during backward."""
-    args = (seq_len, micro_batch, cfg.hidden_size, cfg.num_heads, tp, sequence_parallel)
-    total = cfg.num_layers * layer_activation_bytes(*args, recompute=recompute, flash=flash)
+    args = (cfg, micro_batch, seq_len, tp, sequence_parallel)
+    total = cfg.num_layers * model_layer_activation_bytes(*args, recompute=recompute, flash=flash)
     if recompute == "full":
-        total += layer_activation_bytes(*args, recompute="none", flash=flash)
+        total += model_layer_activation_bytes(*args, recompute="none", flash=flash)
     return total + output_activation_bytes(seq_len, micro_batch, cfg.hidden_size, cfg.vocab_size, tp)
 
 

@@ -68,8 +68,6 @@ def parse_bytes(text, name: str = "value") -> float:
     return value * BYTE_SCALES[unit]
 
 
-PARSERS = {"count": parse_count, "bytes": parse_bytes}
-
 
 def _significant(value: float, digits: int) -> str:
     """``digits`` significant figures, trailing zeros kept: 69.0B says the count is known to three figures."""
@@ -102,8 +100,8 @@ def format_int(value) -> str:
 
 def format_bytes(value: float, digits: int = 3, binary: bool = False) -> str:
     """112e9 -> '112 GB'; with binary=True, 2**30 -> '1.00 GiB'."""
-    units = (("TiB", 2.0**40), ("GiB", 2.0**30), ("MiB", 2.0**20), ("KiB", 2.0**10)) if binary else (
-        ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3))
+    units = (("PiB", 2.0**50), ("TiB", 2.0**40), ("GiB", 2.0**30), ("MiB", 2.0**20), ("KiB", 2.0**10)) if binary \
+        else (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3))
     return _scaled(value, units, digits, " ") or f"{_significant(value, digits)} B"
 
 

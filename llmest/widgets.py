@@ -45,7 +45,8 @@ def breakdown_chart_html(count: m.ParamCount) -> str:
 
 def exercise_widget(ex) -> w.VBox:
     """Question, an entry box, Check and Hint buttons, and the verdict."""
-    entry = w.Text(placeholder='e.g. 6.7B, 6.7e9 or "6.7 billion"', layout=w.Layout(width="16em"))
+    example = "e.g. 71.5 (GB) or 71.5 GB" if ex.unit == "bytes" else "e.g. 6.7B, 6.7e9 or 6.7 billion"
+    entry = w.Text(placeholder=example, layout=w.Layout(width="16em"))
     check = w.Button(description="Check", button_style="primary", layout=w.Layout(width="6em"))
     hint = w.Button(description="Hint", layout=w.Layout(width="6em"))
     verdict = w.HTML()

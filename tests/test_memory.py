@@ -131,6 +131,20 @@ def test_korthikanti_gpt3_attention_term():
     assert mem.layer_activation_bytes(s, b, h, a, recompute="full") == 2 * s * b * h
 
 
+def test_llama_layer_activations():
+    # Llama-2-7B, per sbh in 16 bits: norm inputs 4, QKV input 2, Q 2, K and V 4 (MHA), attention output 2,
+    # FFN input 2, gate/up/activation/product 4 · 2 · F/h; plus 2as/h of softmax output without FlashAttention.
+    cfg = le.preset("llama-2-7b")
+    s, b, h = 4096, 1, cfg.hidden_size
+    expected = 4 + 2 + 2 + 4 + 2 + 2 + 8 * cfg.ffn_hidden_size / h
+    assert mem.model_layer_activation_bytes(cfg, b, s, flash=True) == pytest.approx(expected * s * b * h)
+    assert mem.model_layer_activation_bytes(cfg, b, s, flash=False) == pytest.approx(
+        (expected + 2 * cfg.num_heads * s / h) * s * b * h)
+    gqa = le.preset("llama-2-70b")  # 8 KV heads of 128: K and V shrink to 2·2·s·b·1024
+    per_sbh = mem.model_layer_activation_bytes(gqa, 1, 1024, flash=True) / (1024 * gqa.hidden_size)
+    assert per_sbh == pytest.approx(12 + 4 * 1024 / 8192 + 8 * 28672 / 8192)
+
+
 def test_communication_and_bubble():
     assert mem.data_parallel_traffic_bytes(7e9) == 2 * 7e9 * 2
     assert mem.data_parallel_traffic_bytes(7e9, zero=3) == 3 * 7e9 * 2

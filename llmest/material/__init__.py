@@ -55,7 +55,7 @@ class Figure:
         if self.unit == "plain":
             return format_int(value)
         if self.unit == "percent":
-            return f"{value:.0%}"
+            return f"{value * 100:.3g}%"
         return FORMATTERS[self.unit](value)
 
     @property

@@ -22,6 +22,13 @@ _A100 = "A100 80GB"
 _QLORA_TARGETS = mem.LORA_TARGETS
 
 
+_MARGIN = "seed 004's 20% margin"
+
+
+def _gpu_word(n: int) -> str:
+    return f"{n} GPU" + ("" if n == 1 else "s")
+
+
 def _qlora_adapters() -> int:
     return mem.lora_params("llama-2-70b", 64, _QLORA_TARGETS)
 
@@ -38,8 +45,14 @@ def _ex1_gpu_cause() -> str:
     states = mem.sharded_state_bytes(7e9, _MIXED, zero=2, dp=2)
     return (f"ZeRO-2 shards gradients and optimizer states but keeps a full copy of the weights on each GPU. On two "
             f"GPUs that is {format_bytes(sum(states.values()))} of states per GPU before any activations; with 50-100 "
-            f"GB of activations shared out and the 20% margin, {_zero2_gpus_ex1(50 * _GB)}-{_zero2_gpus_ex1(100 * _GB)}"
+            f"GB of activations shared out and {_MARGIN}, {_zero2_gpus_ex1(50 * _GB)}-{_zero2_gpus_ex1(100 * _GB)}"
             " A100s are needed. The exercise's own states (14 + 14 + 28 GB) undercount the optimizer.")
+
+
+def _ceil_gpus() -> int:
+    """A100s for seed 000's BF16 serving case if the memory could be split in any number of parts."""
+    total = mem.inference_memory("llama-2-70b", tokens=2048, batch=32).total
+    return int(-(-total // mem.usable_bytes(_A100)))
 
 
 def _kv_mha(batch: int) -> float:
@@ -50,7 +63,7 @@ def _kv_mha(batch: int) -> float:
 def _bf16_70b_cause() -> str:
     weights = mem.weight_bytes(70e9, 2)
     return (f"{format_bytes(weights)} of weights fill {weights / 141e9:.0%} of an H200 and {weights / 160e9:.0%} of "
-            f"two A100s, leaving nothing for the KV cache, activations or the 20% margin. With the margin the "
+            f"two A100s, leaving nothing for the KV cache or {_MARGIN}. With the margin the "
             f"weights alone need {mem.min_gpus(lambda n: mem.MemoryBreakdown({'weights': weights / n}), _A100)} "
             f"A100s; real Llama-2-70B with a 32 × 2,048-token KV cache needs "
             f"{mem.min_gpus(lambda n: mem.inference_memory('llama-2-70b', tokens=2048, batch=32, tp=n), _A100)} "
@@ -60,8 +73,9 @@ def _bf16_70b_cause() -> str:
 def _full_ft_cause() -> str:
     return (f"The states of mixed-precision AdamW are {format_bytes(mem.training_state_bytes(70e9))}: "
             f"{mem.state_gpus(70e9, 16, _A100)} A100s just to hold them, {mem.state_gpus(70e9, 16, _A100, 0.2)} with "
-            "the 20% margin, before activations. Eight A100s (640 GB) suffice only with CPU/NVMe offload "
-            "(ZeRO-Infinity) or a lighter optimizer.")
+            f"{_MARGIN}, before activations. As a lower bound, 8+ is too low: eight A100s "
+            f"({format_bytes(8 * 80 * _GB)}) suffice only with CPU/NVMe offload (ZeRO-Infinity) or a lighter "
+            "optimizer.")
 
 
 def _activation_cause() -> str:
@@ -69,11 +83,25 @@ def _activation_cause() -> str:
     per_layer = mem.layer_activation_bytes(4096, 8, 4096, 32)
     flash = mem.layer_activation_bytes(4096, 8, 4096, 32, flash=True)
     sbh = 4096 * 8 * 4096
+    llama = cfg.num_layers * mem.model_layer_activation_bytes(cfg, 8, 4096, flash=False)
     return (f"32 × 8 × 4096 × 4096 × 2 × 40 = {format_bytes(mem.activation_bytes_rule(32, 8, 4096, 4096))}; "
             f"{format_bytes(mem.activation_bytes_rule(32, 8, 4096, 4096, factor=32))} is what a factor of 32 gives. "
-            f"Korthikanti et al.'s count for the same shape is {format_bytes(cfg.num_layers * per_layer)} "
-            f"(the attention scores alone are {(per_layer - flash) / sbh:.0f} of its {per_layer / sbh:.0f} bytes per sbh), {format_bytes(cfg.num_layers * flash)} "
-            "with FlashAttention.")
+            f"Counting the saved tensors instead: GPT-style layers of this shape (Korthikanti et al.) keep "
+            f"{format_bytes(cfg.num_layers * per_layer)} (the attention scores alone are "
+            f"{(per_layer - flash) / sbh:.0f} of each layer's {per_layer / sbh:.0f} bytes per sbh), Llama-2-7B's "
+            f"layers {format_bytes(llama)}.")
+
+
+def _rule_factor(gated=True, flash=False) -> float:
+    """Bytes a 7B layer saves per (token × hidden unit), halved: the factor of the material's rule."""
+    cfg = m.preset("llama-2-7b")
+    if not gated:
+        cfg = cfg.replace(gated_ffn=False, ffn_hidden_size=4 * cfg.hidden_size)
+    return mem.model_layer_activation_bytes(cfg, 1, 4096, flash=flash) / (4096 * cfg.hidden_size * 2)
+
+
+def _zero_share(stage: int) -> float:
+    return sum(mem.sharded_state_bytes(7e9, _MIXED, zero=stage, dp=8).values()) / mem.training_state_bytes(7e9)
 
 
 def _recompute_ratio() -> float:
@@ -95,8 +123,29 @@ def _case1_cause() -> str:
             "gradient accumulation up to the 64.")
 
 
+def _qlora_batch_for(activations_bytes: float) -> int:
+    """The micro-batch (× 2,048 tokens) at which QLoRA of a 70B keeps this much activation memory."""
+    return next(b for b in range(1, 512)
+                if mem.qlora_memory("llama-2-70b", micro_batch=b)["activations"] >= activations_bytes)
+
+
+def _ex2_total_cause() -> str:
+    plan = mem.qlora_memory("llama-2-70b")
+    adapters = sum(plan[p] for p in ("adapters", "gradients", "optimizer"))
+    return (f"FP32 adapters (PEFT's default) with AdamW, gradient checkpointing and a micro-batch of 1: it "
+            f"{'fits' if mem.fits(plan, _A100) else 'does not fit'} one A100 within {_MARGIN} "
+            f"({format_bytes(mem.usable_bytes(_A100))} usable). The total lands near the material's, but the parts "
+            f"differ: activations {format_bytes(plan['activations'])} at this micro-batch, and the adapters with "
+            f"their gradients and states {format_bytes(adapters)}, not "
+            f"{format_bytes(160e6 + 320e6 + 640e6)}.")
+
+
+def _qlora_7b_batch_for(total_bytes: float) -> int:
+    return next(b for b in range(1, 512) if mem.qlora_memory("llama-2-7b", micro_batch=b).total >= total_bytes)
+
+
 def _qlora_7b() -> float:
-    return mem.qlora_memory("llama-2-7b", rank=64, micro_batch=8, seq_len=2048).total
+    return mem.qlora_memory("llama-2-7b", rank=64, micro_batch=1, seq_len=2048).total
 
 
 register(
@@ -105,13 +154,13 @@ register(
            "优化器状态 (2+2)N = 4N bytes (动量+方差, FP32)", 4, lambda: _MIXED.optimizer,
            "state_bytes_per_param('mixed', 'adamw').optimizer", unit="plain",
            cause="Two FP32 tensors are 4 + 4 = 8 bytes per parameter; (2 + 2) would be two 16-bit tensors."),
-    Figure("000-1.3-total", 2, "000", _S13, "training memory per parameter, BF16 mixed precision with Adam",
-           "总计约 ~16N bytes（含激活值）", 16, lambda: _MIXED.total, "state_bytes_per_param('mixed').total",
-           unit="plain",
-           cause=lambda: f"16 bytes is right for the states alone: {_MIXED.weights} (BF16 weights) + {_MIXED.master} "
-                         f"(FP32 master) + {_MIXED.grads} (gradients) + {_MIXED.optimizer:g} (moments). It does not "
-                         "include activations, and the table's own rows (2 + 2 + 4) omit the master copy and "
-                         "undercount the moments."),
+    Figure("000-1.3-total", 2, "000", _S13, "the table's rows against its total of 16 bytes per parameter",
+           "模型参数 2N + 梯度 2N + 优化器状态 4N … 总计约 ~16N bytes（含激活值）", 16, lambda: 2 + 2 + 4,
+           "the table's own rows: 2 + 2 + 4", unit="plain",
+           cause=lambda: f"The rows add up to 8 bytes, and activations cannot fit in the other 8: they depend on "
+                         f"batch and sequence, not on N. 16 is right for the states alone: {_MIXED.weights} (BF16 "
+                         f"weights) + {_MIXED.master} (FP32 master copy, missing from the table) + {_MIXED.grads} "
+                         f"(gradients) + {_MIXED.optimizer} (two FP32 moments, not 4)."),
     # seed 000 exercise 1
     Figure("000-ex1-weights", 2, "000", _EX1, "7B weights in BF16", "参数：14 GB (BF16)", 14 * _GB,
            lambda: mem.weight_bytes(7e9, _MIXED.weights), "weight_bytes(7e9, 2)", unit="bytes"),
@@ -129,8 +178,8 @@ register(
            unit="bytes", rel_tol=0.02,
            cause=lambda: f"With the states at {format_bytes(mem.training_state_bytes(7e9))} (16 bytes per parameter), "
                          f"the total is {format_bytes(mem.training_state_bytes(7e9) + 50 * _GB)} to "
-                         f"{format_bytes(mem.training_state_bytes(7e9) + 100 * _GB)}: the exercise's 56 GB of states "
-                         "carries the optimizer error above."),
+                         f"{format_bytes(mem.training_state_bytes(7e9) + 100 * _GB)}: the exercise's "
+                         f"{format_bytes(7e9 * (2 + 2 + 4))} of states carries the optimizer error above."),
     Figure("000-ex1-gpus", 2, "000", _EX1, "A100 80GB GPUs for 7B full training with ZeRO-2",
            "需要 2x A100 80GB（使用 ZeRO-2）", 2, lambda: _zero2_gpus_ex1(50 * _GB),
            "the smallest n with ZeRO-2 states + 50 GB / n of activations ≤ 80% of 80 GB", unit="plain",
@@ -145,25 +194,24 @@ register(
            unit="bytes",
            cause=lambda: f"The QLoRA recipe puts rank-64 adapters on all seven projections of every layer: "
                          f"{format_count(_qlora_adapters())} parameters from Llama-2-70B's shapes. 160 MB is 80M "
-                         f"parameters, about q_proj alone ({format_count(mem.lora_params('llama-2-70b', 64, ['q_proj']))})."),
+                         f"parameters (in BF16, as the material counts them), about q_proj alone "
+                         f"({format_count(mem.lora_params('llama-2-70b', 64, ['q_proj']))})."),
     Figure("000-ex2-optimizer", 2, "000", _EX2, "AdamW states of those adapters", "梯度 + 优化器：~320 MB + ~640 MB",
            640e6, lambda: _qlora_adapters() * _MIXED.optimizer, "adapters × 8 bytes (two FP32 moments)",
            unit="bytes",
-           cause=lambda: f"Consistent with 80M adapter parameters (4 bytes of FP32 gradient, {_MIXED.optimizer:g} of "
-                         f"moments each), so it inherits the adapter count above: {_qlora_adapters() / 80e6:.0f} times "
-                         "more with all seven projections."),
+           cause=lambda: f"Consistent with {format_count(160e6 / 2)} adapter parameters (160 MB in BF16) with an FP32 "
+                         f"gradient and {_MIXED.optimizer} bytes of moments each, so it inherits the adapter count "
+                         f"above: {_qlora_adapters() / (160e6 / 2):.0f} times more with all seven projections."),
+    Figure("000-ex2-activations", 2, "000", _EX2, "QLoRA activations, 70B, gradient checkpointing",
+           "激活值：~20-40 GB", (20 * _GB, 40 * _GB), lambda: mem.qlora_memory("llama-2-70b")["activations"],
+           "qlora_memory('llama-2-70b', micro-batch 1 × 2,048 tokens)['activations']", unit="bytes",
+           cause=lambda: f"The exercise gives no batch. With gradient checkpointing a micro-batch of 1 × 2,048 tokens "
+                         f"keeps {format_bytes(mem.qlora_memory('llama-2-70b')['activations'])}; 20-40 GB needs "
+                         f"micro-batches of {_qlora_batch_for(20 * _GB)}-{_qlora_batch_for(40 * _GB)}."),
     Figure("000-ex2-total", 2, "000", _EX2, "QLoRA of a 70B, all of it, on one GPU",
            "总计：~56-76 GB -> 单张 A100 80GB 可行", (56 * _GB, 76 * _GB), lambda: mem.qlora_memory("llama-2-70b").total,
            "qlora_memory('llama-2-70b', rank 64, all projections, micro-batch 1 × 2,048 tokens)", unit="bytes",
-           rel_tol=0.05,
-           cause=lambda: f"FP32 adapters (PEFT's default) with AdamW, gradient checkpointing and a micro-batch of 1: "
-                         f"it {'fits' if mem.fits(mem.qlora_memory('llama-2-70b'), _A100) else 'does not fit'} one "
-                         "A100 within the 64 GB left by the 20% margin. The total lands near the material's, but "
-                         "the parts differ: the activations are "
-                         f"{format_bytes(mem.qlora_memory('llama-2-70b')['activations'])} at this micro-batch, not "
-                         "20-40 GB, and the adapters with their gradients and states take "
-                         f"{format_bytes(sum(mem.qlora_memory('llama-2-70b')[p] for p in ('adapters', 'gradients', 'optimizer')))}, "
-                         "not 1.1 GB."),
+           rel_tol=0.05, cause=_ex2_total_cause),
     Figure("000-ex2-tokens", 2, "000", _EX2, "fine-tuning tokens", "10K x 2048 token = ~20M token", 20e6,
            lambda: 10_000 * 2048, "10,000 × 2,048", rel_tol=0.05),
     # seed 000 exercise 3: serving a 70B
@@ -180,22 +228,35 @@ register(
            cause=lambda: f"Llama-2-70B's 8 KV heads of width 128 hold {format_bytes(mem.kv_cache_bytes_for('llama-2-70b', 2048, 32))}; "
                          f"full multi-head attention (64 KV heads) would hold {format_bytes(_kv_mha(32))}. "
                          "The range matches neither."),
+    Figure("000-ex3-bf16-total", 2, "000", _EX3, "serving a 70B in BF16 with that KV cache, in all",
+           "总计：~180-220 GB", (180 * _GB, 220 * _GB),
+           lambda: mem.inference_memory("llama-2-70b", tokens=2048, batch=32).total,
+           "inference_memory('llama-2-70b', tokens=2048, batch=32)", unit="bytes",
+           cause="Lower than the material's because its KV cache figure is too high (above)."),
     Figure("000-ex3-total-gpus", 2, "000", _EX3, "A100s to serve a 70B in BF16 with that KV cache",
            "总计：~180-220 GB -> 3-4x A100", (3, 4),
            lambda: mem.min_gpus(lambda n: mem.inference_memory("llama-2-70b", tokens=2048, batch=32, tp=n), _A100),
            "min_gpus(inference_memory('llama-2-70b', 2,048 × 32, tp=n), 'A100 80GB')", unit="plain",
-           cause=lambda: f"The memory is {format_bytes(mem.inference_memory('llama-2-70b', tokens=2048, batch=32).total)}, "
-                         "less than the material's 180-220 GB because its KV figure is too high, but tensor "
-                         "parallelism must divide the 64 heads, so 3 GPUs are not an option: 4."),
+           cause=lambda: f"{format_bytes(mem.inference_memory('llama-2-70b', tokens=2048, batch=32).total)} would "
+                         f"fit in {_gpu_word(_ceil_gpus())} by memory alone, but tensor parallelism must divide the "
+                         f"64 heads, so the smallest usable count is "
+                         f"{mem.min_gpus(lambda n: mem.inference_memory('llama-2-70b', tokens=2048, batch=32, tp=n), _A100)}."),
     Figure("000-ex3-int4", 2, "000", _EX3, "70B weights in INT4", "权重：~35 GB -> 1x A100 80GB", 35 * _GB,
            lambda: mem.weight_bytes(70e9, 0.5), "weight_bytes(70e9, 0.5)", unit="bytes",
            cause=lambda: f"With group-wise constants and 16-bit embeddings, real Llama-2-70B in INT4 is "
                          f"{format_bytes(mem.model_weight_bytes('llama-2-70b', 'int4'))}."),
+    Figure("000-ex3-int4-kv", 2, "000", _EX3, "KV cache and runtime beside INT4 weights",
+           "KV Cache + 运行时：~20-30 GB", (20 * _GB, 30 * _GB),
+           lambda: sum(mem.inference_memory("llama-2-70b", weights="int4", tokens=2048, batch=32)[p]
+                       for p in ("kv_cache", "overhead")),
+           "inference_memory(..., weights='int4')['kv_cache'] + ['overhead']", unit="bytes",
+           cause="Right for Llama-2-70B's 8 KV heads, although the BF16 case above used 40-80 GB for the same cache."),
     Figure("000-ex3-int4-total", 2, "000", _EX3, "serving a 70B in INT4 with the 32 × 2,048 KV cache",
            "总计：~55-65 GB -> 1x A100 80GB", (55 * _GB, 65 * _GB),
            lambda: mem.inference_memory("llama-2-70b", weights="int4", tokens=2048, batch=32).total,
            "inference_memory('llama-2-70b', weights='int4', tokens=2048, batch=32)", unit="bytes",
-           cause="It fits one A100 within the 20% margin."),
+           cause=lambda: f"It {'fits' if mem.fits(mem.inference_memory('llama-2-70b', weights='int4', tokens=2048, batch=32), _A100) else 'does not fit'} "
+                         f"one A100 within {_MARGIN}."),
     # seed 000 §4
     Figure("000-4.1-infer-7b", 2, "000", _S41, "serving a 7B in BF16", "推理 7B (BF16)：~14 GB 显存", 14 * _GB,
            lambda: mem.weight_bytes(7e9, 2), "weight_bytes(7e9, 2)", unit="bytes",
@@ -215,11 +276,11 @@ register(
            cause="States only, as §2.1 of seed 004 says; activations come on top."),
     Figure("000-4.2-qlora-7b", 2, "000", _S42, "QLoRA of a 7B",
            "QLoRA 显存 ≈ 0.5N (基座) + LoRA 参数 + 激活值 -> 7B 约 16-20 GB", (16 * _GB, 20 * _GB), _qlora_7b,
-           "qlora_memory('llama-2-7b', rank 64, all projections, micro-batch 8 × 2,048 tokens)", unit="bytes",
+           "qlora_memory('llama-2-7b', rank 64, all projections, micro-batch 1 × 2,048 tokens)", unit="bytes",
            rel_tol=0.05,
-           cause=lambda: f"The material gives no batch. At micro-batch 8 × 2,048 tokens the total is "
-                         f"{format_bytes(_qlora_7b())}; at micro-batch 1 it is "
-                         f"{format_bytes(mem.qlora_memory('llama-2-7b', micro_batch=1).total)}."),
+           cause=lambda: f"The material gives no batch. The minimum, a micro-batch of 1 × 2,048 tokens, needs "
+                         f"{format_bytes(_qlora_7b())}; 16-20 GB is what micro-batches of about "
+                         f"{_qlora_7b_batch_for(16 * _GB)}-{_qlora_7b_batch_for(20 * _GB)} need."),
     # seed 004 §2
     Figure("004-2.1-bytes", 2, "004", _S21, "bytes per parameter, mixed-precision Adam",
            "2B + 4B + 2B + 4B + 4B = 16字节", 16, lambda: _MIXED.total, "state_bytes_per_param('mixed', 'adamw')",
@@ -231,21 +292,22 @@ register(
     Figure("004-2.2-activations", 2, "004", _S22, "activations of the 7B example by the material's rule",
            "32×8×4096×4096×2×40≈275GB", 275 * _GB, lambda: mem.activation_bytes_rule(32, 8, 4096, 4096),
            "activation_bytes_rule(32, 8, 4096, 4096, 2, 40)", unit="bytes", cause=_activation_cause),
-    Figure("004-2.2-factor", 2, "004", _S22, "the rule's factor, bytes per (token × hidden) per layer, in 16 bits",
-           "这个系数在不同框架和算子实现里差异很大常见范围在30到60之间", (30, 60),
-           lambda: mem.layer_activation_bytes(1, 1, 1, 1, flash=True), "layer_activation_bytes with FlashAttention, per sbh",
-           unit="plain", rel_tol=0.0,
-           cause=lambda: f"Korthikanti et al. count {mem.layer_activation_bytes(1, 1, 1, 1, flash=True)} bytes per "
-                         "sbh once the attention scores are not kept (FlashAttention or selective recomputation); "
-                         "with the scores the factor is 34 + 5as/h, "
-                         f"{mem.layer_activation_bytes(4096, 1, 4096, 32) / 4096**2:.0f} for the 7B at 4,096 tokens."),
+    Figure("004-2.2-factor", 2, "004", _S22, "the rule's factor for its 7B example, no recomputation",
+           "这个系数在不同框架和算子实现里差异很大常见范围在30到60之间", (30, 60), _rule_factor,
+           "Llama-2-7B's saved bytes per layer / (s·b·h · 2 bytes), at 4,096 tokens", unit="plain", rel_tol=0.0,
+           cause=lambda: f"The rule multiplies by 2 bytes and by the factor, so the factor is half the bytes saved "
+                         f"per token and hidden unit. A Llama-2-7B layer gives {_rule_factor():.0f} at 4,096 tokens; "
+                         f"a GPT-style layer (4h GELU MLP, dropout) {_rule_factor(gated=False):.0f}; with "
+                         f"FlashAttention {_rule_factor(flash=True):.0f}. The factor grows with the sequence."),
     Figure("004-2.2-quarter", 2, "004", _S22, "activation peak with FlashAttention and checkpointing, vs none",
            "显存峰值能降到原来的四分之一甚至更低", (0, 0.25), _recompute_ratio,
            "activations_per_gpu(llama-2-7b, 8 × 4,096, full recompute + flash) / (no recompute, no flash)",
            unit="percent", rel_tol=0.0),
     Figure("004-2.2-recompute-cost", 2, "004", _S22, "extra compute of gradient checkpointing",
            "以大约30%的额外计算量", 0.30, lambda: 8 / 6 - 1, "(8N − 6N) / 6N: one more forward pass", unit="percent",
-           rel_tol=0.15, cause="Full recomputation repeats the forward pass: 8N FLOPs per token instead of 6N, +33%."),
+           rel_tol=0.15,
+           cause=lambda: f"Full recomputation repeats the forward pass: 8N FLOPs per token instead of 6N, "
+                         f"{8 / 6 - 1:+.0%}."),
     Figure("004-2.3-zero3-7b", 2, "004", _S23, "a 7B's states per GPU, ZeRO-3 on 8 GPUs", "每卡参数相关显存约14GB",
            14 * _GB, lambda: sum(mem.sharded_state_bytes(7e9, _MIXED, zero=3, dp=8).values()),
            "sharded_state_bytes(7e9, 16 bytes, zero=3, dp=8)", unit="bytes"),
@@ -254,6 +316,13 @@ register(
     Figure("004-2.3-activations", 2, "004", _S23, "activations per GPU, 64 sequences of 4,096 tokens",
            "激活值可能被压到每卡10~20GB", (10 * _GB, 20 * _GB), _case1_activations,
            "activations_per_gpu(llama-2-7b, 64 × 4,096, full recompute, flash)", unit="bytes", cause=_case1_cause),
+    Figure("004-5.2-zero-share", 2, "004", "§5.2 并行策略怎么改变你的估算结果",
+           "per-GPU states when ZeRO shards parameters, gradients and optimizer states over 8 GPUs, vs one GPU",
+           "单卡显存约等于原来的一份除以卡数", 1 / 8,
+           lambda: sum(mem.sharded_state_bytes(7e9, _MIXED, zero=3, dp=8).values()) / mem.training_state_bytes(7e9),
+           "sharded_state_bytes(7e9, zero=3, dp=8) / training_state_bytes(7e9)", unit="percent",
+           cause=lambda: "True when all three are sharded (ZeRO-3, FSDP). ZeRO-1 keeps "
+                         f"{_zero_share(1):.0%} and ZeRO-2 {_zero_share(2):.0%} of the states on each of 8 GPUs."),
     Figure("004-2.3-70b-bf16", 2, "004", _S23, "a 70B's weights in BF16", "权重本身约140GB", 140 * _GB,
            lambda: mem.weight_bytes(70e9, 2), "weight_bytes(70e9, 2)", unit="bytes"),
     Figure("004-2.3-70b-int8", 2, "004", _S23, "a 70B's weights in INT8", "用INT8/INT4量化把权重压到70GB甚至更低",
@@ -264,15 +333,15 @@ register(
            "用80G卡要16张才刚好从账面上放下", 16, lambda: mem.state_gpus(70e9, 16, _A100),
            "state_gpus(70e9, 16 bytes, 'A100 80GB', margin 0)", unit="plain", rel_tol=0.0,
            cause=lambda: f"{format_bytes(mem.training_state_bytes(70e9))} / 80 GB = {mem.state_gpus(70e9, 16, _A100)} "
-                         f"GPUs just hold the states on paper; 16 leave "
+                         f"GPUs just hold the states on paper; 16 (two 8-GPU nodes) leave "
                          f"{1 - mem.training_state_bytes(70e9) / (16 * 80 * _GB):.1%} spare. With the material's own "
                          f"20% margin it is {mem.state_gpus(70e9, 16, _A100, 0.2)}."),
     Figure("004-2.3-kv-request", 2, "004", _S23, "KV cache of one 2,048-token request, 70B, by 2·L·S·H·2",
            "单条请求、序列长度2048、半精度算下来约5GB", 5 * _GB, lambda: _kv_mha(1),
-           "kv_cache_bytes(80 layers, 64 KV heads × 128 = H, 2,048 tokens)", unit="bytes", rel_tol=0.08,
-           cause=lambda: f"{format_bytes(_kv_mha(1))} = {format_bytes(_kv_mha(1), binary=True)}. The formula "
-                         f"assumes every head has its own K and V; Llama-2-70B's 8 KV heads need "
-                         f"{format_bytes(mem.kv_cache_bytes_for('llama-2-70b', 2048))}."),
+           "kv_cache_bytes(80 layers, 64 KV heads × 128 = H, 2,048 tokens)", unit="bytes", rel_tol=0.05,
+           cause=lambda: f"{format_bytes(_kv_mha(1))}, which is {format_bytes(_kv_mha(1), binary=True)}: GiB written "
+                         f"as GB. The formula also assumes every head has its own K and V; Llama-2-70B's 8 KV heads "
+                         f"need {format_bytes(mem.kv_cache_bytes_for('llama-2-70b', 2048))}."),
     Figure("004-2.3-kv-32", 2, "004", _S23, "the same for 32 concurrent requests", "并发32条请求就是160GB",
            160 * _GB, lambda: _kv_mha(32), "kv_cache_bytes(80, 64, 128, 2048, batch=32)", unit="bytes",
            rel_tol=0.02,
