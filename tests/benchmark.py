@@ -121,8 +121,9 @@ ROUND_TRIP_JS = """async (key) => {
   const handle = document.querySelector('.llmest-num_layers .noUi-handle');
   const summary = document.querySelector('.llmest-summary');
   const old = summary.textContent;
-  return await new Promise((resolve) => {
+  return await new Promise((resolve, reject) => {
     const start = performance.now();
+    setTimeout(() => reject(new Error('no new count within 10 s')), 10000);
     const observer = new MutationObserver(() => {
       if (summary.textContent !== old) { observer.disconnect(); resolve(performance.now() - start); }
     });
@@ -135,8 +136,9 @@ ROUND_TRIP_JS = """async (key) => {
 BUTTON_ROUND_TRIP_JS = """async () => {
   const box = document.querySelector('.llmest-exercise');
   const button = [...box.querySelectorAll('button')].find((b) => b.textContent.includes('Check'));
-  return await new Promise((resolve) => {
+  return await new Promise((resolve, reject) => {
     const start = performance.now();
+    setTimeout(() => reject(new Error('no verdict within 10 s')), 10000);
     const observer = new MutationObserver(() => { observer.disconnect(); resolve(performance.now() - start); });
     observer.observe(box, {subtree: true, childList: true, characterData: true});
     button.click();
@@ -158,6 +160,7 @@ def bench_chapters() -> None:
 
 
 if __name__ == "__main__":
+    sys.stdout.reconfigure(line_buffering=True)
     bench_import()
     bench_counting()
     bench_calculator()
