@@ -26,7 +26,9 @@ def is_symbolic(value) -> bool:
 
 
 def _show(value) -> str:
-    return repr(value) if isinstance(value, str) else str(value)
+    if isinstance(value, str):
+        return repr(value)
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def check_int(name: str, value, *, minimum: int = 1, maximum: int | None = None) -> int:
@@ -112,6 +114,10 @@ def check_choice(name: str, value, choices) -> str:
     if value in choices:
         return value
     allowed = ", ".join(repr(c) for c in choices)
-    close = difflib.get_close_matches(str(value), [str(c) for c in choices], n=3, cutoff=0.5)
+    text = str(value).lower()
+    close = [str(c) for c in choices if text and text in str(c).lower()]  # "H100" -> "H100 SXM", "H100 PCIe"
+    close += [c for c in difflib.get_close_matches(str(value), [str(c) for c in choices], n=3, cutoff=0.5)
+              if c not in close]
+    close = close[:3]
     hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     raise InputError(name, f"{name} == {_show(value)}, must be one of {allowed}.{hint}")

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
+from . import compute as cp
+from . import hardware
 from . import memory as mem
 from . import model as m
 from ._registry import Registry
@@ -30,6 +32,15 @@ def _tiny_byte_count(text: str) -> bool:
         return parse_bytes(text, "answer") < 1e6
     except InputError:
         return False
+
+
+def _parse_percent(text: str) -> float:
+    """"42%", "42 %" or "0.42" -> 0.42."""
+    stripped = text.strip()
+    if stripped.endswith("%"):
+        return parse_count(stripped[:-1], "answer") / 100
+    value = parse_count(stripped, "answer")
+    return value / 100 if value > 1 else value
 
 
 def _is_bare_number(answer) -> bool:
@@ -69,6 +80,8 @@ class Exercise:
     def _fmt(self, value: float) -> str:
         if self.unit == "bytes":
             return format_bytes(value)
+        if self.unit == "percent":
+            return f"{value:.1%}"
         if abs(value) >= 1e4:
             return f"{format_int(value)} ({format_count(value)})"
         return format_int(value) if float(value).is_integer() else f"{value:,.4g}"
@@ -76,7 +89,7 @@ class Exercise:
     def check(self, answer) -> Verdict:
         """Grade an answer: a number, or text such as "6.7B"."""
         if answer is None or (isinstance(answer, str) and not answer.strip()):
-            example = '71.5 (GB) or "71.5 GB"' if self.unit == "bytes" else '6.7e9 or "6.7B"'
+            example = {"bytes": '71.5 (GB) or "71.5 GB"', "percent": '"42%" or 0.42'}.get(self.unit, '6.7e9 or "6.7B"')
             return Verdict("empty", f"No answer yet: give a number, such as {example}.")
         if self.unit == "bytes" and isinstance(answer, str) and _tiny_byte_count(answer):
             return Verdict("invalid", f"Could not read that: {answer.strip()!r} means bytes, and this question asks for "
@@ -86,6 +99,8 @@ class Exercise:
                 value = parse_bytes(str(answer) if not isinstance(answer, str) else answer, "answer")
                 if _is_bare_number(answer) and value < 1e6:
                     value *= 1e9  # these questions ask for GB: a bare 71.5 is GB (a bare 7.15e10 is bytes)
+            elif isinstance(answer, str) and self.unit == "percent":
+                value = _parse_percent(answer)
             elif isinstance(answer, str):
                 value = parse_count(answer, "answer")
             else:
@@ -274,4 +289,61 @@ register(
         "kept free: how many GPUs just for the states, before activations?",
         lambda: mem.state_gpus(34e9, 16, "H100 SXM", margin=0.2), rel_tol=0.0,
         hints=("16 bytes per parameter.", "Divide by 64 GB usable per GPU and round up.")),
+)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Chapter 3: FLOPs and time
+# ----------------------------------------------------------------------------------------------------------------
+
+_H100 = hardware.gpu("H100 SXM")
+
+
+register(
+    Exercise(
+        "3.1",
+        "A 13B model trains on 2T tokens on H100 SXM GPUs (989 dense BF16 TFLOPS) at 40% MFU. How many GPU-hours?",
+        lambda: cp.gpu_hours(cp.training_flops(13e9, 2e12), _H100.bf16_flops_per_s, 0.4), rel_tol=0.05,
+        hints=("FLOPs ≈ 6·N·D.", "FLOPs / (peak × MFU) gives GPU-seconds; divide by 3,600.")),
+    Exercise(
+        "3.2",
+        "The same run on 512 H100s: how many days, before any margin?",
+        lambda: cp.training_days(cp.training_flops(13e9, 2e12), 512, _H100.bf16_flops_per_s, 0.4), rel_tol=0.05,
+        hints=("GPU-hours / GPUs / 24.",)),
+    Exercise(
+        "3.3",
+        "You have 256 A100s (312 TFLOPS) for 21 days at 40% MFU, and want 20 training tokens per parameter. What is "
+        "the largest model (parameters) you can train?",
+        lambda: (cp.compute_budget(256, 21, hardware.gpu("A100 80GB").bf16_flops_per_s, 0.4) / 120) ** 0.5,
+        rel_tol=0.05,
+        hints=("The budget is GPUs × peak × MFU × seconds.", "With D = 20·N, C = 6·N·20·N = 120·N²: solve for N.")),
+    Exercise(
+        "3.4",
+        "A team reports training a 30B model on 600B tokens in 21 days on 1,024 A100s. What MFU does that imply?",
+        lambda: cp.training_flops(30e9, 600e9) / (1024 * 21 * cp.SECONDS_PER_DAY
+                                                 * hardware.gpu("A100 80GB").bf16_flops_per_s),
+        unit="percent", rel_tol=0.05,
+        hints=("MFU = model FLOPs / (GPUs × peak × seconds).",)),
+    Exercise(
+        "3.5",
+        "Llama-2-7B has 32 layers of 32 heads of width 128 and about 6.61B matmul weights (N, the embedding left "
+        "out). At what sequence length T do the attention FLOPs, 12·L·H·Q·T per token, reach 10% of a training "
+        "token's FLOPs (6N + 12·L·H·Q·T)?",
+        lambda: cp.seq_len_for_attention_share(cp.flops_params("llama-2-7b"), 32, 32, 128, 0.1), rel_tol=0.05,
+        hints=("Solve 12·L·H·Q·T = 0.1 · (6N + 12·L·H·Q·T) for T.",)),
+    Exercise(
+        "3.6",
+        "Llama-2-7B in BF16 decodes one sequence at a time on an H100 SXM (3.35 TB/s). Every step reads all the "
+        "weights (its 6.74B parameters, 2 bytes each); ignore the KV cache. At most how many tokens per second?",
+        lambda: _H100.bandwidth_bytes_per_s / mem.model_weight_bytes("llama-2-7b", "bf16"), rel_tol=0.05,
+        hints=("At batch 1 decoding is bound by memory bandwidth, not by FLOPs.",
+               "Time per token = weight bytes / bandwidth.")),
+    Exercise(
+        "3.7",
+        "At what batch size does decoding Llama-2-7B in BF16 on an H100 SXM become compute-bound, ignoring the KV "
+        "cache? (Compute per step 2·N·B at 989 TFLOPS; memory per step the weights at 3.35 TB/s; N = 6.61B matmul "
+        "weights, 6.74B parameters read.)",
+        lambda: cp.compute_bound_batch(mem.model_weight_bytes("llama-2-7b", "bf16"), cp.flops_params("llama-2-7b"),
+                                       _H100.bandwidth_bytes_per_s, _H100.bf16_flops_per_s), rel_tol=0.05,
+        hints=("Set 2·N·B / peak equal to weight bytes / bandwidth.",)),
 )

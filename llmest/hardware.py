@@ -27,6 +27,8 @@ class GPU:
     interconnect: str
     source: str
     note: str = ""
+    physical_memory_bytes: float | None = None   # when less than all of it is usable
+    recalled: tuple = ()    # fields not found in a stored copy of the source: check before relying on them
 
     @property
     def memory_gb(self) -> float:
@@ -35,7 +37,8 @@ class GPU:
 
 CATALOG = {gpu.name: gpu for gpu in [
     GPU("V100", 32e9, 900e9, 125 * TERA, None, None, 15.7 * TERA, 300e9, "NVLink 2 (300 GB/s)",
-        "NVIDIA V100 datasheet (SXM2)", "No BF16: 125 TFLOPS is FP16 tensor; 16 GB and 32 GB versions exist."),
+        "NVIDIA V100 datasheet (SXM2)", "No BF16: 125 TFLOPS is FP16 tensor; 16 GB and 32 GB versions exist.",
+        recalled=("bandwidth",)),
     GPU("A100 80GB", 80e9, 2039e9, 312 * TERA, None, 156 * TERA, 19.5 * TERA, 600e9, "NVLink 3 (600 GB/s)",
         "NVIDIA A100 datasheet (SXM, 80GB)", "624 TFLOPS BF16 is the 2:4-sparse figure."),
     GPU("H100 SXM", 80e9, 3.35e12, 989.4 * TERA, 1979 * TERA, 494.7 * TERA, 67 * TERA, 900e9, "NVLink 4 (900 GB/s)",
@@ -45,17 +48,20 @@ CATALOG = {gpu.name: gpu for gpu in [
     GPU("H200", 141e9, 4.8e12, 989.4 * TERA, 1979 * TERA, 494.7 * TERA, 67 * TERA, 900e9, "NVLink 4 (900 GB/s)",
         "NVIDIA H200 datasheet (SXM)", "Same compute as H100 SXM; more and faster memory."),
     GPU("B200", 180e9, 7.7e12, 2250 * TERA, 4500 * TERA, 1100 * TERA, 75 * TERA, 1.8e12, "NVLink 5 (1.8 TB/s)",
-        "NVIDIA HGX B200 datasheet", "180 GB usable of 192 GB physical; 4,500 TFLOPS BF16 is sparse."),
+        "NVIDIA HGX B200 datasheet", "180 GB usable of 192 GB physical; 4,500 TFLOPS BF16 is sparse.",
+        physical_memory_bytes=192e9),
     GPU("RTX A6000", 48e9, 768e9, 154.8 * TERA, None, 77.4 * TERA, 38.7 * TERA, 112.5e9, "NVLink bridge, 2-way",
         "NVIDIA Ampere GA102 whitepaper, Table 3",
-        "38.7 TFLOPS is the FP32 CUDA-core peak (10,752 cores × 2 × 1.80 GHz), not BF16."),
+        "38.7 TFLOPS is the FP32 CUDA-core peak (10,752 cores × 2 × 1.80 GHz), not BF16.",
+        recalled=("TF32", "interconnect")),
     GPU("RTX 4090", 24e9, 1008e9, 165.2 * TERA, 330.3 * TERA, 82.6 * TERA, 82.6 * TERA, None, "none (PCIe only)",
         "NVIDIA Ada Lovelace whitepaper, Appendix A",
-        "82.6 TFLOPS is the FP32 CUDA-core peak; BF16 with FP32 accumulate is 165.2 (330.3 with FP16 accumulate)."),
+        "82.6 TFLOPS is the FP32 CUDA-core peak; BF16 with FP32 accumulate is 165.2 (330.3 with FP16 accumulate).",
+        recalled=("TF32",)),
     GPU("L40S", 48e9, 864e9, 362.05 * TERA, 733 * TERA, 183 * TERA, 91.6 * TERA, None, "none (PCIe Gen4)",
         "NVIDIA L40S datasheet", "733 TFLOPS BF16 is the sparse figure."),
     GPU("MI300X", 192e9, 5.3e12, 1307.4 * TERA, 2614.9 * TERA, 653.7 * TERA, 163.4 * TERA, 896e9,
-        "Infinity Fabric (896 GB/s)", "AMD Instinct MI300X datasheet"),
+        "Infinity Fabric (896 GB/s)", "AMD Instinct MI300X datasheet", recalled=("TF32", "interconnect")),
 ]}
 
 

@@ -348,6 +348,9 @@ PRESETS = {
     "llama-2-13b": _llama_like("llama-2-13b", 32000, 5120, 40, 40, 40, 13824),
     "llama-2-70b": _llama_like("llama-2-70b", 32000, 8192, 80, 64, 8, 28672),
     "llama-33b": _llama_like("llama-33b", 32000, 6656, 60, 52, 52, 17920),  # LLaMA-1 "33B" (sometimes "30B")
+    "llama-65b": _llama_like("llama-65b", 32000, 8192, 80, 64, 64, 22016),  # LLaMA-1 65B
+    # Llama 2 34B was not released; this is the shape of Code Llama 34B, which was trained from it.
+    "llama-2-34b": _llama_like("llama-2-34b", 32000, 8192, 48, 64, 8, 22016),
     "llama-3-8b": _llama_like("llama-3-8b", 128256, 4096, 32, 32, 8, 14336),
     "llama-3.1-70b": _llama_like("llama-3.1-70b", 128256, 8192, 80, 64, 8, 28672),
     "mistral-7b": _llama_like("mistral-7b", 32000, 4096, 32, 32, 8, 14336),

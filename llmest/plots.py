@@ -156,3 +156,64 @@ def kv_cache_vs_tokens(models, batch=1, ax=None):
     ax.set_ylabel(f"KV cache, GB (batch {batch}, BF16)")
     ax.legend(fontsize=8)
     return ax
+
+
+def days_vs_gpus(flops, gpu="A100 80GB", mfus=(0.3, 0.4, 0.5), ax=None, marks=()):
+    """Training days against GPU count for a FLOP budget, one line per MFU; ``marks``: (gpus, label) points."""
+    from . import compute as cp
+    from . import hardware
+
+    ax = _axes(ax, (7, 4))
+    peak = hardware.gpu(gpu).bf16_flops_per_s
+    counts = np.logspace(3, 14, 23, base=2)
+    for mfu in mfus:
+        ax.plot(counts, [cp.training_days(flops, g, peak, mfu) for g in counts], label=f"MFU {mfu:.0%}")
+    for gpus, label in marks:
+        days = cp.training_days(flops, gpus, peak, mfus[len(mfus) // 2])
+        ax.plot(gpus, days, "o", color="black")
+        ax.annotate(label, (gpus, days), textcoords="offset points", xytext=(6, 6), fontsize=8)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(f"GPUs ({hardware.gpu(gpu).name})")
+    ax.set_ylabel("days")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def published_mfu(ax=None):
+    """The MFU each published run implies (llmest.runs), against the material's ranges."""
+    from . import runs
+
+    ax = _axes(ax, (7, 3.6))
+    names = [r.name for r in runs.RUNS] + ["PaLM 540B", runs.GPT3.name]
+    values = [r.mfu for r in runs.RUNS] + [runs.palm_mfu(True), runs.GPT3.mfu]
+    ax.barh(names, np.array(values) * 100, color="#4c72b0")
+    ax.axvspan(30, 50, color="#dd8452", alpha=0.15, label="seed 000: 30-50%")
+    ax.axvspan(40, 60, color="#55a868", alpha=0.12, label="seed 004: 40-60%")
+    for y, value in enumerate(values):
+        ax.text(value * 100, y, f" {value:.0%}", va="center", fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 70)
+    ax.set_xlabel("implied MFU, %")
+    ax.legend(fontsize=8, loc="lower right")
+    return ax
+
+
+def roofline(model, gpu, context_tokens=2048, weights="bf16", ax=None):
+    """Decode tokens/s against batch: the memory-bandwidth bound, the compute bound, and their minimum."""
+    from . import compute as cp
+
+    ax = _axes(ax, (7, 4))
+    batches = np.array([2 ** k for k in range(0, 11)])
+    estimates = [cp.decode_estimate(model, gpu, batch=int(b), context_tokens=context_tokens, weights=weights)
+                 for b in batches]
+    ax.plot(batches, [b / e.memory_seconds for b, e in zip(batches, estimates)], "--", label="memory bound")
+    ax.plot(batches, [b / e.compute_seconds for b, e in zip(batches, estimates)], "--", label="compute bound")
+    ax.plot(batches, [e.tokens_per_s for e in estimates], "o-", color="black", label="roofline")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("batch (sequences decoded together)")
+    ax.set_ylabel("tokens/s")
+    ax.set_title(f"{model} on {gpu}, {context_tokens:,}-token context, {weights}", fontsize=10)
+    ax.legend(fontsize=8)
+    return ax

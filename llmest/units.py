@@ -105,4 +105,15 @@ def format_bytes(value: float, digits: int = 3, binary: bool = False) -> str:
     return _scaled(value, units, digits, " ") or f"{_significant(value, digits)} B"
 
 
-FORMATTERS = {"count": format_count, "bytes": format_bytes}
+def format_flops(value: float, digits: int = 3) -> str:
+    """4.2e22 -> '4.2e22' (scientific: FLOP counts span too many orders of magnitude for suffixes)."""
+    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+    return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
+
+
+def format_usd(value: float) -> str:
+    """187000 -> '$187,000'."""
+    return f"${value:,.0f}"
+
+
+FORMATTERS = {"count": format_count, "bytes": format_bytes, "flops": format_flops, "usd": format_usd}

@@ -7,6 +7,7 @@ import html
 
 import ipywidgets as w
 
+from . import _validate as v
 from . import model as m
 from .plots import PART_COLORS
 from ._validate import InputError
@@ -353,3 +354,205 @@ class MemoryPlanner:
 
 def memory_planner(model: str = "llama-2-7b", gpu: str = "A100 80GB") -> MemoryPlanner:
     return MemoryPlanner(model, gpu)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Chapter 3: the training planner and the serving roofline
+# ----------------------------------------------------------------------------------------------------------------
+
+def svg_chart(series, x_label: str, y_label: str, marker=None, width=460, height=220) -> str:
+    """A small log-log line chart in SVG: ``series`` are (xs, ys, color, label); ``marker`` an (x, y) dot.
+    Live widgets use it because it redraws in well under a millisecond."""
+    import math
+
+    xs = [x for s in series for x in s[0]]
+    ys = [y for s in series for y in s[1] if y > 0]
+    x0, x1 = math.log10(min(xs)), math.log10(max(xs))
+    y0, y1 = math.log10(min(ys)), math.log10(max(ys))
+    y0, y1 = (y0 - 0.1, y1 + 0.1) if y1 - y0 > 1e-9 else (y0 - 1, y1 + 1)
+    left, bottom, right, top = 56, height - 34, width - 10, 10
+
+    def px(x):
+        return left + (math.log10(x) - x0) / (x1 - x0) * (right - left)
+
+    def py(y):
+        return bottom - (math.log10(y) - y0) / (y1 - y0) * (bottom - top)
+
+    parts = [f'<svg width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg" '
+             f'style="font:11px sans-serif">',
+             f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#888"/>',
+             f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" stroke="#888"/>']
+    for decade in range(math.ceil(x0), math.floor(x1) + 1):
+        parts.append(f'<text x="{px(10 ** decade):.1f}" y="{bottom + 14}" text-anchor="middle">'
+                     f'{10 ** decade:g}</text>')
+    for decade in range(math.ceil(y0), math.floor(y1) + 1):
+        parts.append(f'<text x="{left - 4}" y="{py(10 ** decade) + 4:.1f}" text-anchor="end">{10 ** decade:g}</text>')
+    for i, (sx, sy, color, label) in enumerate(series):
+        points = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(sx, sy) if y > 0)
+        parts.append(f'<polyline fill="none" stroke="{color}" stroke-width="2" points="{points}"/>')
+        parts.append(f'<text x="{right - 4}" y="{top + 12 + 13 * i}" text-anchor="end" fill="{color}">'
+                     f'{html.escape(label)}</text>')
+    if marker is not None:
+        parts.append(f'<circle cx="{px(marker[0]):.1f}" cy="{py(marker[1]):.1f}" r="4" fill="#b00020"/>')
+    parts.append(f'<text x="{(left + right) / 2}" y="{height - 4}" text-anchor="middle">{html.escape(x_label)}</text>')
+    parts.append(f'<text x="12" y="{(top + bottom) / 2}" text-anchor="middle" '
+                 f'transform="rotate(-90 12 {(top + bottom) / 2})">{html.escape(y_label)}</text></svg>')
+    return "".join(parts)
+
+
+class _Form:
+    """Shared plumbing of the chapter 3 widgets: labelled inputs with an error beside each, recomputed on change.
+    ``ALIASES`` maps a library parameter name to the field that feeds it."""
+
+    ALIASES = {"price_per_gpu_hour": "price", "context_tokens": "context"}
+
+    def _build(self, inputs: dict, outputs: list, css: str):
+        self.inputs = inputs
+        self.errors = {name: w.HTML() for name in inputs}
+        self.general_error = w.HTML()
+        rows = [w.HBox([box, self.errors[name]]) for name, box in inputs.items()]
+        self.widget = w.VBox([*rows, self.general_error, *outputs])
+        self.widget.add_class(css)
+        for name, box in inputs.items():
+            box.add_class(f"llmest-{name}")
+            box.observe(self._recompute, names="value")
+
+    def _recompute(self, _=None):
+        for label in (*self.errors.values(), self.general_error):
+            label.value = ""
+        try:
+            self._update()
+        except InputError as err:
+            field = self.ALIASES.get(err.param, err.param)
+            self.errors.get(field, self.general_error).value = _error_html(str(err))
+            self._clear()
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
+
+
+def _style():
+    return {"description_width": "10em"}, w.Layout(width="22em")
+
+
+class TrainingPlanner(_Form):
+    """How long and how much: a model, its tokens, a GPU and how many, MFU and a price."""
+
+    def __init__(self, model="llama-2-7b", tokens="1T", gpu="A100 80GB", gpus=256, mfu=0.4, price=2.0):
+        from . import hardware
+
+        style, layout = _style()
+        inputs = {
+            "model": w.Dropdown(options=list(m.PRESETS), value=model, description="model", style=style,
+                                layout=layout),
+            "tokens": w.Text(value=tokens, description="training tokens", style=style, layout=layout),
+            "gpu": w.Dropdown(options=list(hardware.CATALOG), value=gpu, description="GPU", style=style,
+                              layout=layout),
+            "gpus": w.IntText(value=gpus, description="GPUs", style=style, layout=layout),
+            "mfu": w.FloatSlider(value=mfu, min=0.05, max=0.7, step=0.01, description="MFU", style=style,
+                                 layout=layout, continuous_update=False, readout_format=".0%"),
+            "price": w.FloatText(value=price, description="$ per GPU-hour", style=style, layout=layout),
+        }
+        self.summary, self.chart = w.HTML(), w.HTML()
+        self.summary.add_class("llmest-training-summary")
+        self.result = None
+        self._build(inputs, [self.summary, self.chart], "llmest-training-planner")
+        self._recompute()
+
+    def _clear(self):
+        self.result, self.summary.value, self.chart.value = None, "", ""
+
+    def _update(self):
+        from . import compute as cp
+        from . import hardware
+        from .units import format_flops, parse_count
+
+        value = {name: box.value for name, box in self.inputs.items()}
+        tokens = parse_count(value["tokens"], "tokens")
+        gpu = hardware.gpu(value["gpu"])
+        n = cp.flops_params(value["model"])
+        flops = cp.training_flops(n, tokens)
+        days = cp.training_days(flops, value["gpus"], gpu.bf16_flops_per_s, value["mfu"])
+        hours = cp.gpu_hours(flops, gpu.bf16_flops_per_s, value["mfu"])
+        cost = cp.cost(hours, value["price"])
+        low, high = (days * (1 + margin) for margin in cp.TIME_MARGIN)
+        self.result = dict(flops=flops, days=days, gpu_hours=hours, cost=cost)
+        self.summary.value = (
+            f"6·N·D = 6 × {format_count(n)} × {format_count(tokens)} = <b>{format_flops(flops)}</b> FLOPs<br>"
+            f"<b>{days:,.1f} days</b> on {value['gpus']:,} × {gpu.name} ({low:,.1f}-{high:,.1f} with the 15-25% "
+            f"margin) · {hours:,.0f} GPU-hours · <b>${cost:,.0f}</b> at ${value['price']:g}/GPU-hour")
+        counts = [2 ** k for k in range(3, 15)]
+        series = [(counts, [cp.training_days(flops, g, gpu.bf16_flops_per_s, mfu) for g in counts], color,
+                   f"MFU {mfu:.0%}") for mfu, color in ((value["mfu"], "#4c72b0"), (0.6, "#55a868"),
+                                                         (0.2, "#c44e52"))]
+        self.chart.value = svg_chart(series, "GPUs", "days", marker=(value["gpus"], days))
+
+
+class RooflineExplorer(_Form):
+    """Serving speed: time per decoding step bound by memory bandwidth or by compute, tokens/s and cost."""
+
+    def __init__(self, model="llama-2-7b", gpu="A100 80GB", weights="bf16", context=2048, batch=8, price=2.0):
+        from . import hardware
+        from . import memory as mem
+
+        style, layout = _style()
+        inputs = {
+            "model": w.Dropdown(options=list(m.PRESETS), value=model, description="model", style=style,
+                                layout=layout),
+            "gpu": w.Dropdown(options=list(hardware.CATALOG), value=gpu, description="GPU", style=style,
+                              layout=layout),
+            "weights": w.Dropdown(options=list(mem.WEIGHT_FORMATS), value=weights, description="weights",
+                                  style=style, layout=layout),
+            "context": w.IntText(value=context, description="context tokens", style=style, layout=layout),
+            "batch": w.IntSlider(value=batch, min=1, max=1024, description="batch", style=style, layout=layout,
+                                 continuous_update=False),
+            "tp": w.IntText(value=1, description="tensor parallel", style=style, layout=layout),
+            "price": w.FloatText(value=price, description="$ per GPU-hour", style=style, layout=layout),
+        }
+        self.summary, self.chart = w.HTML(), w.HTML()
+        self.summary.add_class("llmest-roofline-summary")
+        self.estimate = None
+        self._build(inputs, [self.summary, self.chart], "llmest-roofline")
+        self._recompute()
+
+    def _clear(self):
+        self.estimate, self.summary.value, self.chart.value = None, "", ""
+
+    def _update(self):
+        from . import compute as cp
+        from . import memory as mem
+
+        value = {name: box.value for name, box in self.inputs.items()}
+        v.check_number("price", value["price"], low=0)
+
+        def at(batch):
+            return cp.decode_estimate(value["model"], value["gpu"], batch=batch, context_tokens=value["context"],
+                                      weights=value["weights"], tp=value["tp"])
+
+        est = self.estimate = at(value["batch"])
+        per_gpu = mem.inference_memory(value["model"], weights=value["weights"], tokens=value["context"],
+                                       batch=value["batch"], tp=value["tp"])
+        fits = mem.fits(per_gpu, value["gpu"])
+        dollars = cp.cost_per_million_tokens(value["price"], value["tp"], est.tokens_per_s)
+        self.summary.value = (
+            f"step {est.step_seconds * 1e3:.2f} ms (memory {est.memory_seconds * 1e3:.2f} ms, compute "
+            f"{est.compute_seconds * 1e3:.2f} ms): <b>{est.bound}-bound</b> · <b>{est.tokens_per_s:,.0f} tokens/s</b>"
+            f" · ${dollars:,.2f} per million tokens<br>memory per GPU {format_bytes(per_gpu.total)}: "
+            + ('<span style="color:#1b7f3b">fits</span>' if fits else
+               '<span style="color:#b00020">does not fit</span>') + " with 20% kept free")
+        batches = [2 ** k for k in range(0, 11)]
+        estimates = [at(b) for b in batches]
+        series = [(batches, [e.tokens_per_s for e in estimates], "#4c72b0", "tokens/s (roofline)"),
+                  (batches, [b / e.memory_seconds for b, e in zip(batches, estimates)], "#dd8452", "memory bound"),
+                  (batches, [b / e.compute_seconds for b, e in zip(batches, estimates)], "#55a868", "compute bound")]
+        self.chart.value = svg_chart(series, "batch", "tokens/s", marker=(value["batch"], est.tokens_per_s))
+
+
+def training_planner(**kwargs) -> TrainingPlanner:
+    return TrainingPlanner(**kwargs)
+
+
+def roofline_explorer(**kwargs) -> RooflineExplorer:
+    return RooflineExplorer(**kwargs)

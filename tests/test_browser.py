@@ -136,6 +136,11 @@ def page(lab, browser):
 
 
 @pytest.fixture(scope="module")
+def compute_page(lab, browser):
+    return open_chapter(browser, lab, "03_flops_and_time.ipynb", "004-5.4-checkpoint-70b", ".llmest-training-planner")
+
+
+@pytest.fixture(scope="module")
 def memory_page(lab, browser):
     return open_chapter(browser, lab, "02_memory.ipynb", "004-2.3-kv-32", ".llmest-memory-planner")
 
@@ -206,3 +211,17 @@ def test_memory_planner_follows_the_zero_stage_and_the_task(memory_page):
 def test_no_widget_errors_in_chapter_2(memory_page):
     text = memory_page.locator("body").text_content()
     assert "Error displaying widget" not in text and "Traceback" not in text
+
+
+def test_training_planner_follows_the_gpu_count(compute_page):
+    page = compute_page
+    summary = page.locator(".llmest-training-summary")
+    summary.scroll_into_view_if_needed()
+    before = summary.text_content()
+    gpus = page.locator(".llmest-training-planner .llmest-gpus input")
+    gpus.fill("1024")
+    gpus.press("Enter")
+    page.wait_for_function("(old) => document.querySelector('.llmest-training-summary').textContent !== old",
+                           arg=before)
+    assert "1,024 ×" in summary.text_content()
+    assert "Error displaying widget" not in page.locator("body").text_content()

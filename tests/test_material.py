@@ -15,6 +15,8 @@ EXPECTED_ERRATA = {
     "004-2.3-kv-request", "000-ex1-optimizer", "000-ex1-total", "000-ex1-gpus", "000-ex2-lora", "000-ex2-optimizer",
     "000-ex3-bf16-gpus", "000-ex3-kv", "000-4.1-full-ft-70b", "004-2.2-activations", "004-2.3-activations",
     "004-2.3-70b-gpus", "004-2.3-kv-32",
+    "000-2-a6000", "000-2-4090", "000-ex1-gpu-hours", "000-ex1-single-gpu", "000-ex1-256", "000-ex2-hours",
+    "000-4.1-7b-hours", "000-4.1-7b-cost", "000-4.3-serving", "000-5-gpt3-hours", "000-5-gpt3-cost",
 }
 
 

@@ -55,13 +55,19 @@ def test_presets_equal_their_real_configs(preset):
 
 def test_every_real_preset_is_checked_against_a_config():
     untested = set(le.PRESETS) - set(PRESET_FIXTURES)
-    # material-7b is the material's idealised model and llama-33b has no Hugging Face config of its own.
-    assert untested == {"material-7b", "llama-33b"}
+    # material-7b is the material's idealised model; the others have no Hugging Face config of their own.
+    assert untested == {"material-7b", "llama-33b", "llama-65b", "llama-2-34b"}
 
 
-def test_llama_33b_matches_the_llama_paper():
-    # LLaMA (arXiv 2302.13971) Table 2 lists "32.5B" for 60 layers of dimension 6656.
-    assert round(le.count_params(le.preset("llama-33b")).total / 1e8) == 325
+@pytest.mark.parametrize("name, published", [("llama-33b", 32.5), ("llama-65b", 65.2)])
+def test_llama_1_sizes_match_the_llama_paper(name, published):
+    # LLaMA (arXiv 2302.13971) Table 2: 32.5B for 60 layers of 6656, 65.2B for 80 layers of 8192 (the paper
+    # truncates: its 7B and 13B are 6.74B and 13.02B, listed as 6.7B and 13.0B).
+    assert int(le.count_params(le.preset(name)).total / 1e8) == round(published * 10)
+
+
+def test_llama_2_34b_is_34b():
+    assert round(le.count_params(le.preset("llama-2-34b")).total / 1e9) == 34
 
 
 def test_material_teaching_model():

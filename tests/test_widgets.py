@@ -122,3 +122,44 @@ def test_planner_bad_values_beside_their_field(planner, field, value, message):
     planner.inputs[field].value = value
     assert message in planner.errors[field].value
     assert planner.verdict.value == "" and planner.breakdown is None
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Chapter 3: the training planner and the roofline explorer
+# ----------------------------------------------------------------------------------------------------------------
+
+from llmest import compute as cp  # noqa: E402
+from llmest import hardware  # noqa: E402
+from llmest.widgets import RooflineExplorer, TrainingPlanner  # noqa: E402
+
+
+def test_training_planner_matches_the_library():
+    planner = TrainingPlanner(model="llama-2-7b", tokens="1T", gpu="A100 80GB", gpus=256, mfu=0.4, price=2.0)
+    flops = cp.training_flops(cp.flops_params("llama-2-7b"), 1e12)
+    days = cp.training_days(flops, 256, hardware.gpu("A100 80GB").bf16_flops_per_s, 0.4)
+    assert planner.result["days"] == pytest.approx(days)
+    assert "<svg" in planner.chart.value and f"{days:,.1f} days" in planner.summary.value
+    planner.inputs["gpus"].value = 512
+    assert planner.result["days"] == pytest.approx(days / 2)
+    assert planner.result["cost"] == pytest.approx(cp.cost(planner.result["gpu_hours"], 2.0))
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("tokens", "lots", "tokens == &#x27;lots&#x27; is not a number"),
+    ("gpus", 0, "gpus == 0, must be &gt; 0."),
+    ("price", -1.0, "price_per_gpu_hour == -1, must be &gt;= 0."),
+])
+def test_training_planner_errors_beside_their_field(field, value, message):
+    planner = TrainingPlanner()
+    planner.inputs[field].value = value
+    assert message in planner.errors[field].value and planner.summary.value == ""
+
+
+def test_roofline_explorer_follows_the_batch():
+    explorer = RooflineExplorer(model="llama-3-8b", gpu="H100 SXM", batch=1)
+    assert explorer.estimate.bound == "memory"
+    explorer.inputs["batch"].value = 1024
+    explorer.inputs["context"].value = 64
+    assert explorer.estimate.bound == "compute" and "compute-bound" in explorer.summary.value
+    explorer.inputs["tp"].value = 3
+    assert "tp == 3 must divide" in explorer.errors["tp"].value

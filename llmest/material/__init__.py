@@ -35,7 +35,7 @@ class Figure:
     stated: float | tuple    # a value, or a (low, high) range
     recompute: Callable[[], float]
     how: str                 # the llmest computation, in words
-    unit: str = "count"      # "count", "bytes", "plain" (an integer) or "percent"
+    unit: str = "count"      # "count", "bytes", "flops", "usd", "plain" (a number as it is) or "percent"
     rel_tol: float = 0.01    # the material's own rounding
     cause: str | Callable[[], str] = ""  # why the figures differ (required for an erratum), or a remark;
                                          # a callable when the text quotes recomputed numbers
@@ -52,8 +52,8 @@ class Figure:
         return "confirmed" if inside else "erratum"
 
     def _fmt(self, value) -> str:
-        if self.unit == "plain":
-            return format_int(value)
+        if self.unit == "plain":  # an integer, or a small decimal such as 7.6 days
+            return format_int(value) if abs(value) >= 1000 or float(value).is_integer() else f"{value:.3g}"
         if self.unit == "percent":
             return f"{value * 100:.3g}%"
         return FORMATTERS[self.unit](value)
@@ -104,4 +104,4 @@ def table(chapter: int | None = None) -> str:
 
 
 # Each chapter registers its figures in a module of its own; importing them fills FIGURES.
-from . import ch1_parameters, ch2_memory  # noqa: E402,F401
+from . import ch1_parameters, ch2_memory, ch3_compute  # noqa: E402,F401

@@ -1,0 +1,275 @@
+"""FLOPs and time: 6·N·D, MFU, GPU-hours, days, cost, the reverse budget, checkpoints, and serving throughput.
+
+Formulas (functions of plain numbers) use only + - * / and work on numbers, NumPy arrays and SymPy symbols.
+``peak_flops_per_s`` is a GPU's dense peak for the precision in use (see ``llmest.hardware``); MFU (model FLOPs
+utilisation) is the fraction of it that the model's own FLOPs achieve.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import _validate as v
+from . import hardware
+from . import memory as mem
+from .model import ModelConfig, config_from, count_params
+
+SECONDS_PER_HOUR = 3600
+SECONDS_PER_DAY = 86_400
+DAYS_PER_YEAR = 365
+# The material's margins: add 15-25% to the computed time (checkpoints, evaluation, restarts), keep 20% of memory free.
+TIME_MARGIN = (0.15, 0.25)
+
+
+def _check_mfu(mfu):
+    return v.check_number("mfu", mfu, low=0, high=1, low_open=True)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# FLOPs
+# ----------------------------------------------------------------------------------------------------------------
+
+def forward_flops_per_token(n_params):
+    """One multiply and one add per weight: 2·N."""
+    return 2 * n_params
+
+
+def training_flops_per_token(n_params, recompute=False):
+    """Forward 2N plus backward 4N (gradients for the activations and for the weights, each as costly as the
+    forward): 6N. Full recomputation runs the forward twice: 8N."""
+    return (8 if recompute else 6) * n_params
+
+
+def training_flops(n_params, tokens, recompute=False):
+    """C ≈ 6·N·D (8·N·D with full recomputation)."""
+    v.check_positive("n_params", n_params)
+    v.check_positive("tokens", tokens)
+    return training_flops_per_token(n_params, recompute) * tokens
+
+
+def attention_flops_per_token(layers, heads, head_dim, seq_len):
+    """The attention scores and their use on V, forward and backward, per token (PaLM, Appendix B): 12·L·H·Q·T.
+    Not in 6N: they multiply activations by activations, not by weights."""
+    return 12 * layers * heads * head_dim * seq_len
+
+
+def seq_len_for_attention_share(n_params, layers, heads, head_dim, share):
+    """The sequence length at which attention is ``share`` of all training FLOPs:
+    12·L·H·Q·T = share · (6N + 12·L·H·Q·T), so T = share · 6N / ((1 − share) · 12·L·H·Q)."""
+    return share * 6 * n_params / ((1 - share) * 12 * layers * heads * head_dim)
+
+
+def lora_training_flops_per_token(n_params, adapter_params, recompute=False):
+    """Fine-tuning adapters on a frozen base: the forward (2N) and the gradients for the activations (2N) still go
+    through every frozen weight; only the weight gradients (2N) are saved. Adapters add their own 6 per parameter.
+    Gradient checkpointing, as QLoRA uses, repeats the forward: another 2N."""
+    return (6 if recompute else 4) * n_params + 6 * adapter_params
+
+
+def flops_params(model) -> int:
+    """The N of 6·N·D: weights that multiply activations in each token's path. The input embedding (and a learned
+    position table) is a lookup, not a matmul, so it is left out; the output head is in, tied or not. For a mixture
+    of experts, the active parameters."""
+    cfg = config_from(model)
+    count = count_params(cfg)
+    lookups = count["embeddings"] + count["positions"]
+    tied_head = count["embeddings"] if cfg.tie_embeddings else 0
+    return count.active - lookups + tied_head
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Time and cost
+# ----------------------------------------------------------------------------------------------------------------
+
+def gpu_seconds(flops, peak_flops_per_s, mfu):
+    """GPU-seconds of work: FLOPs / (peak × MFU). Divide by 3,600 for GPU-hours."""
+    v.check_positive("flops", flops)
+    v.check_positive("peak_flops_per_s", peak_flops_per_s)
+    _check_mfu(mfu)
+    return flops / (peak_flops_per_s * mfu)
+
+
+def gpu_hours(flops, peak_flops_per_s, mfu):
+    return gpu_seconds(flops, peak_flops_per_s, mfu) / SECONDS_PER_HOUR
+
+
+def training_seconds(flops, gpus, peak_flops_per_s, mfu):
+    """Wall-clock seconds on ``gpus`` GPUs: FLOPs / (gpus × peak × MFU)."""
+    v.check_positive("gpus", gpus)
+    return gpu_seconds(flops, peak_flops_per_s, mfu) / gpus
+
+
+def training_days(flops, gpus, peak_flops_per_s, mfu):
+    """days = FLOPs / (gpus × peak × MFU) / 86,400."""
+    return training_seconds(flops, gpus, peak_flops_per_s, mfu) / SECONDS_PER_DAY
+
+
+def cost(gpu_hours_, price_per_gpu_hour):
+    """GPU-hours × the price of one GPU-hour."""
+    v.check_number("price_per_gpu_hour", price_per_gpu_hour, low=0)
+    return gpu_hours_ * price_per_gpu_hour
+
+
+def implied_mfu(n_params, tokens, gpu_hours_, peak_flops_per_s):
+    """The MFU a published run implies: 6·N·D / (GPU-hours × 3,600 × peak)."""
+    v.check_positive("gpu_hours", gpu_hours_)
+    return training_flops(n_params, tokens) / (gpu_hours_ * SECONDS_PER_HOUR * peak_flops_per_s)
+
+
+def mfu_from_throughput(tokens_per_s, flops_per_token, chips, peak_flops_per_s):
+    """MFU from a measured rate (PaLM's definition): tokens/s × FLOPs per token / (chips × peak)."""
+    return tokens_per_s * flops_per_token / (chips * peak_flops_per_s)
+
+
+def hfu_from_mfu(mfu, recompute=True):
+    """Hardware FLOPs utilisation counts the recomputed forward too: with full recomputation, HFU = MFU · 8/6."""
+    return mfu * (8 / 6 if recompute else 1)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The reverse budget
+# ----------------------------------------------------------------------------------------------------------------
+
+def compute_budget(gpus, days, peak_flops_per_s, mfu):
+    """The FLOPs a cluster delivers: gpus × peak × MFU × days × 86,400."""
+    v.check_positive("gpus", gpus)
+    v.check_positive("days", days)
+    _check_mfu(mfu)
+    return gpus * peak_flops_per_s * mfu * days * SECONDS_PER_DAY
+
+
+def affordable_params(budget_flops, tokens):
+    """The largest N a budget trains on D tokens: C / (6·D)."""
+    v.check_positive("budget_flops", budget_flops)
+    v.check_positive("tokens", tokens)
+    return budget_flops / (6 * tokens)
+
+
+def affordable_tokens(budget_flops, n_params):
+    """The tokens a budget buys for a model of N parameters: C / (6·N)."""
+    v.check_positive("budget_flops", budget_flops)
+    v.check_positive("n_params", n_params)
+    return budget_flops / (6 * n_params)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Checkpoints and data loading
+# ----------------------------------------------------------------------------------------------------------------
+
+def checkpoint_bytes(n_params, bytes_per_param=2):
+    """A checkpoint of the weights (2 bytes a parameter in BF16); a full resume checkpoint also holds the master
+    copy and optimizer states (16 with mixed-precision AdamW)."""
+    return mem.weight_bytes(n_params, bytes_per_param)
+
+
+def checkpoint_storage_bytes(n_params, run_hours, interval_hours, keep=None, bytes_per_param=16):
+    """Disk for the checkpoints of a run saved every ``interval_hours``; ``keep`` the most recent only."""
+    v.check_positive("run_hours", run_hours)
+    v.check_positive("interval_hours", interval_hours)
+    saved = int(run_hours // interval_hours)
+    if keep is not None:
+        saved = min(saved, v.check_int("keep", keep))
+    return saved * checkpoint_bytes(n_params, bytes_per_param)
+
+
+def tokens_per_second_per_gpu(tokens, days, gpus):
+    """The rate each GPU must be fed to finish ``tokens`` in ``days``."""
+    v.check_positive("days", days)
+    v.check_positive("gpus", gpus)
+    return tokens / (days * SECONDS_PER_DAY * gpus)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Serving: decode throughput
+# ----------------------------------------------------------------------------------------------------------------
+
+def decode_step_seconds(weight_bytes, kv_bytes, n_params, batch, bandwidth_bytes_per_s, peak_flops_per_s):
+    """One decoding step for a batch: it must read every weight and the KV cache from memory, and do 2N FLOPs per
+    sequence. Whichever takes longer bounds it (a roofline with perfect overlap)."""
+    memory_time = (weight_bytes + kv_bytes) / bandwidth_bytes_per_s
+    compute_time = 2 * n_params * batch / peak_flops_per_s
+    return max(memory_time, compute_time)
+
+
+def compute_bound_batch(weight_bytes, n_params, bandwidth_bytes_per_s, peak_flops_per_s):
+    """The batch at which reading the weights and computing take equal time (KV cache left out):
+    2N·B / peak = weights / bandwidth, so B = peak · weights / (2N · bandwidth)."""
+    return peak_flops_per_s * weight_bytes / (2 * n_params * bandwidth_bytes_per_s)
+
+
+def cost_per_million_tokens(price_per_gpu_hour, gpus, tokens_per_s):
+    """Dollars per million generated tokens: the GPUs' hourly price over the tokens they make in an hour."""
+    v.check_positive("tokens_per_s", tokens_per_s)
+    return price_per_gpu_hour * gpus / (tokens_per_s * SECONDS_PER_HOUR) * 1e6
+
+
+@dataclass(frozen=True)
+class DecodeEstimate:
+    step_seconds: float
+    memory_seconds: float
+    compute_seconds: float
+    tokens_per_s: float
+    bound: str          # "memory" or "compute"
+    gpus: int
+
+
+def decode_estimate(model, gpu, batch=1, context_tokens=2048, weights="bf16", tp=1) -> DecodeEstimate:
+    """Decode speed of a real model on tensor-parallel GPUs of a kind: weights and KV cache are split over tp GPUs,
+    so each step reads 1/tp of them per GPU and does 1/tp of the FLOPs."""
+    cfg: ModelConfig = config_from(model)
+    g = hardware.gpu(gpu)
+    v.check_int("batch", batch)
+    v.check_int("context_tokens", context_tokens)
+    v.check_int("tp", tp)
+    weight_bytes = mem.model_weight_bytes(cfg, weights) / tp
+    kv_bytes = mem.kv_cache_bytes_for(cfg, context_tokens, batch) / tp
+    n = flops_params(cfg) / tp
+    memory_s = (weight_bytes + kv_bytes) / g.bandwidth_bytes_per_s
+    compute_s = 2 * n * batch / g.bf16_flops_per_s
+    step = decode_step_seconds(weight_bytes, kv_bytes, n, batch, g.bandwidth_bytes_per_s, g.bf16_flops_per_s)
+    return DecodeEstimate(step, memory_s, compute_s, batch / step, "memory" if memory_s >= compute_s else "compute",
+                          tp)
+
+
+def gpus_for_request_rate(requests_per_s, tokens_per_request, tokens_per_s_per_replica, gpus_per_replica=1):
+    """GPUs to sustain a request rate: enough replicas to produce the tokens, rounded up."""
+    v.check_positive("requests_per_s", requests_per_s)
+    v.check_positive("tokens_per_request", tokens_per_request)
+    replicas = -(-(requests_per_s * tokens_per_request) // tokens_per_s_per_replica)
+    return int(replicas) * gpus_per_replica
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The material's estimate_training (seed 004 §5.3), rebuilt
+# ----------------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TrainingEstimate:
+    total_flops: float
+    days: float
+    days_with_margin: tuple
+    gpu_hours: float
+    memory: mem.MemoryBreakdown
+    usable_bytes: float
+
+    @property
+    def fits(self) -> bool:
+        return self.memory.total <= self.usable_bytes
+
+
+def estimate_training(model, tokens, gpus, gpu="A100 80GB", mfu=0.5, zero=3, micro_batch=1, seq_len=4096,
+                      recompute="full", peak_flops_per_s=None, margin=mem.MEMORY_MARGIN) -> TrainingEstimate:
+    """Seed 004's ``estimate_training`` with what it left out: the real model's FLOP-carrying parameters (active ones
+    for a mixture of experts), activations and runtime in the memory check, and the time margin. Time counts model
+    FLOPs (6·N·D) at the given MFU; recomputation's extra forward shows up as a lower MFU, not as more FLOPs.
+    ``peak_flops_per_s`` overrides the GPU's BF16 peak (the material assumes a generic 200 TFLOPS card)."""
+    cfg = config_from(model)
+    g = hardware.gpu(gpu)
+    peak = g.bf16_flops_per_s if peak_flops_per_s is None else peak_flops_per_s
+    flops = training_flops(flops_params(cfg), tokens)
+    seconds = training_seconds(flops, gpus, peak, mfu)
+    days = seconds / SECONDS_PER_DAY
+    memory = mem.training_memory(cfg, zero=zero, dp=gpus, micro_batch=micro_batch, seq_len=seq_len,
+                                 recompute=recompute)
+    return TrainingEstimate(flops, days, tuple(days * (1 + m) for m in TIME_MARGIN), seconds * gpus / SECONDS_PER_HOUR,
+                            memory, mem.usable_bytes(g, margin))

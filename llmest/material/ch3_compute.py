@@ -1,0 +1,214 @@
+"""Chapter 3, FLOPs and time: the figures of seed 004 §3, §4.3 (compute side) and §5.3-5.4, and of seed 000 §1.1-1.2,
+§2, the compute side of exercises 1-2, §4 and the GPT-3 question of §5."""
+
+from __future__ import annotations
+
+from .. import compute as c
+from .. import hardware
+from .. import memory as mem
+from .. import runs
+from ..units import format_bytes, format_count, format_flops, format_usd
+from . import Figure, register
+
+_S11, _S12, _S2 = "§1.1 FLOPs 估算", "§1.2 GPU 时间估算", "§2 GPU 算力参考"
+_EX1, _EX2 = "§3 练习 1：训练 7B 模型需要多少资源？", "§3 练习 2：QLoRA 微调 70B 模型需要什么？"
+_S41, _S43, _S5 = "§4.1 记住关键数字", "§4.3 成本估算", "§5 常见面试问题（GPT-3）"
+_S31 = "§3.1 为什么每个参数每token大约要6次浮点运算"
+_S32 = "§3.2 训练时间公式怎么用：7B模型的一笔细账"
+_S33 = "§3.3 一张表快速看不同规模的算力预算"
+_S43B = "§4.3 反向预算：手里的算力到底能喂饱多大的模型"
+_S53, _S54 = "§5.3 一个顺手的小脚本：把估算变成函数", "§5.4 关于MFU和余量的几点避坑心得"
+
+A100 = hardware.gpu("A100 80GB").bf16_flops_per_s
+V100 = hardware.gpu("V100").bf16_flops_per_s
+GENERIC = 200e12          # seed 004's "mainstream training card" of 200 TFLOPS BF16
+_EX1_FLOPS = c.training_flops(7e9, 1e12)
+
+
+def _ex1_gpu_hours() -> float:
+    return c.gpu_hours(_EX1_FLOPS, A100, 0.4)
+
+
+def _published_mfus() -> list:
+    return sorted(r.mfu for r in runs.RUNS) + [runs.palm_mfu(True)]
+
+
+def _seed004_days(n, d, gpus) -> float:
+    return c.training_days(c.training_flops(n, d), gpus, GENERIC, 0.5)
+
+
+def _seed004_budget() -> float:
+    return c.compute_budget(64, 30, GENERIC, 0.5)
+
+
+def _qlora_hours(recompute=False) -> float:
+    per_token = c.lora_training_flops_per_token(c.flops_params("llama-2-70b"),
+                                                mem.lora_params("llama-2-70b", 64, mem.LORA_TARGETS), recompute)
+    return c.gpu_hours(per_token * 10_000 * 2048, A100, 0.4)
+
+
+def _lora_7b_hours() -> float:
+    per_token = c.lora_training_flops_per_token(c.flops_params("llama-2-7b"),
+                                                mem.lora_params("llama-2-7b", 64, mem.LORA_TARGETS))
+    return c.gpu_hours(per_token * 10_000 * 2048, A100, 0.4)
+
+
+def _gpt3_hours() -> float:
+    return c.gpu_hours(c.training_flops(175e9, 300e9), V100, 0.4)
+
+
+def _serving_gpus() -> int:
+    decode = c.decode_estimate("llama-2-7b", "A100 80GB", batch=64, context_tokens=1024)
+    return c.gpus_for_request_rate(1000, 100, decode.tokens_per_s)
+
+
+_HOURS_PER_MONTH = 730
+
+
+def _catalog_figure(key, name, quote, stated, what="BF16 TFLOPS"):
+    gpu = hardware.gpu(name)
+    return Figure(key, 3, "000", _S2, f"{name}: {what}", quote, stated,
+                  lambda: gpu.bf16_flops_per_s / 1e12, f"hardware.gpu({name!r}).bf16_flops_per_s (dense)",
+                  unit="plain", rel_tol=0.01, cause=gpu.note)
+
+
+register(
+    # seed 000 §1-§2
+    Figure("000-1.2-mfu", 3, "000", _S12, "typical MFU", "MFU：通常 30-50%", (0.30, 0.50),
+           lambda: sorted(_published_mfus())[len(_published_mfus()) // 2], "the median MFU implied by LLaMA, Llama 2 "
+           "and PaLM (llmest.runs)", unit="percent", rel_tol=0.0,
+           cause=lambda: f"Published runs imply {min(_published_mfus()):.0%} to {max(_published_mfus()):.0%}."),
+    _catalog_figure("000-2-a100", "A100 80GB", "A100 80GB 312 TFLOPS", 312),
+    _catalog_figure("000-2-h100", "H100 SXM", "H100 80GB 990 TFLOPS", 990),
+    _catalog_figure("000-2-h200", "H200", "H200 141GB 990 TFLOPS", 990),
+    _catalog_figure("000-2-b200", "B200", "B200 192GB 2250 TFLOPS", 2250),
+    _catalog_figure("000-2-a6000", "RTX A6000", "A6000 38 TFLOPS (in the BF16 column)", 38),
+    _catalog_figure("000-2-4090", "RTX 4090", "RTX 4090 82 TFLOPS (in the BF16 column)", 82),
+    Figure("000-2-b200-memory", 3, "000", _S2, "B200 memory", "B200 192GB", 192e9,
+           lambda: hardware.gpu("B200").physical_memory_bytes, "hardware.gpu('B200').physical_memory_bytes",
+           unit="bytes", rel_tol=0.0,
+           cause=lambda: f"192 GB is the physical HBM3e; plan with the "
+                         f"{format_bytes(hardware.gpu('B200').memory_bytes)} the HGX B200 datasheet gives as usable."),
+    # seed 000 exercise 1: time
+    Figure("000-ex1-flops", 3, "000", _EX1, "FLOPs to train a 7B on 1T tokens", "FLOPs = 6 x 7e9 x 1e12 = 4.2e22",
+           4.2e22, lambda: _EX1_FLOPS, "training_flops(7e9, 1e12)", unit="flops", rel_tol=0.001),
+    Figure("000-ex1-gpu-hours", 3, "000", _EX1, "A100 GPU-hours at 40% MFU",
+           "GPU Hours = 4.2e22 / (3.12e14 x 0.4) = 336,538 小时", 336_538, _ex1_gpu_hours,
+           "gpu_hours(4.2e22, 312e12, 0.4)", unit="plain",
+           cause=lambda: f"4.2e22 / (3.12e14 × 0.4) = {c.gpu_seconds(_EX1_FLOPS, A100, 0.4):,.0f}: FLOPs over "
+                         f"FLOP/s gives GPU-seconds, not hours. Divided by 3,600: {_ex1_gpu_hours():,.0f} GPU-hours. "
+                         "§1.2's formula makes the same slip: it needs the 3,600."),
+    Figure("000-ex1-single-gpu", 3, "000", _EX1, "days and years on one A100", "约 14,022 天 / 38.4 年（单卡）",
+           14_022, lambda: _ex1_gpu_hours() / 24, "GPU-hours / 24", unit="plain",
+           cause=lambda: f"{_ex1_gpu_hours() / 24:,.0f} days, {_ex1_gpu_hours() / 24 / c.DAYS_PER_YEAR:.1f} years: "
+                         "the material carries its hours error on."),
+    Figure("000-ex1-256", 3, "000", _EX1, "days on 256 A100s", "256 卡集群约 55 天", 55,
+           lambda: c.training_days(_EX1_FLOPS, 256, A100, 0.4), "training_days(4.2e22, 256, 312e12, 0.4)",
+           unit="plain",
+           cause=lambda: f"The same factor of {336_538 / _ex1_gpu_hours():.1f} from the hours error."),
+    # seed 000 exercise 2: QLoRA time
+    Figure("000-ex2-hours", 3, "000", _EX2, "QLoRA of a 70B on 20M tokens, one A100",
+           "FLOPs 很小（只算 LoRA 参数部分）… 预计 1-4 小时", (1, 4), _qlora_hours,
+           "(4·N + 6·adapters) × 20.48M tokens at 40% MFU of one A100", unit="plain",
+           cause=lambda: "The FLOPs are not small: the forward pass and the gradients for the activations still go "
+                         "through every frozen weight, 4·N per token; only the weight gradients are saved. That is "
+                         f"{_qlora_hours():.0f} hours at 40% MFU, {_qlora_hours(True):.0f} with the gradient "
+                         "checkpointing QLoRA uses, and more in practice, as 4-bit weights are dequantised on the fly."),
+    # seed 000 §4
+    Figure("000-4.1-7b-hours", 3, "000", _S41, "A100-hours to train a 7B on 1T tokens",
+           "训练 7B 模型（1T token）：336K A100 小时", 336e3, _ex1_gpu_hours, "gpu_hours(4.2e22, 312e12, 0.4)",
+           unit="plain", cause="Exercise 1's seconds-for-hours slip again."),
+    Figure("000-4.1-7b-cost", 3, "000", _S41, "its cloud cost at the material's $2-3 per A100-hour", "（$1M 云计算成本）",
+           1e6, lambda: c.cost(_ex1_gpu_hours(), 3), "gpu_hours × $3", unit="usd",
+           cause=lambda: f"${c.cost(_ex1_gpu_hours(), 2):,.0f} to ${c.cost(_ex1_gpu_hours(), 3):,.0f} at $2-3 an "
+                         "hour; $1M follows from the wrong hours."),
+    Figure("000-4.1-lora-7b", 3, "000", _S41, "LoRA fine-tuning of a 7B on one A100 (20M tokens, as exercise 2)",
+           "LoRA 微调 7B：1-4 小时，单卡 A100", (1, 4), _lora_7b_hours,
+           "(4·N + 6·adapters) × 20.48M tokens at 40% MFU", unit="plain", rel_tol=0.0,
+           cause="For exercise 2's 10K examples of 2,048 tokens; the time scales with the data."),
+    Figure("000-4.3-7b-cost", 3, "000", _S43, "training a 7B on 1T tokens with 256 A100s",
+           "训练 7B 模型（1T token，256 A100）：~$160K-240K", (160e3, 240e3),
+           lambda: c.cost(_ex1_gpu_hours(), 2.5), "gpu_hours × $2.5, the middle of $2-3", unit="usd",
+           rel_tol=0.0,
+           cause=lambda: f"${c.cost(_ex1_gpu_hours(), 2):,.0f} to ${c.cost(_ex1_gpu_hours(), 3):,.0f} at $2-3 an "
+                         "hour, a little above the stated range, and far below §4.1's $1M for the same run."),
+    Figure("000-4.3-serving", 3, "000", _S43, "serving a 7B at 1,000 requests/s, per month",
+           "推理 7B（1000 RPS）：~$5K-10K/月", (5e3, 10e3),
+           lambda: _serving_gpus() * 2 * _HOURS_PER_MONTH,
+           "A100s for 1,000 × 100 new tokens/s at batch 64 (decode_estimate) × $2 × 730 h", unit="usd",
+           cause=lambda: f"The material gives no tokens per request. At 100 new tokens each, batches of 64 and a "
+                         f"1,024-token context, an A100 makes "
+                         f"{c.decode_estimate('llama-2-7b', 'A100 80GB', batch=64, context_tokens=1024).tokens_per_s:,.0f}"
+                         f" tokens/s, so {_serving_gpus()} A100s: ${_serving_gpus() * 2 * _HOURS_PER_MONTH:,.0f} a "
+                         f"month at $2 an hour, before the prompts are processed. $5-10K a month buys "
+                         f"{5e3 / 2 / _HOURS_PER_MONTH:.1f}-{10e3 / 2 / _HOURS_PER_MONTH:.1f} A100s."),
+    # seed 000 §5: GPT-3
+    Figure("000-5-gpt3-flops", 3, "000", _S5, "GPT-3's training FLOPs", "175B 模型训练 300B token 的 FLOPs 约 3.15e23",
+           3.15e23, lambda: c.training_flops(175e9, 300e9), "training_flops(175e9, 300e9)", unit="flops",
+           rel_tol=0.005,
+           cause=lambda: f"Right; the paper reports {format_flops(runs.GPT3_PUBLISHED_FLOPS)} for 174.6B parameters. The "
+                         "6·N·D rule is Kaplan et al.'s (2020), not Chinchilla's, as the answer says."),
+    Figure("000-5-gpt3-hours", 3, "000", _S5, "V100 GPU-hours for GPT-3 at 40% MFU",
+           "在 V100 (125 TFLOPS) 上以 40% MFU 需约 630 万 GPU 小时", 6.3e6,
+           lambda: c.gpu_hours(c.training_flops(175e9, 300e9), V100, 0.4), "gpu_hours(3.15e23, 125e12, 0.4)",
+           unit="count",
+           cause=lambda: f"3.15e23 / (125e12 × 0.4) = {format_flops(c.gpu_seconds(c.training_flops(175e9, 300e9), V100, 0.4))}"
+                         " GPU-seconds, the same seconds-for-hours slip as exercise 1."),
+    Figure("000-5-gpt3-cost", 3, "000", _S5, "GPT-3's GPU cost at $3 per V100-hour", "纯 GPU 成本约 $1900 万",
+           19e6, lambda: c.cost(c.gpu_hours(c.training_flops(175e9, 300e9), V100, 0.4), 3), "GPU-hours × $3",
+           unit="usd",
+           cause=lambda: f"Follows from the hours above: {format_count(_gpt3_hours())} V100-hours at $3 are "
+                         f"{format_usd(c.cost(_gpt3_hours(), 3))}."),
+    # seed 004 §3
+    Figure("004-3.1-7b-flops", 3, "004", _S31, "7B on 1 trillion tokens", "6×7×10⁹×10¹²＝4.2×10²²", 4.2e22,
+           lambda: c.training_flops(7e9, 1e12), "training_flops(7e9, 1e12)", unit="flops", rel_tol=0.001),
+    Figure("004-3.1-petaflop", 3, "004", _S31, "hours at a sustained 10¹⁵ FLOP/s",
+           "每秒10¹⁵次浮点运算也需要约1.16万小时", 1.16e4,
+           lambda: c.training_flops(7e9, 1e12) / 1e15 / c.SECONDS_PER_HOUR, "4.2e22 / 1e15 / 3,600",
+           unit="plain", rel_tol=0.01),
+    Figure("004-3.2-mfu", 3, "004", _S32, "MFU of real pre-training", "MFU通常在40%到60%之间", (0.40, 0.60),
+           lambda: sorted(_published_mfus())[len(_published_mfus()) // 2], "the median MFU of LLaMA, Llama 2 and PaLM",
+           unit="percent", rel_tol=0.0,
+           cause=lambda: f"The published runs range from {min(_published_mfus()):.0%} to "
+                         f"{max(_published_mfus()):.0%}: the lower half of the material's range; none reaches 60%."),
+    Figure("004-3.2-days", 3, "004", _S32, "7B, 100B tokens, 64 × 200 TFLOPS at 50% MFU", "约7.6天", 7.6,
+           lambda: _seed004_days(7e9, 1e11, 64), "training_days(6 × 7e9 × 1e11, 64, 200e12, 0.5)", unit="plain",
+           rel_tol=0.01),
+    Figure("004-3.2-seconds", 3, "004", _S32, "the same in seconds", "≈65.6万秒", 6.56e5,
+           lambda: c.training_seconds(c.training_flops(7e9, 1e11), 64, GENERIC, 0.5), "training_seconds(...)",
+           unit="plain", rel_tol=0.001),
+    *[Figure(f"004-3.3-{label}", 3, "004", _S33, f"size table: {label.replace('-', ' on ')} GPUs", quote, days,
+             (lambda n=n, d=d, g=g: _seed004_days(n, d, g)),
+             f"training_days(6 × {format_count(n)} × {format_count(d)}, {g} GPUs, 200 TFLOPS, 50%)",
+             unit="plain", rel_tol=0.01)
+      for label, n, d, g, days, quote in [
+          ("7B-32", 7e9, 1e11, 32, 15.2, "7B 1000亿 32卡 15.2天"),
+          ("7B-64", 7e9, 1e11, 64, 7.6, "7B 1000亿 64卡 7.6天"),
+          ("13B-128", 13e9, 2e11, 128, 14.1, "13B 2000亿 128卡 14.1天"),
+          ("70B-512", 70e9, 1.4e12, 512, 133, "70B 1.4万亿 512卡 133天"),
+          ("70B-1024", 70e9, 1.4e12, 1024, 66.5, "70B 1.4万亿 1024卡 66.5天")]],
+    # seed 004 §4.3: the reverse budget
+    Figure("004-4.3-budget", 3, "004", _S43B, "FLOPs of 64 × 200 TFLOPS at 50% for 30 days", "约1.66×10²²", 1.66e22,
+           _seed004_budget, "compute_budget(64, 30, 200e12, 0.5)", unit="flops", rel_tol=0.005),
+    Figure("004-4.3-nd", 3, "004", _S43B, "N·D that budget buys", "参数量×token数≈2.76×10²¹", 2.76e21,
+           lambda: _seed004_budget() / 6, "compute_budget / 6", unit="flops", rel_tol=0.005),
+    Figure("004-4.3-params", 3, "004", _S43B, "the largest model for 140B tokens", "模型参数量可以做到约19.7B",
+           19.7e9, lambda: c.affordable_params(_seed004_budget(), 140e9), "affordable_params(budget, 140e9)",
+           unit="count", rel_tol=0.005),
+    Figure("004-4.3-tokens", 3, "004", _S43B, "the tokens a 70B gets", "只能喂约394亿token", 39.4e9,
+           lambda: c.affordable_tokens(_seed004_budget(), 70e9), "affordable_tokens(budget, 70e9)", unit="count",
+           rel_tol=0.005),
+    # seed 004 §5.3-5.4
+    Figure("004-5.3-state", 3, "004", _S53, "estimate_training(7e9, 1e11, 64): states per GPU",
+           "per_gpu_state = full_state_bytes / gpu_count", 16 * 7e9 / 64,
+           lambda: sum(mem.sharded_state_bytes(7e9, mem.state_bytes_per_param(), zero=3, dp=64).values()),
+           "sharded_state_bytes(7e9, zero=3, dp=64)", unit="bytes", rel_tol=0.001,
+           cause="Right for the states; the function leaves out activations, which its own text says come on top."),
+    Figure("004-5.4-checkpoint-7b", 3, "004", _S54, "a 7B checkpoint in BF16", "7B模型BF16权重是14GB一份", 14e9,
+           lambda: c.checkpoint_bytes(7e9), "checkpoint_bytes(7e9, 2)", unit="bytes",
+           cause=lambda: f"Weights only. A checkpoint to resume training from also holds the master copy and "
+                         f"optimizer states: {format_bytes(c.checkpoint_bytes(7e9, 16))}."),
+    Figure("004-5.4-checkpoint-70b", 3, "004", _S54, "a 70B checkpoint in BF16", "70B模型是140GB一份", 140e9,
+           lambda: c.checkpoint_bytes(70e9), "checkpoint_bytes(70e9, 2)", unit="bytes",
+           cause=lambda: f"Weights only; {format_bytes(c.checkpoint_bytes(70e9, 16))} with optimizer states."),
+)

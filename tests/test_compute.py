@@ -1,0 +1,149 @@
+"""FLOPs and time: published runs, the PaLM MFU, properties, and bad input."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import llmest as le
+from llmest import compute as c
+from llmest import hardware, runs
+
+A100 = hardware.gpu("A100 80GB").bf16_flops_per_s
+
+
+def test_gpt3_flops_match_the_paper():
+    # Brown et al. 2020, Table D.1: 3.14e23 FLOPs for 174.6B parameters on 300B tokens
+    assert c.training_flops(174.6e9, 300e9) == pytest.approx(runs.GPT3_PUBLISHED_FLOPS, rel=0.005)
+
+
+def test_palm_mfu_reproduces_the_paper():
+    # PaLM Appendix B: 45.7% without the attention term, 46.2% with it
+    without, with_attention = runs.PALM["published_mfu"]
+    assert runs.palm_mfu(False) == pytest.approx(without, abs=0.0005)
+    assert runs.palm_mfu(True) == pytest.approx(with_attention, abs=0.0005)
+
+
+@pytest.mark.parametrize("name, mfu", [
+    # implied MFU = 6·N·D / (GPU-hours × 3600 × 312e12), with the published N (LLaMA) or exact counts (Llama 2)
+    ("LLaMA-7B", 0.43), ("LLaMA-13B", 0.51), ("LLaMA-33B", 0.46), ("LLaMA-65B", 0.48),
+    ("Llama 2 7B", 0.39), ("Llama 2 13B", 0.38), ("Llama 2 34B", 0.35), ("Llama 2 70B", 0.43),
+])
+def test_published_runs_imply_a_plausible_mfu(name, mfu):
+    run = next(r for r in runs.RUNS if r.name == name)
+    by_published_size = c.implied_mfu(run.params, run.tokens, run.gpu_hours, run.peak_flops_per_s)
+    exact = c.implied_mfu(le.count_params(le.preset(run.model)).total, run.tokens, run.gpu_hours, A100)
+    assert min(by_published_size, exact) - 0.01 <= mfu <= max(by_published_size, exact) + 0.01
+    assert 0.3 < run.mfu < 0.55
+
+
+def test_the_estimator_against_published_runs():
+    # Days on the published GPU-hours at the implied MFU come back exactly; at a flat 40% within 30%.
+    for run in runs.RUNS:
+        hours = c.gpu_hours(run.flops, A100, 0.4)
+        assert hours == pytest.approx(run.gpu_hours, rel=0.3)
+
+
+def test_flops_params_leave_out_the_input_embedding_only():
+    cfg = le.preset("llama-2-7b")
+    count = le.count_params(cfg)
+    assert c.flops_params(cfg) == count.total - count["embeddings"]
+    gpt2 = le.count_params(le.preset("gpt2"))  # tied head: the matrix is used as the output projection
+    assert c.flops_params("gpt2") == gpt2.total - gpt2["positions"]
+    assert c.flops_params("mixtral-8x7b") == le.count_params(le.preset("mixtral-8x7b")).active - 32000 * 4096
+
+
+def test_the_seed_004_numbers():
+    assert c.training_days(c.training_flops(7e9, 1e11), 64, 200e12, 0.5) == pytest.approx(7.595, abs=0.001)
+    budget = c.compute_budget(64, 30, 200e12, 0.5)
+    assert budget == pytest.approx(1.6589e22, rel=1e-4)
+    assert c.affordable_params(budget, 140e9) == pytest.approx(19.75e9, rel=1e-3)
+
+
+def test_the_seconds_for_hours_slip():
+    assert c.gpu_seconds(4.2e22, 312e12, 0.4) == pytest.approx(336_538_462, abs=1)
+    assert c.gpu_hours(4.2e22, 312e12, 0.4) == pytest.approx(93_483, abs=1)
+
+
+def test_attention_term_and_crossover():
+    cfg = le.preset("llama-2-7b")
+    n = c.flops_params(cfg)
+    t = c.seq_len_for_attention_share(n, cfg.num_layers, cfg.num_heads, cfg.head_dim, 0.5)
+    assert c.attention_flops_per_token(cfg.num_layers, cfg.num_heads, cfg.head_dim, t) == pytest.approx(6 * n)
+
+
+def test_decode_roofline():
+    d1 = c.decode_estimate("llama-2-7b", "A100 80GB", batch=1)
+    assert d1.bound == "memory" and d1.step_seconds == d1.memory_seconds
+    big = c.decode_estimate("llama-3-8b", "A100 80GB", batch=512, context_tokens=128)
+    assert big.bound == "compute"
+    assert c.compute_bound_batch(14e9, 7e9, 2.039e12, 312e12) == pytest.approx(312 / 2.039)
+    assert c.cost_per_million_tokens(2, 1, 1000) == pytest.approx(2 / 3.6)
+
+
+def test_checkpoints_and_data_rate():
+    assert c.checkpoint_bytes(70e9) == 140e9
+    assert c.checkpoint_storage_bytes(7e9, run_hours=24, interval_hours=0.5, keep=3) == 3 * 112e9
+    assert c.tokens_per_second_per_gpu(1e12, 10, 100) == pytest.approx(1e12 / (10 * 86400 * 100))
+
+
+def test_estimate_training_rebuilds_the_material_function():
+    est = c.estimate_training("llama-2-7b", 1e11, 64, gpu="A100 80GB", mfu=0.5, peak_flops_per_s=200e12)
+    assert est.days == pytest.approx(c.training_days(c.training_flops(c.flops_params("llama-2-7b"), 1e11), 64,
+                                                     200e12, 0.5))
+    assert est.days_with_margin == pytest.approx((est.days * 1.15, est.days * 1.25))
+    assert est.fits and est.memory["activations"] > 0
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Properties
+# ----------------------------------------------------------------------------------------------------------------
+
+flops = st.floats(1e18, 1e26)
+mfus = st.floats(0.05, 1.0)
+gpus = st.integers(1, 100_000)
+peaks = st.sampled_from([g.bf16_flops_per_s for g in hardware.CATALOG.values()])
+
+
+@given(flops, gpus, st.integers(1, 1000), peaks, mfus)
+def test_more_gpus_never_means_more_days(f, n, extra, peak, mfu):
+    assert c.training_days(f, n + extra, peak, mfu) <= c.training_days(f, n, peak, mfu)
+
+
+@given(st.floats(1e8, 1e12), st.floats(1e9, 1e13), st.floats(1.01, 100), gpus, peaks, mfus)
+def test_time_is_linear_in_tokens(n, d, k, g, peak, mfu):
+    one = c.training_days(c.training_flops(n, d), g, peak, mfu)
+    assert c.training_days(c.training_flops(n, d * k), g, peak, mfu) == pytest.approx(k * one, rel=1e-9)
+
+
+@given(flops, gpus, gpus, peaks, mfus, st.floats(0.1, 20))
+def test_cost_does_not_depend_on_the_gpu_count(f, g1, g2, peak, mfu, price):
+    hours = [c.training_seconds(f, g, peak, mfu) * g / 3600 for g in (g1, g2)]
+    assert c.cost(hours[0], price) == pytest.approx(c.cost(hours[1], price), rel=1e-9)
+
+
+@given(st.floats(1e18, 1e26), st.floats(1e9, 1e13))
+def test_reverse_budget_round_trips(budget, tokens):
+    n = c.affordable_params(budget, tokens)
+    assert c.training_flops(n, tokens) == pytest.approx(budget)
+    assert c.affordable_tokens(budget, n) == pytest.approx(tokens)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Bad input
+# ----------------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: c.training_days(1e22, 8, 312e12, 0), "mfu == 0, must be in (0, 1]."),
+    (lambda: c.training_days(1e22, 8, 312e12, 1.3), "mfu == 1.3, must be in (0, 1]."),
+    (lambda: c.training_days(1e22, 0, 312e12, 0.4), "gpus == 0, must be > 0."),
+    (lambda: c.training_flops(-7e9, 1e12), "n_params == -7e+09, must be > 0."),
+    (lambda: c.compute_budget(64, -1, 200e12, 0.5), "days == -1, must be > 0."),
+    (lambda: c.cost(100, -2), "price_per_gpu_hour == -2, must be >= 0."),
+    (lambda: c.estimate_training("llama-2-7b", 1e11, 64, gpu="A100"), "Did you mean"),
+    (lambda: c.estimate_training("llama-2-7b", 1e11, 64, gpu="H100"), "'H100 SXM' or 'H100 PCIe'"),
+    (lambda: c.decode_estimate("llama-2-7b", "A100 80GB", batch=0), "batch == 0, must be >= 1."),
+])
+def test_bad_input_names_the_parameter(call, message):
+    with pytest.raises(le.InputError) as err:
+        call()
+    assert message in str(err.value)
