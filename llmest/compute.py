@@ -156,13 +156,19 @@ def affordable_tokens(budget_flops, n_params):
 # Checkpoints and data loading
 # ----------------------------------------------------------------------------------------------------------------
 
+_MIXED = mem.state_bytes_per_param("mixed", "adamw")
+# A checkpoint to resume mixed-precision AdamW from: weights, FP32 master copy and moments; gradients are not saved.
+RESUME_CHECKPOINT_BYTES_PER_PARAM = _MIXED.weights + _MIXED.master + _MIXED.optimizer
+
+
 def checkpoint_bytes(n_params, bytes_per_param=2):
-    """A checkpoint of the weights (2 bytes a parameter in BF16); a full resume checkpoint also holds the master
-    copy and optimizer states (16 with mixed-precision AdamW)."""
+    """A checkpoint of the weights (2 bytes a parameter in BF16), or with ``RESUME_CHECKPOINT_BYTES_PER_PARAM``
+    one to resume training from."""
     return mem.weight_bytes(n_params, bytes_per_param)
 
 
-def checkpoint_storage_bytes(n_params, run_hours, interval_hours, keep=None, bytes_per_param=16):
+def checkpoint_storage_bytes(n_params, run_hours, interval_hours, keep=None,
+                             bytes_per_param=RESUME_CHECKPOINT_BYTES_PER_PARAM):
     """Disk for the checkpoints of a run saved every ``interval_hours``; ``keep`` the most recent only."""
     v.check_positive("run_hours", run_hours)
     v.check_positive("interval_hours", interval_hours)
@@ -189,6 +195,12 @@ def decode_step_seconds(weight_bytes, kv_bytes, n_params, batch, bandwidth_bytes
     memory_time = (weight_bytes + kv_bytes) / bandwidth_bytes_per_s
     compute_time = 2 * n_params * batch / peak_flops_per_s
     return max(memory_time, compute_time)
+
+
+def kv_context_limit(n_params, kv_bytes_per_token, bandwidth_bytes_per_s, peak_flops_per_s):
+    """The context length beyond which decoding can never become compute-bound: there, reading one sequence's
+    KV cache (kv · context / bandwidth) takes longer than its 2N FLOPs (2N / peak), whatever the batch."""
+    return 2 * n_params * bandwidth_bytes_per_s / (peak_flops_per_s * kv_bytes_per_token)
 
 
 def compute_bound_batch(weight_bytes, n_params, bandwidth_bytes_per_s, peak_flops_per_s):

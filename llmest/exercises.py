@@ -326,9 +326,10 @@ register(
         hints=("MFU = model FLOPs / (GPUs × peak × seconds).",)),
     Exercise(
         "3.5",
-        "Llama-2-7B has 32 layers of 32 heads of width 128 and about 6.61B matmul weights (N, the embedding left "
-        "out). At what sequence length T do the attention FLOPs, 12·L·H·Q·T per token, reach 10% of a training "
-        "token's FLOPs (6N + 12·L·H·Q·T)?",
+        "Llama-2-7B has 32 layers of 32 heads of width 128 and about "
+        f"{format_count(cp.flops_params('llama-2-7b'))} matmul weights (N, the embedding left out). At what "
+        "sequence length T do the attention FLOPs, 12·L·H·Q·T per token, reach 10% of a training token's FLOPs "
+        "(6N + 12·L·H·Q·T)?",
         lambda: cp.seq_len_for_attention_share(cp.flops_params("llama-2-7b"), 32, 32, 128, 0.1), rel_tol=0.05,
         hints=("Solve 12·L·H·Q·T = 0.1 · (6N + 12·L·H·Q·T) for T.",)),
     Exercise(
@@ -340,9 +341,10 @@ register(
                "Time per token = weight bytes / bandwidth.")),
     Exercise(
         "3.7",
-        "At what batch size does decoding Llama-2-7B in BF16 on an H100 SXM become compute-bound, ignoring the KV "
-        "cache? (Compute per step 2·N·B at 989 TFLOPS; memory per step the weights at 3.35 TB/s; N = 6.61B matmul "
-        "weights, 6.74B parameters read.)",
+        "At what batch size does decoding Llama-2-7B in BF16 on an H100 SXM become compute-bound if the KV cache "
+        "is negligible (very short contexts)? Compute per step 2·N·B at 989 TFLOPS; memory per step the weights at "
+        f"3.35 TB/s; N = {format_count(cp.flops_params('llama-2-7b'))} matmul weights, "
+        f"{format_count(m.count_params(m.preset('llama-2-7b')).total)} parameters read.",
         lambda: cp.compute_bound_batch(mem.model_weight_bytes("llama-2-7b", "bf16"), cp.flops_params("llama-2-7b"),
                                        _H100.bandwidth_bytes_per_s, _H100.bf16_flops_per_s), rel_tol=0.05,
         hints=("Set 2·N·B / peak equal to weight bytes / bandwidth.",)),

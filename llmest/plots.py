@@ -158,13 +158,14 @@ def kv_cache_vs_tokens(models, batch=1, ax=None):
     return ax
 
 
-def days_vs_gpus(flops, gpu="A100 80GB", mfus=(0.3, 0.4, 0.5), ax=None, marks=()):
-    """Training days against GPU count for a FLOP budget, one line per MFU; ``marks``: (gpus, label) points."""
+def days_vs_gpus(flops, gpu="A100 80GB", mfus=(0.3, 0.4, 0.5), ax=None, marks=(), peak_flops_per_s=None):
+    """Training days against GPU count for a FLOP budget, one line per MFU; ``marks``: (gpus, label) points at the
+    middle MFU. ``peak_flops_per_s`` overrides the GPU's peak (and ``gpu`` then only names the card)."""
     from . import compute as cp
     from . import hardware
 
     ax = _axes(ax, (7, 4))
-    peak = hardware.gpu(gpu).bf16_flops_per_s
+    peak = hardware.gpu(gpu).bf16_flops_per_s if peak_flops_per_s is None else peak_flops_per_s
     counts = np.logspace(3, 14, 23, base=2)
     for mfu in mfus:
         ax.plot(counts, [cp.training_days(flops, g, peak, mfu) for g in counts], label=f"MFU {mfu:.0%}")
@@ -174,7 +175,7 @@ def days_vs_gpus(flops, gpu="A100 80GB", mfus=(0.3, 0.4, 0.5), ax=None, marks=()
         ax.annotate(label, (gpus, days), textcoords="offset points", xytext=(6, 6), fontsize=8)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel(f"GPUs ({hardware.gpu(gpu).name})")
+    ax.set_xlabel(f"GPUs ({peak / 1e12:g} TFLOPS each)")
     ax.set_ylabel("days")
     ax.legend(fontsize=8)
     return ax
@@ -185,8 +186,8 @@ def published_mfu(ax=None):
     from . import runs
 
     ax = _axes(ax, (7, 3.6))
-    names = [r.name for r in runs.RUNS] + ["PaLM 540B", runs.GPT3.name]
-    values = [r.mfu for r in runs.RUNS] + [runs.palm_mfu(True), runs.GPT3.mfu]
+    names = [r.name for r in runs.RUNS] + ["PaLM 540B (measured)", runs.GPT3.name]
+    values = [r.mfu for r in runs.RUNS] + [runs.palm_mfu(False), runs.GPT3.mfu]
     ax.barh(names, np.array(values) * 100, color="#4c72b0")
     ax.axvspan(30, 50, color="#dd8452", alpha=0.15, label="seed 000: 30-50%")
     ax.axvspan(40, 60, color="#55a868", alpha=0.12, label="seed 004: 40-60%")
@@ -200,11 +201,14 @@ def published_mfu(ax=None):
 
 
 def roofline(model, gpu, context_tokens=2048, weights="bf16", ax=None):
-    """Decode tokens/s against batch: the memory-bandwidth bound, the compute bound, and their minimum."""
+    """Decode tokens/s against batch: the memory-bandwidth bound, the compute bound, and their minimum, for the
+    batches whose weights and KV cache fit the GPU with 20% kept free."""
     from . import compute as cp
+    from . import memory as mem
 
     ax = _axes(ax, (7, 4))
-    batches = np.array([2 ** k for k in range(0, 11)])
+    batches = np.array([b for b in (2 ** k for k in range(0, 13))
+                        if mem.fits(mem.inference_memory(model, weights=weights, tokens=context_tokens, batch=b), gpu)])
     estimates = [cp.decode_estimate(model, gpu, batch=int(b), context_tokens=context_tokens, weights=weights)
                  for b in batches]
     ax.plot(batches, [b / e.memory_seconds for b, e in zip(batches, estimates)], "--", label="memory bound")

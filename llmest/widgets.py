@@ -440,7 +440,7 @@ def _style():
 class TrainingPlanner(_Form):
     """How long and how much: a model, its tokens, a GPU and how many, MFU and a price."""
 
-    def __init__(self, model="llama-2-7b", tokens="1T", gpu="A100 80GB", gpus=256, mfu=0.4, price=2.0):
+    def __init__(self, model="llama-2-7b", tokens="1T", gpu="A100 80GB", gpus=256, mfu=0.4, price=2.5):
         from . import hardware
 
         style, layout = _style()
@@ -493,7 +493,7 @@ class TrainingPlanner(_Form):
 class RooflineExplorer(_Form):
     """Serving speed: time per decoding step bound by memory bandwidth or by compute, tokens/s and cost."""
 
-    def __init__(self, model="llama-2-7b", gpu="A100 80GB", weights="bf16", context=2048, batch=8, price=2.0):
+    def __init__(self, model="llama-2-7b", gpu="A100 80GB", weights="bf16", context=2048, batch=8, price=2.5):
         from . import hardware
         from . import memory as mem
 

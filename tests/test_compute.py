@@ -71,6 +71,15 @@ def test_attention_term_and_crossover():
     assert c.attention_flops_per_token(cfg.num_layers, cfg.num_heads, cfg.head_dim, t) == pytest.approx(6 * n)
 
 
+def test_no_batch_is_compute_bound_past_the_kv_limit():
+    cfg = le.preset("llama-3-8b")
+    kv = le.memory.kv_cache_bytes_for(cfg, 1)
+    g = hardware.gpu("A100 80GB")
+    limit = c.kv_context_limit(c.flops_params(cfg), kv, g.bandwidth_bytes_per_s, g.bf16_flops_per_s)
+    assert c.decode_estimate(cfg, g, batch=100_000, context_tokens=int(limit * 1.1)).bound == "memory"
+    assert c.decode_estimate(cfg, g, batch=100_000, context_tokens=int(limit * 0.5)).bound == "compute"
+
+
 def test_decode_roofline():
     d1 = c.decode_estimate("llama-2-7b", "A100 80GB", batch=1)
     assert d1.bound == "memory" and d1.step_seconds == d1.memory_seconds
@@ -82,7 +91,8 @@ def test_decode_roofline():
 
 def test_checkpoints_and_data_rate():
     assert c.checkpoint_bytes(70e9) == 140e9
-    assert c.checkpoint_storage_bytes(7e9, run_hours=24, interval_hours=0.5, keep=3) == 3 * 112e9
+    assert c.RESUME_CHECKPOINT_BYTES_PER_PARAM == 2 + 4 + 8  # weights, master copy, moments; no gradients
+    assert c.checkpoint_storage_bytes(7e9, run_hours=24, interval_hours=0.5, keep=3) == 3 * 98e9
     assert c.tokens_per_second_per_gpu(1e12, 10, 100) == pytest.approx(1e12 / (10 * 86400 * 100))
 
 

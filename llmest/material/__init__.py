@@ -6,7 +6,9 @@ The two source documents (in Chinese):
 - seed 004, the long article on estimating parameters, memory, FLOPs and time, data and tokens, with pitfalls.
 
 A figure's status is computed, not typed: "confirmed" when the recomputed value lies within ``rel_tol`` of the
-stated value (or range), else "erratum". Each chapter registers the figures it quotes.
+stated value (or range), else "erratum". A figure that rests on an input the material does not give (a batch size,
+tokens per request) is "depends": it is recomputed under a stated assumption, and its note says which values of
+the missing input would give the material's figure. Each chapter registers the figures it quotes.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class Figure:
     rel_tol: float = 0.01    # the material's own rounding
     cause: str | Callable[[], str] = ""  # why the figures differ (required for an erratum), or a remark;
                                          # a callable when the text quotes recomputed numbers
+    depends_on: str = ""     # the input the material leaves out, for a "depends" figure
 
     @property
     def recomputed(self) -> float:
@@ -46,6 +49,8 @@ class Figure:
 
     @property
     def status(self) -> str:
+        if self.depends_on:
+            return "depends"
         low, high = self.stated if isinstance(self.stated, tuple) else (self.stated, self.stated)
         value = self.recomputed
         inside = low * (1 - self.rel_tol) <= value <= high * (1 + self.rel_tol)
@@ -70,12 +75,14 @@ class Figure:
 
     def box(self) -> str:
         """A short report: what the material says, the recomputed figure, and the cause."""
-        title = "Erratum" if self.status == "erratum" else "Confirmed"
+        title = {"erratum": "Erratum", "confirmed": "Confirmed",
+                 "depends": f"Depends on an input the material does not give ({self.depends_on})"}[self.status]
         rows = [("source", f"{DOCUMENTS[self.document]}, {self.section}"),
                 ("material", f"{self.quote}  ->  {self.stated_text}"),
                 ("recomputed", f"{self._fmt(self.recomputed)}  ({self.how})")]
         if self.cause_text:
-            rows.append(("cause" if self.status == "erratum" else "note", self.cause_text))
+            label = {"erratum": "cause", "confirmed": "note", "depends": "so"}[self.status]
+            rows.append((label, self.cause_text))
         lines = [f"{title}: {self.claim}"] + [f"  {label + ':':<12} {text}" for label, text in rows]
         return "\n".join(lines)
 

@@ -205,9 +205,10 @@ register(
     Figure("000-ex2-activations", 2, "000", _EX2, "QLoRA activations, 70B, gradient checkpointing",
            "激活值：~20-40 GB", (20 * _GB, 40 * _GB), lambda: mem.qlora_memory("llama-2-70b")["activations"],
            "qlora_memory('llama-2-70b', micro-batch 1 × 2,048 tokens)['activations']", unit="bytes",
-           cause=lambda: f"The exercise gives no batch. With gradient checkpointing a micro-batch of 1 × 2,048 tokens "
-                         f"keeps {format_bytes(mem.qlora_memory('llama-2-70b')['activations'])}; 20-40 GB needs "
-                         f"micro-batches of {_qlora_batch_for(20 * _GB)}-{_qlora_batch_for(40 * _GB)}."),
+           depends_on="the batch",
+           cause=lambda: f"With gradient checkpointing a micro-batch of 1 × 2,048 tokens keeps "
+                         f"{format_bytes(mem.qlora_memory('llama-2-70b')['activations'])}; 20-40 GB is what "
+                         f"micro-batches of {_qlora_batch_for(20 * _GB)}-{_qlora_batch_for(40 * _GB)} keep."),
     Figure("000-ex2-total", 2, "000", _EX2, "QLoRA of a 70B, all of it, on one GPU",
            "总计：~56-76 GB -> 单张 A100 80GB 可行", (56 * _GB, 76 * _GB), lambda: mem.qlora_memory("llama-2-70b").total,
            "qlora_memory('llama-2-70b', rank 64, all projections, micro-batch 1 × 2,048 tokens)", unit="bytes",
@@ -277,8 +278,8 @@ register(
     Figure("000-4.2-qlora-7b", 2, "000", _S42, "QLoRA of a 7B",
            "QLoRA 显存 ≈ 0.5N (基座) + LoRA 参数 + 激活值 -> 7B 约 16-20 GB", (16 * _GB, 20 * _GB), _qlora_7b,
            "qlora_memory('llama-2-7b', rank 64, all projections, micro-batch 1 × 2,048 tokens)", unit="bytes",
-           rel_tol=0.05,
-           cause=lambda: f"The material gives no batch. The minimum, a micro-batch of 1 × 2,048 tokens, needs "
+           rel_tol=0.05, depends_on="the batch",
+           cause=lambda: f"The minimum, a micro-batch of 1 × 2,048 tokens, needs "
                          f"{format_bytes(_qlora_7b())}; 16-20 GB is what micro-batches of about "
                          f"{_qlora_7b_batch_for(16 * _GB)}-{_qlora_7b_batch_for(20 * _GB)} need."),
     # seed 004 §2

@@ -7,6 +7,7 @@ from .. import compute as c
 from .. import hardware
 from .. import memory as mem
 from .. import runs
+from ..model import preset
 from ..units import format_bytes, format_count, format_flops, format_usd
 from . import Figure, register
 
@@ -30,11 +31,23 @@ def _ex1_gpu_hours() -> float:
 
 
 def _published_mfus() -> list:
-    return sorted(r.mfu for r in runs.RUNS) + [runs.palm_mfu(True)]
+    """LLaMA, Llama 2 and PaLM, all counting 6N only (PaLM's figure without the attention term)."""
+    return sorted([r.mfu for r in runs.RUNS] + [runs.palm_mfu(False)])
 
 
 def _seed004_days(n, d, gpus) -> float:
     return c.training_days(c.training_flops(n, d), gpus, GENERIC, 0.5)
+
+
+def _attention_share(seq_len) -> float:
+    cfg = preset("llama-2-7b")
+    attention = c.attention_flops_per_token(cfg.num_layers, cfg.num_heads, cfg.head_dim, seq_len)
+    return attention / (c.training_flops_per_token(c.flops_params(cfg)) + attention)
+
+
+def _ft_tokens(days) -> float:
+    """Billions of tokens a 70B fine-tunes on in ``days`` on 16 A100s at 40% MFU."""
+    return c.affordable_tokens(c.compute_budget(16, days, A100, 0.4), 70e9) / 1e9
 
 
 def _seed004_budget() -> float:
@@ -57,9 +70,17 @@ def _gpt3_hours() -> float:
     return c.gpu_hours(c.training_flops(175e9, 300e9), V100, 0.4)
 
 
+def _a100_tokens_per_s() -> float:
+    return c.decode_estimate("llama-2-7b", "A100 80GB", batch=64, context_tokens=1024).tokens_per_s
+
+
 def _serving_gpus() -> int:
-    decode = c.decode_estimate("llama-2-7b", "A100 80GB", batch=64, context_tokens=1024)
-    return c.gpus_for_request_rate(1000, 100, decode.tokens_per_s)
+    return c.gpus_for_request_rate(1000, 100, _a100_tokens_per_s())
+
+
+def _tokens_per_request(dollars_per_month: float) -> float:
+    gpus = dollars_per_month / 2 / _HOURS_PER_MONTH
+    return gpus * _a100_tokens_per_s() / 1000
 
 
 _HOURS_PER_MONTH = 730
@@ -79,7 +100,7 @@ register(
            "and PaLM (llmest.runs)", unit="percent", rel_tol=0.0,
            cause=lambda: f"Published runs imply {min(_published_mfus()):.0%} to {max(_published_mfus()):.0%}."),
     _catalog_figure("000-2-a100", "A100 80GB", "A100 80GB 312 TFLOPS", 312),
-    _catalog_figure("000-2-h100", "H100 SXM", "H100 80GB 990 TFLOPS", 990),
+    _catalog_figure("000-2-h100", "H100 SXM", "H100 80GB 990 TFLOPS (the SXM card; H100 PCIe is 756)", 990),
     _catalog_figure("000-2-h200", "H200", "H200 141GB 990 TFLOPS", 990),
     _catalog_figure("000-2-b200", "B200", "B200 192GB 2250 TFLOPS", 2250),
     _catalog_figure("000-2-a6000", "RTX A6000", "A6000 38 TFLOPS (in the BF16 column)", 38),
@@ -96,8 +117,9 @@ register(
            "GPU Hours = 4.2e22 / (3.12e14 x 0.4) = 336,538 小时", 336_538, _ex1_gpu_hours,
            "gpu_hours(4.2e22, 312e12, 0.4)", unit="plain",
            cause=lambda: f"4.2e22 / (3.12e14 × 0.4) = {c.gpu_seconds(_EX1_FLOPS, A100, 0.4):,.0f}: FLOPs over "
-                         f"FLOP/s gives GPU-seconds, not hours. Divided by 3,600: {_ex1_gpu_hours():,.0f} GPU-hours. "
-                         "§1.2's formula makes the same slip: it needs the 3,600."),
+                         "FLOP/s are GPU-seconds. The material's 336,538 is that over 1,000; hours need ÷3,600, "
+                         f"which gives {_ex1_gpu_hours():,.0f}. §1.2's formula, GPU Hours = FLOPs / (GPU_FLOPS × MFU), "
+                         "also gives seconds."),
     Figure("000-ex1-single-gpu", 3, "000", _EX1, "days and years on one A100", "约 14,022 天 / 38.4 年（单卡）",
            14_022, lambda: _ex1_gpu_hours() / 24, "GPU-hours / 24", unit="plain",
            cause=lambda: f"{_ex1_gpu_hours() / 24:,.0f} days, {_ex1_gpu_hours() / 24 / c.DAYS_PER_YEAR:.1f} years: "
@@ -128,20 +150,22 @@ register(
            cause="For exercise 2's 10K examples of 2,048 tokens; the time scales with the data."),
     Figure("000-4.3-7b-cost", 3, "000", _S43, "training a 7B on 1T tokens with 256 A100s",
            "训练 7B 模型（1T token，256 A100）：~$160K-240K", (160e3, 240e3),
-           lambda: c.cost(_ex1_gpu_hours(), 2.5), "gpu_hours × $2.5, the middle of $2-3", unit="usd",
-           rel_tol=0.0,
-           cause=lambda: f"${c.cost(_ex1_gpu_hours(), 2):,.0f} to ${c.cost(_ex1_gpu_hours(), 3):,.0f} at $2-3 an "
-                         "hour, a little above the stated range, and far below §4.1's $1M for the same run."),
+           lambda: c.cost(_ex1_gpu_hours(), 2.5), "GPU-hours at 40% MFU × $2.5, the middle of $2-3", unit="usd",
+           depends_on="MFU",
+           cause=lambda: f"$160-240K is {160e3 / 2:,.0f} GPU-hours at $2-3, an MFU of "
+                         f"{c.implied_mfu(7e9, 1e12, 160e3 / 2, A100):.0%}; at exercise 1's 40% it is "
+                         f"{format_usd(c.cost(_ex1_gpu_hours(), 2))}-{format_usd(c.cost(_ex1_gpu_hours(), 3))}. "
+                         "Either is far below §4.1's $1M for the same run."),
     Figure("000-4.3-serving", 3, "000", _S43, "serving a 7B at 1,000 requests/s, per month",
            "推理 7B（1000 RPS）：~$5K-10K/月", (5e3, 10e3),
            lambda: _serving_gpus() * 2 * _HOURS_PER_MONTH,
            "A100s for 1,000 × 100 new tokens/s at batch 64 (decode_estimate) × $2 × 730 h", unit="usd",
-           cause=lambda: f"The material gives no tokens per request. At 100 new tokens each, batches of 64 and a "
-                         f"1,024-token context, an A100 makes "
-                         f"{c.decode_estimate('llama-2-7b', 'A100 80GB', batch=64, context_tokens=1024).tokens_per_s:,.0f}"
-                         f" tokens/s, so {_serving_gpus()} A100s: ${_serving_gpus() * 2 * _HOURS_PER_MONTH:,.0f} a "
-                         f"month at $2 an hour, before the prompts are processed. $5-10K a month buys "
-                         f"{5e3 / 2 / _HOURS_PER_MONTH:.1f}-{10e3 / 2 / _HOURS_PER_MONTH:.1f} A100s."),
+           depends_on="tokens per request",
+           cause=lambda: f"With 100 new tokens per request, batches of 64 and a 1,024-token context, an A100 makes "
+                         f"{_a100_tokens_per_s():,.0f} tokens/s: {_serving_gpus()} A100s. $5-10K a month pays for "
+                         f"{5e3 / 2 / _HOURS_PER_MONTH:.1f}-{10e3 / 2 / _HOURS_PER_MONTH:.1f} A100s at $2 an hour, "
+                         f"enough for about {_tokens_per_request(5e3):.0f}-{_tokens_per_request(10e3):.0f} new tokens "
+                         "per request, before any prompt processing."),
     # seed 000 §5: GPT-3
     Figure("000-5-gpt3-flops", 3, "000", _S5, "GPT-3's training FLOPs", "175B 模型训练 300B token 的 FLOPs 约 3.15e23",
            3.15e23, lambda: c.training_flops(175e9, 300e9), "training_flops(175e9, 300e9)", unit="flops",
@@ -153,12 +177,23 @@ register(
            lambda: c.gpu_hours(c.training_flops(175e9, 300e9), V100, 0.4), "gpu_hours(3.15e23, 125e12, 0.4)",
            unit="count",
            cause=lambda: f"3.15e23 / (125e12 × 0.4) = {format_flops(c.gpu_seconds(c.training_flops(175e9, 300e9), V100, 0.4))}"
-                         " GPU-seconds, the same seconds-for-hours slip as exercise 1."),
-    Figure("000-5-gpt3-cost", 3, "000", _S5, "GPT-3's GPU cost at $3 per V100-hour", "纯 GPU 成本约 $1900 万",
+                         " GPU-seconds; 6.3M is that over 1,000, as in exercise 1. Over 3,600 it is "
+                         f"{format_count(_gpt3_hours())} GPU-hours."),
+    Figure("000-5-gpt3-cost", 3, "000", _S5, "GPT-3's GPU cost at $3 per V100-hour", "纯 GPU 成本约 1900 万",
            19e6, lambda: c.cost(c.gpu_hours(c.training_flops(175e9, 300e9), V100, 0.4), 3), "GPU-hours × $3",
            unit="usd",
            cause=lambda: f"Follows from the hours above: {format_count(_gpt3_hours())} V100-hours at $3 are "
                          f"{format_usd(c.cost(_gpt3_hours(), 3))}."),
+    Figure("000-5-gpt3-total", 3, "000", _S5, "GPT-3's whole cost", "实际总成本可能 $10M-50M", (10e6, 50e6),
+           lambda: c.cost(runs.GPT3.gpu_hours, 3), "Patterson et al.'s V100-hours × $3", unit="usd", rel_tol=0.0,
+           cause=lambda: f"Patterson et al. estimate {runs.GPT3.gpu_hours:,.0f} V100-hours (10,000 GPUs for 14.8 "
+                         f"days), an MFU of {runs.GPT3.mfu:.0%}: the GPUs alone reach the low end at $3 an hour."),
+    Figure("000-4.1-ft-70b-time", 3, "000", _S41, "full fine-tuning of a 70B on 16 A100s, 1B tokens",
+           "全参数微调 70B：需要 8+ A100，数天到数周", (2, 28),
+           lambda: c.training_days(c.training_flops(70e9, 1e9), 16, A100, 0.4),
+           "training_days(6 × 70B × 1B tokens, 16 A100s, 40% MFU)", unit="plain", depends_on="tokens",
+           cause=lambda: f"Days to weeks is {_ft_tokens(2):.1f}B-{_ft_tokens(28):.1f}B tokens on 16 A100s at 40% "
+                         "MFU (16: the states alone need 14, chapter 2)."),
     # seed 004 §3
     Figure("004-3.1-7b-flops", 3, "004", _S31, "7B on 1 trillion tokens", "6×7×10⁹×10¹²＝4.2×10²²", 4.2e22,
            lambda: c.training_flops(7e9, 1e12), "training_flops(7e9, 1e12)", unit="flops", rel_tol=0.001),
@@ -166,11 +201,28 @@ register(
            "每秒10¹⁵次浮点运算也需要约1.16万小时", 1.16e4,
            lambda: c.training_flops(7e9, 1e12) / 1e15 / c.SECONDS_PER_HOUR, "4.2e22 / 1e15 / 3,600",
            unit="plain", rel_tol=0.01),
+    Figure("004-3.1-attention", 3, "004", _S31, "attention FLOPs that 6N leaves out, a 7B at 4,096 tokens",
+           "这个公式已经把所有线性层、注意力、FFN、反向计算全部折进去了", 0, lambda: _attention_share(4096),
+           "12·L·H·Q·T / (6N + 12·L·H·Q·T) for Llama-2-7B", unit="percent", rel_tol=0.0,
+           cause=lambda: "6N counts the multiplications by weights, including the Q, K, V and output projections, "
+                         "but not the attention scores (Q·Kᵀ and scores·V), which multiply activations by "
+                         f"activations: {_attention_share(2048):.0%} of a training token's FLOPs at 2,048 tokens, "
+                         f"{_attention_share(4096):.0%} at 4,096."),
+    Figure("004-3.2-flops", 3, "004", _S32, "7B on 100B tokens", "总FLOPs等于6×7×10⁹×10¹¹＝4.2×10²¹", 4.2e21,
+           lambda: c.training_flops(7e9, 1e11), "training_flops(7e9, 1e11)", unit="flops", rel_tol=0.001),
+    Figure("004-3.2-per-gpu", 3, "004", _S32, "effective FLOP/s of one 200 TFLOPS card at 50%",
+           "单卡每秒有效浮点运算等于200×10¹²×0.5＝10¹⁴", 1e14, lambda: GENERIC * 0.5, "200e12 × 0.5", unit="flops",
+           rel_tol=0.001),
+    Figure("004-3.2-cluster", 3, "004", _S32, "of 64 such cards", "总有效算力是6.4×10¹⁵", 6.4e15,
+           lambda: 64 * GENERIC * 0.5, "64 × 200e12 × 0.5", unit="flops", rel_tol=0.001),
+    Figure("004-3.2-weeks", 3, "004", _S32, "the same run, in weeks", "一到两周内完成", (7, 14),
+           lambda: _seed004_days(7e9, 1e11, 64), "training_days(...) in days", unit="plain", rel_tol=0.0),
     Figure("004-3.2-mfu", 3, "004", _S32, "MFU of real pre-training", "MFU通常在40%到60%之间", (0.40, 0.60),
            lambda: sorted(_published_mfus())[len(_published_mfus()) // 2], "the median MFU of LLaMA, Llama 2 and PaLM",
            unit="percent", rel_tol=0.0,
-           cause=lambda: f"The published runs range from {min(_published_mfus()):.0%} to "
-                         f"{max(_published_mfus()):.0%}: the lower half of the material's range; none reaches 60%."),
+           cause=lambda: f"The typical run is in the range, but the published runs span {min(_published_mfus()):.0%} "
+                         f"to {max(_published_mfus()):.0%}: {sum(m < 0.4 for m in _published_mfus())} of "
+                         f"{len(_published_mfus())} fall below 40% and none comes near 60%."),
     Figure("004-3.2-days", 3, "004", _S32, "7B, 100B tokens, 64 × 200 TFLOPS at 50% MFU", "约7.6天", 7.6,
            lambda: _seed004_days(7e9, 1e11, 64), "training_days(6 × 7e9 × 1e11, 64, 200e12, 0.5)", unit="plain",
            rel_tol=0.01),
@@ -187,6 +239,15 @@ register(
           ("13B-128", 13e9, 2e11, 128, 14.1, "13B 2000亿 128卡 14.1天"),
           ("70B-512", 70e9, 1.4e12, 512, 133, "70B 1.4万亿 512卡 133天"),
           ("70B-1024", 70e9, 1.4e12, 1024, 66.5, "70B 1.4万亿 1024卡 66.5天")]],
+    Figure("004-3.3-months", 3, "004", _S33, "70B on 1.4T tokens with 512 cards, in months", "超过4个月", (4, 12),
+           lambda: _seed004_days(70e9, 1.4e12, 512) / (c.DAYS_PER_YEAR / 12), "training_days(...) / 30.4",
+           unit="plain", rel_tol=0.0),
+    Figure("004-3.3-moe", 3, "004", _S33, "days for a dense 30B on 600B tokens (20 per parameter) on 512 such cards",
+           "听到“几十B模型几百卡一个月完成预训练”大概率是激活参数小于总参数的MoE", (30, 10_000),
+           lambda: _seed004_days(30e9, 600e9, 512), "training_days(6 × 30B × 600B, 512, 200 TFLOPS, 50%)",
+           unit="plain", rel_tol=0.0,
+           cause="A dense model of a few tens of billions finishes a compute-optimal run on a few hundred cards "
+                 "within a month; such a claim does not by itself point to a mixture of experts."),
     # seed 004 §4.3: the reverse budget
     Figure("004-4.3-budget", 3, "004", _S43B, "FLOPs of 64 × 200 TFLOPS at 50% for 30 days", "约1.66×10²²", 1.66e22,
            _seed004_budget, "compute_budget(64, 30, 200e12, 0.5)", unit="flops", rel_tol=0.005),
@@ -206,9 +267,12 @@ register(
            cause="Right for the states; the function leaves out activations, which its own text says come on top."),
     Figure("004-5.4-checkpoint-7b", 3, "004", _S54, "a 7B checkpoint in BF16", "7B模型BF16权重是14GB一份", 14e9,
            lambda: c.checkpoint_bytes(7e9), "checkpoint_bytes(7e9, 2)", unit="bytes",
-           cause=lambda: f"Weights only. A checkpoint to resume training from also holds the master copy and "
-                         f"optimizer states: {format_bytes(c.checkpoint_bytes(7e9, 16))}."),
+           cause=lambda: f"Weights only. A checkpoint to resume training from also holds the FP32 master copy and "
+                         f"moments ({c.RESUME_CHECKPOINT_BYTES_PER_PARAM} bytes a parameter): "
+                         f"{format_bytes(c.checkpoint_bytes(7e9, c.RESUME_CHECKPOINT_BYTES_PER_PARAM))}."),
     Figure("004-5.4-checkpoint-70b", 3, "004", _S54, "a 70B checkpoint in BF16", "70B模型是140GB一份", 140e9,
            lambda: c.checkpoint_bytes(70e9), "checkpoint_bytes(70e9, 2)", unit="bytes",
-           cause=lambda: f"Weights only; {format_bytes(c.checkpoint_bytes(70e9, 16))} with optimizer states."),
+           cause=lambda: f"Weights only; "
+                         f"{format_bytes(c.checkpoint_bytes(70e9, c.RESUME_CHECKPOINT_BYTES_PER_PARAM))} to resume "
+                         "training from."),
 )
