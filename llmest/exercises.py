@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from . import compute as cp
+from . import data as dt
 from . import hardware
 from . import memory as mem
 from . import model as m
@@ -348,4 +349,52 @@ register(
         lambda: cp.compute_bound_batch(mem.model_weight_bytes("llama-2-7b", "bf16"), cp.flops_params("llama-2-7b"),
                                        _H100.bandwidth_bytes_per_s, _H100.bf16_flops_per_s), rel_tol=0.05,
         hints=("Set 2·N·B / peak equal to weight bytes / bandwidth.",)),
+)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Chapter 4: data and tokens
+# ----------------------------------------------------------------------------------------------------------------
+
+register(
+    Exercise(
+        "4.1",
+        "By Chinchilla's rule of thumb, how many training tokens does a compute-optimal 13B model get?",
+        lambda: dt.chinchilla_tokens(13e9), rel_tol=0.02,
+        hints=("About 20 tokens per parameter.",)),
+    Exercise(
+        "4.2",
+        "A budget of 10²³ FLOPs, spent the rule's way (D = 20·N, C = 6·N·D): how many parameters?",
+        lambda: dt.chinchilla_params_for_flops(1e23), rel_tol=0.03,
+        hints=("C = 6 · N · 20N = 120·N².",)),
+    Exercise(
+        "4.3",
+        "The same 10²³ FLOPs under Besiroglu et al.'s fit (E 1.8172, A 482.01, B 2085.43, α 0.3478, β 0.3658): "
+        "what is the compute-optimal N?",
+        lambda: dt.fit("besiroglu").optimal(1e23)[0], rel_tol=0.03,
+        hints=("N_opt = G·(C/6)^(β/(α+β)) with G = (αA / (βB))^(1/(α+β)).",)),
+    Exercise(
+        "4.4",
+        "A team trains a 3B-parameter model on 9T tokens, to serve it cheaply. How many tokens per parameter is "
+        "that?",
+        lambda: 9e12 / 3e9, rel_tol=0.03,
+        hints=("Divide tokens by parameters; compare with Chinchilla's 20.",)),
+    Exercise(
+        "4.5",
+        "300B training tokens from a mix of 70% English, 20% Chinese and 10% code, at the middles of the "
+        "material's rates (2.75, 3.5 and 2.5 × 10⁸ tokens per GB): how many GB (10⁹ bytes) of cleaned text?",
+        lambda: sum(dt.mixture_bytes(300e9, {"english": 0.7, "chinese": 0.2, "code": 0.1}).values()), unit="bytes",
+        rel_tol=0.03,
+        hints=("Split the tokens by the shares, divide each by its rate per GB, and add.",)),
+    Exercise(
+        "4.6",
+        "At a cleaning yield of 25%, how many GB of raw crawl give the cleaned text of exercise 4.5?",
+        lambda: dt.raw_bytes(sum(dt.mixture_bytes(300e9, {"english": 0.7, "chinese": 0.2, "code": 0.1}).values()),
+                             0.25), unit="bytes", rel_tol=0.03,
+        hints=("Cleaned = yield × raw.",)),
+    Exercise(
+        "4.7",
+        "You have 500B unique tokens of good data and want to train on 2T tokens. How many epochs is that?",
+        lambda: dt.epochs(2e12, 500e9), rel_tol=0.01,
+        hints=("Training tokens / unique tokens.",)),
 )

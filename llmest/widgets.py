@@ -360,23 +360,28 @@ def memory_planner(model: str = "llama-2-7b", gpu: str = "A100 80GB") -> MemoryP
 # Chapter 3: the training planner and the serving roofline
 # ----------------------------------------------------------------------------------------------------------------
 
-def svg_chart(series, x_label: str, y_label: str, marker=None, width=460, height=220) -> str:
-    """A small log-log line chart in SVG: ``series`` are (xs, ys, color, label); ``marker`` an (x, y) dot.
-    Live widgets use it because it redraws in well under a millisecond."""
+def svg_chart(series, x_label: str, y_label: str, marker=None, width=460, height=220, y_log=True) -> str:
+    """A small line chart in SVG, log x (and log y unless ``y_log`` is False): ``series`` are
+    (xs, ys, color, label); ``marker`` an (x, y) dot. Live widgets use it because it redraws in well under a
+    millisecond."""
     import math
+
+    def ty(y):
+        return math.log10(y) if y_log else y
 
     xs = [x for s in series for x in s[0]]
     ys = [y for s in series for y in s[1] if y > 0]
     x0, x1 = math.log10(min(xs)), math.log10(max(xs))
-    y0, y1 = math.log10(min(ys)), math.log10(max(ys))
-    y0, y1 = (y0 - 0.1, y1 + 0.1) if y1 - y0 > 1e-9 else (y0 - 1, y1 + 1)
+    y0, y1 = ty(min(ys)), ty(max(ys))
+    pad = 0.1 if y_log else 0.05 * (y1 - y0)
+    y0, y1 = (y0 - pad, y1 + pad) if y1 - y0 > 1e-9 else (y0 - 1, y1 + 1)
     left, bottom, right, top = 56, height - 34, width - 10, 10
 
     def px(x):
         return left + (math.log10(x) - x0) / (x1 - x0) * (right - left)
 
     def py(y):
-        return bottom - (math.log10(y) - y0) / (y1 - y0) * (bottom - top)
+        return bottom - (ty(y) - y0) / (y1 - y0) * (bottom - top)
 
     parts = [f'<svg width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg" '
              f'style="font:11px sans-serif">',
@@ -385,8 +390,10 @@ def svg_chart(series, x_label: str, y_label: str, marker=None, width=460, height
     for decade in range(math.ceil(x0), math.floor(x1) + 1):
         parts.append(f'<text x="{px(10 ** decade):.1f}" y="{bottom + 14}" text-anchor="middle">'
                      f'{10 ** decade:g}</text>')
-    for decade in range(math.ceil(y0), math.floor(y1) + 1):
-        parts.append(f'<text x="{left - 4}" y="{py(10 ** decade) + 4:.1f}" text-anchor="end">{10 ** decade:g}</text>')
+    y_ticks = ([10 ** d for d in range(math.ceil(y0), math.floor(y1) + 1)] if y_log
+               else [y0 + (y1 - y0) * k / 4 for k in range(5)])
+    for tick in y_ticks:
+        parts.append(f'<text x="{left - 4}" y="{py(tick) + 4:.1f}" text-anchor="end">{tick:.3g}</text>')
     for i, (sx, sy, color, label) in enumerate(series):
         points = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(sx, sy) if y > 0)
         parts.append(f'<polyline fill="none" stroke="{color}" stroke-width="2" points="{points}"/>')
@@ -556,3 +563,103 @@ def training_planner(**kwargs) -> TrainingPlanner:
 
 def roofline_explorer(**kwargs) -> RooflineExplorer:
     return RooflineExplorer(**kwargs)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Chapter 4: the data planner and the scaling-law explorer
+# ----------------------------------------------------------------------------------------------------------------
+
+class DataPlanner(_Form):
+    """Parameters ↔ tokens ↔ gigabytes: the 20× rule (or a chosen ratio), a language mix, the cleaning yield."""
+
+    def __init__(self, params="7B", tokens_per_param=20.0, english=0.7, chinese=0.2, code=0.1, cleaning_yield=0.25):
+        style, layout = _style()
+
+        def share(label, value):
+            return w.FloatSlider(value=value, min=0, max=1, step=0.05, description=label, style=style,
+                                 layout=layout, continuous_update=False, readout_format=".0%")
+
+        inputs = {
+            "params": w.Text(value=params, description="parameters", style=style, layout=layout),
+            "tokens_per_param": w.FloatText(value=tokens_per_param, description="tokens per parameter",
+                                            style=style, layout=layout),
+            "english": share("English share", english),
+            "chinese": share("Chinese share", chinese),
+            "code": share("code share", code),
+            "cleaning_yield": w.FloatSlider(value=cleaning_yield, min=0.05, max=1, step=0.05,
+                                            description="cleaning yield", style=style, layout=layout,
+                                            continuous_update=False, readout_format=".0%"),
+        }
+        self.summary = w.HTML()
+        self.summary.add_class("llmest-data-summary")
+        self.result = None
+        self._build(inputs, [self.summary], "llmest-data-planner")
+        self._recompute()
+
+    ALIASES = {**_Form.ALIASES, "n_params": "params", "mix": "english"}
+
+    def _clear(self):
+        self.result, self.summary.value = None, ""
+
+    def _update(self):
+        from . import data as dt
+        from .units import parse_count
+
+        value = {name: box.value for name, box in self.inputs.items()}
+        n = parse_count(value["params"], "params")
+        v.check_positive("tokens_per_param", value["tokens_per_param"])
+        tokens = dt.chinchilla_tokens(n, value["tokens_per_param"])
+        mix = {language: value[language] for language in ("english", "chinese", "code")}
+        cleaned = dt.mixture_bytes(tokens, mix)
+        total = sum(cleaned.values())
+        raw = dt.raw_bytes(total, value["cleaning_yield"])
+        self.result = dict(tokens=tokens, cleaned=total, raw=raw)
+        rows = "".join(f"<li>{language}: {format_bytes(b)} cleaned</li>" for language, b in cleaned.items())
+        self.summary.value = (f"<b>{format_count(tokens)} tokens</b> ({value['tokens_per_param']:g} per parameter)"
+                              f"<ul>{rows}</ul>in all <b>{format_bytes(total)}</b> of cleaned text, "
+                              f"<b>{format_bytes(raw)}</b> of raw crawl at a {value['cleaning_yield']:.0%} yield")
+
+
+class ScalingExplorer(_Form):
+    """A FLOP budget → the compute-optimal N and D and the fitted loss, under either fit, with its isoFLOP curve."""
+
+    def __init__(self, flops=5.76e23, fit="besiroglu"):
+        from . import data as dt
+
+        style, layout = _style()
+        inputs = {
+            "flops": w.FloatLogSlider(value=flops, base=10, min=18, max=27, step=0.1, description="FLOP budget",
+                                      style=style, layout=layout, continuous_update=False, readout_format=".2e"),
+            "fit": w.Dropdown(options=list(dt.FITS), value=fit, description="loss fit", style=style, layout=layout),
+        }
+        self.summary, self.chart = w.HTML(), w.HTML()
+        self.summary.add_class("llmest-scaling-summary")
+        self.optimum = None
+        self._build(inputs, [self.summary, self.chart], "llmest-scaling-explorer")
+        self._recompute()
+
+    def _clear(self):
+        self.optimum, self.summary.value, self.chart.value = None, "", ""
+
+    def _update(self):
+        from . import data as dt
+
+        budget = self.inputs["flops"].value
+        law = dt.fit(self.inputs["fit"].value)
+        n, d = self.optimum = law.optimal(budget)
+        rule_n = dt.chinchilla_params_for_flops(budget)
+        self.summary.value = (
+            f"optimum: <b>N = {format_count(n)}</b>, <b>D = {format_count(d)}</b> tokens "
+            f"({d / n:,.1f} per parameter), loss {law.loss(n, d):.3f}<br>the 20× rule: N = {format_count(rule_n)}, "
+            f"D = {format_count(20 * rule_n)}")
+        sizes = [n * 10 ** (k / 10) for k in range(-13, 14)]
+        series = [(sizes, [law.loss(s, budget / (6 * s)) for s in sizes], "#4c72b0", "loss at this budget")]
+        self.chart.value = svg_chart(series, "parameters N", "fitted loss", marker=(n, law.loss(n, d)), y_log=False)
+
+
+def data_planner(**kwargs) -> DataPlanner:
+    return DataPlanner(**kwargs)
+
+
+def scaling_explorer(**kwargs) -> ScalingExplorer:
+    return ScalingExplorer(**kwargs)

@@ -21,7 +21,7 @@ EXPECTED_ERRATA = {
 }
 # Figures resting on an input the material does not give.
 EXPECTED_DEPENDS = {"000-ex2-activations", "000-4.2-qlora-7b", "000-4.3-7b-cost", "000-4.3-serving",
-                    "000-4.1-ft-70b-time"}
+                    "000-4.1-ft-70b-time", "004-4.2-english", "004-4.2-chinese", "004-4.2-code"}
 
 
 def test_statuses_are_pinned():

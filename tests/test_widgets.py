@@ -163,3 +163,31 @@ def test_roofline_explorer_follows_the_batch():
     assert explorer.estimate.bound == "compute" and "compute-bound" in explorer.summary.value
     explorer.inputs["tp"].value = 3
     assert "tp == 3 must divide" in explorer.errors["tp"].value
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Chapter 4: the data planner and the scaling-law explorer
+# ----------------------------------------------------------------------------------------------------------------
+
+from llmest import data as dt  # noqa: E402
+from llmest.widgets import DataPlanner, ScalingExplorer  # noqa: E402
+
+
+def test_data_planner_matches_the_library():
+    planner = DataPlanner(params="7B", tokens_per_param=20, english=0.7, chinese=0.2, code=0.1, cleaning_yield=0.25)
+    cleaned = sum(dt.mixture_bytes(140e9, {"english": 0.7, "chinese": 0.2, "code": 0.1}).values())
+    assert planner.result == pytest.approx({"tokens": 140e9, "cleaned": cleaned, "raw": cleaned / 0.25})
+    planner.inputs["english"].value = 0.9
+    assert "mix shares sum to 1.2, must sum to 1." in planner.errors["english"].value
+    planner.inputs["english"].value = 0.7
+    planner.inputs["params"].value = "seven"
+    assert "params == &#x27;seven&#x27; is not a number" in planner.errors["params"].value
+
+
+def test_scaling_explorer_follows_the_fit_and_budget():
+    explorer = ScalingExplorer(flops=5.76e23, fit="besiroglu")
+    assert explorer.optimum == pytest.approx(dt.fit("besiroglu").optimal(5.76e23))
+    explorer.inputs["fit"].value = "hoffmann"
+    assert explorer.optimum == pytest.approx(dt.fit("hoffmann").optimal(5.76e23))
+    explorer.inputs["flops"].value = 1e20
+    assert explorer.optimum[0] < 1e10 and "<svg" in explorer.chart.value

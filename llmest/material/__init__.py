@@ -111,4 +111,4 @@ def table(chapter: int | None = None) -> str:
 
 
 # Each chapter registers its figures in a module of its own; importing them fills FIGURES.
-from . import ch1_parameters, ch2_memory, ch3_compute  # noqa: E402,F401
+from . import ch1_parameters, ch2_memory, ch3_compute, ch4_data  # noqa: E402,F401

@@ -1,0 +1,206 @@
+"""Data and tokens: Chinchilla's rule and its loss fits, compute-optimal N and D, tokens per parameter of real
+models, repeated data, and corpus size from tokens (by language, cleaning yield, raw crawl).
+
+Formulas use + - * / and ** only and work on numbers, NumPy arrays and SymPy symbols. The reverse budget (what a
+cluster affords) is ``llmest.compute.compute_budget`` and friends: the same functions as chapter 3.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+
+from . import _validate as v
+from . import compute
+
+TOKENS_PER_PARAM = 20   # Chinchilla's rule of thumb: compute-optimal D ≈ 20·N
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Chinchilla
+# ----------------------------------------------------------------------------------------------------------------
+
+def chinchilla_tokens(n_params, tokens_per_param=TOKENS_PER_PARAM):
+    """The rule: D ≈ 20·N."""
+    v.check_positive("n_params", n_params)
+    return tokens_per_param * n_params
+
+
+def chinchilla_params_for_flops(flops, tokens_per_param=TOKENS_PER_PARAM):
+    """With D = 20·N, C = 6·N·D = 120·N², so N = √(C / 120)."""
+    v.check_positive("flops", flops)
+    return (flops / (6 * tokens_per_param)) ** 0.5
+
+
+@dataclass(frozen=True)
+class LossFit:
+    """A fitted loss L(N, D) = E + A/N^α + B/D^β (Hoffmann et al. 2022, Approach 3)."""
+
+    name: str
+    E: float
+    A: float
+    B: float
+    alpha: float
+    beta: float
+    source: str
+
+    def loss(self, n_params, tokens):
+        return self.E + self.A / n_params**self.alpha + self.B / tokens**self.beta
+
+    @property
+    def G(self):
+        """G = (αA / (βB))^(1/(α+β)): the constant of the optimal allocation."""
+        return (self.alpha * self.A / (self.beta * self.B)) ** (1 / (self.alpha + self.beta))
+
+    def optimal(self, flops):
+        """The (N, D) that minimise the loss for C = 6·N·D: N = G·(C/6)^(β/(α+β)), D = G⁻¹·(C/6)^(α/(α+β))."""
+        v.check_positive("flops", flops)
+        a = self.beta / (self.alpha + self.beta)
+        b = self.alpha / (self.alpha + self.beta)
+        return self.G * (flops / 6) ** a, (flops / 6) ** b / self.G
+
+
+FITS = {fit.name: fit for fit in [
+    LossFit("hoffmann", 1.69, 406.4, 410.7, 0.34, 0.28,
+            "Hoffmann et al. 2022 (Chinchilla), Appendix D.2, eq. 10, as printed (rounded)"),
+    LossFit("hoffmann-unrounded", 1.6934, 406.4, 410.7, 0.3392, 0.2849,
+            "the same fit with the unrounded values of the paper's TeX source"),
+    LossFit("besiroglu", 1.8172, 482.01, 2085.43, 0.3478, 0.3658,
+            "Besiroglu et al. 2024 (arXiv 2404.10102), a replication from Chinchilla's own data"),
+]}
+
+
+def fit(name) -> LossFit:
+    if name not in FITS:
+        v.check_choice("fit", name, FITS)
+    return FITS[name]
+
+
+# Chinchilla's Table 3 (Approach 1): compute-optimal parameters, FLOPs and tokens, as published.
+TABLE3 = [  # (parameters, FLOPs, tokens)
+    (400e6, 1.92e19, 8.0e9), (1e9, 1.21e20, 20.2e9), (10e9, 1.23e22, 205.1e9), (67e9, 5.76e23, 1.5e12),
+    (175e9, 3.85e24, 3.7e12), (280e9, 9.90e24, 5.9e12), (520e9, 3.43e25, 11.0e12), (1e12, 1.27e26, 21.2e12),
+    (10e12, 1.30e28, 216.2e12),
+]
+CHINCHILLA_FLOPS = 5.76e23   # the budget of Gopher, which Chinchilla (70B, 1.4T tokens) was trained with
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Beyond compute-optimal
+# ----------------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TrainedModel:
+    name: str
+    params: float
+    tokens: float
+    source: str
+
+    @property
+    def tokens_per_param(self) -> float:
+        return self.tokens / self.params
+
+
+TRAINED = [
+    TrainedModel("GPT-3 175B", 174.6e9, 300e9, "Brown et al. 2020"),
+    TrainedModel("Chinchilla 70B", 70e9, 1.4e12, "Hoffmann et al. 2022"),
+    TrainedModel("LLaMA-7B", 6.7e9, 1.0e12, "Touvron et al. 2023"),
+    TrainedModel("LLaMA-65B", 65.2e9, 1.4e12, "Touvron et al. 2023"),
+    TrainedModel("Llama 2 7B", 6.74e9, 2.0e12, "Touvron et al. 2023 (Llama 2)"),
+    TrainedModel("Llama 2 70B", 68.98e9, 2.0e12, "Touvron et al. 2023 (Llama 2)"),
+    TrainedModel("Llama 3 8B", 8.03e9, 15e12, "Meta 2024: over 15T tokens"),
+    TrainedModel("Llama 3 70B", 70.55e9, 15e12, "Meta 2024: over 15T tokens"),
+]
+
+
+def epochs(training_tokens, unique_tokens):
+    """How many times each token is seen."""
+    v.check_positive("unique_tokens", unique_tokens)
+    return training_tokens / unique_tokens
+
+
+# Muennighoff et al. 2023 (Scaling Data-Constrained Language Models): up to about 4 epochs of repeated data train
+# nearly as well as fresh data; beyond that the value of repeating falls off quickly.
+EPOCHS_NEARLY_FREE = 4
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Corpus size
+# ----------------------------------------------------------------------------------------------------------------
+
+# The material's table (seed 004 §4.2): tokens per GB (1e9 bytes) of cleaned text.
+TOKENS_PER_GB = {"english": (2.5e8, 3e8), "chinese": (3e8, 4e8), "code": (2e8, 3e8)}
+# The material's cleaning yield: usable text is 20-30% of the raw crawl.
+CLEANING_YIELD = (0.2, 0.3)
+
+
+def _midpoint(low_high):
+    return (low_high[0] + low_high[1]) / 2
+
+
+def tokens_per_gb(language) -> float:
+    """The middle of the material's range for a language."""
+    if language not in TOKENS_PER_GB:
+        v.check_choice("language", language, TOKENS_PER_GB)
+    return _midpoint(TOKENS_PER_GB[language])
+
+
+def cleaned_bytes(tokens, tokens_per_gb_):
+    """Bytes of cleaned text holding ``tokens`` at a tokens-per-GB rate."""
+    v.check_positive("tokens", tokens)
+    v.check_positive("tokens_per_gb", tokens_per_gb_)
+    return tokens / tokens_per_gb_ * 1e9
+
+
+def raw_bytes(cleaned, cleaning_yield):
+    """The raw crawl that cleans down to ``cleaned`` bytes."""
+    v.check_number("cleaning_yield", cleaning_yield, low=0, high=1, low_open=True)
+    return cleaned / cleaning_yield
+
+
+def mixture_bytes(tokens, mix: dict, rates: dict | None = None) -> dict:
+    """Cleaned bytes per language for a token budget split by ``mix`` (shares summing to 1)."""
+    for language, share in mix.items():
+        v.check_number(f"mix[{language!r}]", share, low=0, high=1)
+    total = sum(mix.values())
+    if abs(total - 1) > 1e-9:
+        raise v.InputError("mix", f"mix shares sum to {total:g}, must sum to 1.")
+    rates = rates or {}
+    return {language: cleaned_bytes(tokens * share, rates.get(language) or tokens_per_gb(language))
+            for language, share in mix.items() if share > 0}
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Measuring tokens per byte with a real tokenizer
+# ----------------------------------------------------------------------------------------------------------------
+
+TOKENIZERS = ("cl100k_base", "o200k_base")  # GPT-4 and GPT-4o; their tables are compiled into bpe-openai
+
+
+def sample_text(kind: str) -> str:
+    """Text the workbook ships for measuring (llmest/texts/SOURCES.md): "english" (the GPL, version 3), "chinese"
+    (CPython's codec-test sentences, about 1 KB) or "code" (three modules of CPython's standard library)."""
+    v.check_choice("kind", kind, ("english", "chinese", "code"))
+    return resources.files("llmest").joinpath("texts", f"{kind}.txt").read_text(encoding="utf-8")
+
+
+def tokens_per_byte(text: str, tokenizer: str = "cl100k_base") -> float:
+    """Tokens per UTF-8 byte of ``text`` under a real BPE tokenizer (the bpe-openai package, offline)."""
+    v.check_choice("tokenizer", tokenizer, TOKENIZERS)
+    import bpe_openai  # the tokenizer tables are compiled into the package: nothing is downloaded
+
+    n_bytes = len(text.encode("utf-8"))
+    if n_bytes == 0:
+        raise v.InputError("text", "text is empty: nothing to measure.")
+    return len(bpe_openai.get_encoding(tokenizer).encode(text)) / n_bytes
+
+
+def measured_tokens_per_gb(kind: str, tokenizer: str = "cl100k_base") -> float:
+    return tokens_per_byte(sample_text(kind), tokenizer) * 1e9
+
+
+def chinchilla_for_budget(gpus, days, peak_flops_per_s, mfu, tokens_per_param=TOKENS_PER_PARAM):
+    """The 20-tokens-per-parameter model a cluster affords: chapter 3's budget, then N = √(C / 120)."""
+    budget = compute.compute_budget(gpus, days, peak_flops_per_s, mfu)
+    n = chinchilla_params_for_flops(budget, tokens_per_param)
+    return n, tokens_per_param * n

@@ -1,0 +1,68 @@
+"""Chapter 4, data and tokens: the figures of seed 004 §4 (§4.3's reverse budget is registered with chapter 3, whose
+functions it uses)."""
+
+from __future__ import annotations
+
+from .. import data as dt
+from ..units import format_bytes, format_count
+from . import Figure, register
+
+_S41 = "§4.1 Chinchilla法则：20倍参数量的token数从哪来"
+_S42 = "§4.2 从语料库到token：文本规模怎么换算"
+
+
+def _english_gb() -> float:
+    return dt.cleaned_bytes(140e9, 2.8e8)
+
+
+def _measured(kind):
+    def recompute():
+        return dt.measured_tokens_per_gb(kind, "cl100k_base")
+    return recompute
+
+
+def _measured_cause(kind, extra=""):
+    def cause():
+        rates = {t: dt.measured_tokens_per_gb(kind, t) for t in dt.TOKENIZERS}
+        size = len(dt.sample_text(kind).encode("utf-8"))
+        shown = ", ".join(f"{format_count(r)} with {t}" for t, r in rates.items())
+        return (f"The material names no tokenizer. Measured on {format_bytes(size)} of the workbook's {kind} sample: "
+                f"{shown}.{extra}")
+    return cause
+
+
+register(
+    Figure("004-4.1-7b", 4, "004", _S41, "tokens for a 7B by the 20× rule", "7B模型大约配1400亿token", 140e9,
+           lambda: dt.chinchilla_tokens(7e9), "chinchilla_tokens(7e9)"),
+    Figure("004-4.1-70b", 4, "004", _S41, "tokens for a 70B by the 20× rule", "70B模型大约配1.4万亿token", 1.4e12,
+           lambda: dt.chinchilla_tokens(70e9), "chinchilla_tokens(70e9)"),
+    Figure("004-4.1-consistent", 4, "004", _S41, "the 7B row of §3.3's table against the 20× rule",
+           "这跟我在前文算力表里用的数据量基本一致", 1.0, lambda: 100e9 / dt.chinchilla_tokens(7e9),
+           "100B tokens (§3.3) / chinchilla_tokens(7e9)", unit="percent", rel_tol=0.35,
+           cause=lambda: f"§3.3 gives a 7B {100e9 / dt.chinchilla_tokens(7e9):.0%} and a 13B "
+                         f"{200e9 / dt.chinchilla_tokens(13e9):.0%} of the 20× tokens, and the 70B exactly 20×: "
+                         "consistent in order of magnitude, not in detail."),
+    Figure("004-4.2-english", 4, "004", _S42, "tokens per GB of cleaned English", "英语…每GB文本能产出2.5亿到3亿token",
+           (2.5e8, 3e8), _measured("english"), "tokens_per_byte(GPL-3 text, cl100k_base) × 1e9",
+           depends_on="the tokenizer and the text",
+           cause=_measured_cause("english", " The sample is legal prose with long words; everyday web English "
+                                            "comes out nearer 4 bytes a token.")),
+    Figure("004-4.2-chinese", 4, "004", _S42, "tokens per GB of cleaned Chinese", "中文…大约每GB产出3亿到4亿token",
+           (3e8, 4e8), _measured("chinese"), "tokens_per_byte(Chinese sample, cl100k_base) × 1e9",
+           depends_on="the tokenizer and the text",
+           cause=_measured_cause("chinese", " A Chinese character is 3 bytes in UTF-8; a tokenizer with a larger "
+                                            "Chinese vocabulary needs fewer tokens.")),
+    Figure("004-4.2-code", 4, "004", _S42, "tokens per GB of code", "代码文本视格式化程度约每GB产出2亿到3亿token",
+           (2e8, 3e8), _measured("code"), "tokens_per_byte(CPython source sample, cl100k_base) × 1e9",
+           depends_on="the tokenizer and the text", cause=_measured_cause("code")),
+    Figure("004-4.2-english-gb", 4, "004", _S42, "cleaned English for 140B tokens at 2.8 × 10⁸ tokens/GB",
+           "需要准备大约500GB清洗后的英文文本", 500e9, _english_gb, "cleaned_bytes(140e9, 2.8e8)", unit="bytes"),
+    Figure("004-4.2-raw", 4, "004", _S42, "raw crawl for that, at a 20-30% cleaning yield",
+           "可能要准备2到2.5TB的原始数据", (2e12, 2.5e12), lambda: dt.raw_bytes(_english_gb(), 0.25),
+           "raw_bytes(500 GB, 0.25)", unit="bytes",
+           cause=lambda: f"At 20-30% the raw crawl is {format_bytes(dt.raw_bytes(_english_gb(), 0.3))} to "
+                         f"{format_bytes(dt.raw_bytes(_english_gb(), 0.2))}: the range starts lower than 2 TB."),
+    Figure("004-4.2-chinese-gb", 4, "004", _S42, "cleaned Chinese for 140B tokens at 3.5 × 10⁸ tokens/GB",
+           "按3.5亿token/GB估，400GB清洗后的中文文本就差不多了", 400e9, lambda: dt.cleaned_bytes(140e9, 3.5e8),
+           "cleaned_bytes(140e9, 3.5e8)", unit="bytes"),
+)
