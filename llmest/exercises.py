@@ -369,9 +369,9 @@ register(
         hints=("C = 6 · N · 20N = 120·N².",)),
     Exercise(
         "4.3",
-        "The same 10²³ FLOPs under Besiroglu et al.'s fit (E 1.8172, A 482.01, B 2085.43, α 0.3478, β 0.3658): "
-        "what is the compute-optimal N?",
-        lambda: dt.fit("besiroglu").optimal(1e23)[0], rel_tol=0.03,
+        "The same 10²³ FLOPs under the fit printed in the Chinchilla paper (E 1.69, A 406.4, B 410.7, α 0.34, "
+        "β 0.28): what is the compute-optimal N?",
+        lambda: dt.fit("hoffmann").optimal(1e23)[0], rel_tol=0.03,
         hints=("N_opt = G·(C/6)^(β/(α+β)) with G = (αA / (βB))^(1/(α+β)).",)),
     Exercise(
         "4.4",
@@ -394,7 +394,8 @@ register(
         hints=("Cleaned = yield × raw.",)),
     Exercise(
         "4.7",
-        "You have 500B unique tokens of good data and want to train on 2T tokens. How many epochs is that?",
-        lambda: dt.epochs(2e12, 500e9), rel_tol=0.01,
-        hints=("Training tokens / unique tokens.",)),
+        "You have 300B unique tokens of good data and want to train on 2.4T tokens. How many epochs is that, and "
+        "is it inside the range Muennighoff et al. found nearly free?",
+        lambda: dt.epochs(2.4e12, 300e9), rel_tol=0.01,
+        hints=("Training tokens / unique tokens.", "Compare with about 4 epochs.")),
 )

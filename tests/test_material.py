@@ -17,7 +17,7 @@ EXPECTED_ERRATA = {
     "004-2.3-70b-gpus", "004-2.3-kv-32",
     "000-2-a6000", "000-2-4090", "000-ex1-gpu-hours", "000-ex1-single-gpu", "000-ex1-256", "000-ex2-hours",
     "000-4.1-7b-hours", "000-4.1-7b-cost", "000-5-gpt3-hours", "000-5-gpt3-cost", "004-3.1-attention",
-    "004-3.3-moe",
+    "004-3.3-moe", "004-4.1-epochs", "004-4.2-raw",
 }
 # Figures resting on an input the material does not give.
 EXPECTED_DEPENDS = {"000-ex2-activations", "000-4.2-qlora-7b", "000-4.3-7b-cost", "000-4.3-serving",
