@@ -26,7 +26,7 @@ def exercise(key: str):
 
 def __getattr__(name):
     # Heavier modules load when first touched, so `import llmest` stays fast.
-    if name in ("widgets", "plots", "exercises", "symbolic"):
+    if name in ("widgets", "plots", "exercises"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

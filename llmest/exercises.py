@@ -155,10 +155,6 @@ EXERCISES = Registry("exercise")
 register, get = EXERCISES.register, EXERCISES.lookup
 
 
-def chapter(number: int) -> list[Exercise]:
-    return [ex for key, ex in EXERCISES.items() if key.split(".")[0] == str(number)]
-
-
 # ----------------------------------------------------------------------------------------------------------------
 # Chapter 1: parameters
 # ----------------------------------------------------------------------------------------------------------------

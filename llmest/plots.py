@@ -6,7 +6,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from . import model as m
-from .units import format_count
 
 PART_COLORS = {
     "embeddings": "#4c72b0", "positions": "#64b5cd", "embedding_projections": "#8172b2", "attention": "#dd8452",
@@ -18,23 +17,6 @@ PART_COLORS = {
 def _axes(ax, size):
     if ax is None:
         _, ax = plt.subplots(figsize=size, layout="constrained")
-    return ax
-
-
-def breakdown_bars(count: m.ParamCount, ax=None, title: str | None = None):
-    """One horizontal bar per part of a ParamCount, labelled with its size."""
-    ax = _axes(ax, (6, 2.6))
-    parts = [(p, n) for p, n in count.parts.items() if n]
-    names = [p.replace("_", " ") for p, _ in parts]
-    values = np.array([n for _, n in parts], dtype=float)
-    ax.barh(names, values / 1e9, color=[PART_COLORS[p] for p, _ in parts])
-    ax.invert_yaxis()
-    ax.set_xlabel("parameters (billions)")
-    ax.set_xlim(0, values.max() / 1e9 * 1.3)
-    for y, value in enumerate(values):
-        ax.text(value / 1e9, y, f" {format_count(value)}", va="center", fontsize=8)
-    ax.set_title(title or f"total {format_count(count.total)}"
-                 + (f", active {format_count(count.active)}" if count.active != count.total else ""), fontsize=10)
     return ax
 
 
