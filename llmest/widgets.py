@@ -444,23 +444,36 @@ def _style():
     return {"description_width": "10em"}, w.Layout(width="22em")
 
 
+def _model_field(value):
+    style, layout = _style()
+    return w.Dropdown(options=list(m.PRESETS), value=value, description="model", style=style, layout=layout)
+
+
+def _gpu_field(value):
+    from . import hardware
+
+    style, layout = _style()
+    return w.Dropdown(options=list(hardware.CATALOG), value=value, description="GPU", style=style, layout=layout)
+
+
+def _price_field(value):
+    style, layout = _style()
+    return w.FloatText(value=value, description="$ per GPU-hour", style=style, layout=layout)
+
+
 class TrainingPlanner(_Form):
     """How long and how much: a model, its tokens, a GPU and how many, MFU and a price."""
 
     def __init__(self, model="llama-2-7b", tokens="1T", gpu="A100 80GB", gpus=256, mfu=0.4, price=2.5):
-        from . import hardware
-
         style, layout = _style()
         inputs = {
-            "model": w.Dropdown(options=list(m.PRESETS), value=model, description="model", style=style,
-                                layout=layout),
+            "model": _model_field(model),
             "tokens": w.Text(value=tokens, description="training tokens", style=style, layout=layout),
-            "gpu": w.Dropdown(options=list(hardware.CATALOG), value=gpu, description="GPU", style=style,
-                              layout=layout),
+            "gpu": _gpu_field(gpu),
             "gpus": w.IntText(value=gpus, description="GPUs", style=style, layout=layout),
             "mfu": w.FloatSlider(value=mfu, min=0.05, max=0.7, step=0.01, description="MFU", style=style,
                                  layout=layout, continuous_update=False, readout_format=".0%"),
-            "price": w.FloatText(value=price, description="$ per GPU-hour", style=style, layout=layout),
+            "price": _price_field(price),
         }
         self.summary, self.chart = w.HTML(), w.HTML()
         self.summary.add_class("llmest-training-summary")
@@ -501,22 +514,19 @@ class RooflineExplorer(_Form):
     """Serving speed: time per decoding step bound by memory bandwidth or by compute, tokens/s and cost."""
 
     def __init__(self, model="llama-2-7b", gpu="A100 80GB", weights="bf16", context=2048, batch=8, price=2.5):
-        from . import hardware
         from . import memory as mem
 
         style, layout = _style()
         inputs = {
-            "model": w.Dropdown(options=list(m.PRESETS), value=model, description="model", style=style,
-                                layout=layout),
-            "gpu": w.Dropdown(options=list(hardware.CATALOG), value=gpu, description="GPU", style=style,
-                              layout=layout),
+            "model": _model_field(model),
+            "gpu": _gpu_field(gpu),
             "weights": w.Dropdown(options=list(mem.WEIGHT_FORMATS), value=weights, description="weights",
                                   style=style, layout=layout),
             "context": w.IntText(value=context, description="context tokens", style=style, layout=layout),
             "batch": w.IntSlider(value=batch, min=1, max=1024, description="batch", style=style, layout=layout,
                                  continuous_update=False),
             "tp": w.IntText(value=1, description="tensor parallel", style=style, layout=layout),
-            "price": w.FloatText(value=price, description="$ per GPU-hour", style=style, layout=layout),
+            "price": _price_field(price),
         }
         self.summary, self.chart = w.HTML(), w.HTML()
         self.summary.add_class("llmest-roofline-summary")
