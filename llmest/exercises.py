@@ -395,3 +395,7 @@ register(
         lambda: dt.epochs(2.4e12, 300e9), rel_tol=0.01,
         hints=("Training tokens / unique tokens.", "Compare with about 4 epochs.")),
 )
+
+# Chapter 5 (interview drills): exercises registered below this line.
+
+# Chapter 6 (measure it yourself): exercises registered below this line.
