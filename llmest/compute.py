@@ -104,6 +104,12 @@ def training_days(flops, gpus, peak_flops_per_s, mfu):
     return training_seconds(flops, gpus, peak_flops_per_s, mfu) / SECONDS_PER_DAY
 
 
+def gpus_for_deadline(flops, days, peak_flops_per_s, mfu):
+    """The fewest GPUs that finish ``flops`` within ``days``: ⌈GPU-seconds / (days × 86,400)⌉."""
+    v.check_positive("days", days)
+    return int(-(-gpu_seconds(flops, peak_flops_per_s, mfu) // (days * SECONDS_PER_DAY)))
+
+
 def cost(gpu_hours_, price_per_gpu_hour):
     """GPU-hours × the price of one GPU-hour."""
     v.check_number("price_per_gpu_hour", price_per_gpu_hour, low=0)

@@ -19,7 +19,7 @@ from . import memory as mem
 from . import model as m
 from ._registry import Registry
 from ._validate import InputError
-from .units import format_bytes, format_count, format_int, parse_bytes, parse_count
+from .units import format_bytes, format_count, format_flops, format_int, format_usd, parse_bytes, parse_count
 
 # Outside the tolerance but within this factor of the answer, an estimate is "close".
 CLOSE_FACTOR = 2.0
@@ -42,6 +42,28 @@ def _parse_percent(text: str) -> float:
         return parse_count(stripped[:-1], "answer") / 100
     value = parse_count(stripped, "answer")
     return value / 100 if value > 1 else value
+
+
+# Words a reader may type around a number in these units: "$1.2M", "55 days", "93,483 GPU-hours", "14 GPUs".
+UNIT_WORDS = {
+    "usd": r"\$|usd|dollars?",
+    "days": r"days?|d",
+    "hours": r"(gpu[- ])?hours?|h",
+    "gpus": r"gpus?|cards?",
+    "tokens/s": r"tokens?\s*/\s*s|tok/s",
+    "flops": r"flops?",
+}
+
+
+# What to type, by unit: shown as the entry's placeholder and when the entry is empty.
+ENTRY_EXAMPLES = {"count": '6.7e9 or "6.7B"', "bytes": '71.5 (GB) or "71.5 GB"', "percent": '"42%" or 0.42',
+                  "usd": '"$1.2M" or 1.2e6', "days": '"55 days" or 55', "hours": '"93,483 GPU-hours" or 9.3e4',
+                  "gpus": '"14 GPUs" or 14', "tokens/s": '"450 tokens/s" or 450', "flops": '"4.2e22 FLOPs" or 4.2e22'}
+
+
+def _strip_unit_words(text: str, unit: str) -> str:
+    words = UNIT_WORDS[unit]
+    return re.sub(rf"^\s*({words})\s*|\s*({words})\s*$", "", text.strip(), flags=re.IGNORECASE)
 
 
 def _is_bare_number(answer) -> bool:
@@ -83,6 +105,14 @@ class Exercise:
             return format_bytes(value)
         if self.unit == "percent":
             return f"{value:.1%}"
+        if self.unit == "usd":
+            return format_usd(value)
+        if self.unit == "flops":
+            return f"{format_flops(value)} FLOPs"
+        if self.unit in ("days", "hours", "gpus", "tokens/s"):
+            number = format_int(value) if abs(value) >= 100 or float(value).is_integer() else f"{value:.3g}"
+            word = {"gpus": "GPU", "days": "day", "hours": "hour", "tokens/s": "tokens/s"}[self.unit]
+            return f"{number} {word}" + ("s" if value != 1 and self.unit != "tokens/s" else "")
         if abs(value) >= 1e4:
             return f"{format_int(value)} ({format_count(value)})"
         return format_int(value) if float(value).is_integer() else f"{value:,.4g}"
@@ -90,8 +120,7 @@ class Exercise:
     def check(self, answer) -> Verdict:
         """Grade an answer: a number, or text such as "6.7B"."""
         if answer is None or (isinstance(answer, str) and not answer.strip()):
-            example = {"bytes": '71.5 (GB) or "71.5 GB"', "percent": '"42%" or 0.42'}.get(self.unit, '6.7e9 or "6.7B"')
-            return Verdict("empty", f"No answer yet: give a number, such as {example}.")
+            return Verdict("empty", f"No answer yet: give a number, such as {ENTRY_EXAMPLES[self.unit]}.")
         if self.unit == "bytes" and isinstance(answer, str) and _tiny_byte_count(answer):
             return Verdict("invalid", f"Could not read that: {answer.strip()!r} means bytes, and this question asks for "
                                       "GB: type the number of GB, or add the unit, as in \"71.5 GB\".")
@@ -102,6 +131,8 @@ class Exercise:
                     value *= 1e9  # these questions ask for GB: a bare 71.5 is GB (a bare 7.15e10 is bytes)
             elif isinstance(answer, str) and self.unit == "percent":
                 value = _parse_percent(answer)
+            elif isinstance(answer, str) and self.unit in UNIT_WORDS:
+                value = parse_count(_strip_unit_words(answer, self.unit), "answer")
             elif isinstance(answer, str):
                 value = parse_count(answer, "answer")
             else:
@@ -117,7 +148,8 @@ class Exercise:
         if self.rel_tol == 0:  # a count that must be exact, such as a number of GPUs
             if value == expected:
                 return Verdict("correct", f"Correct: {shown}.")
-            return Verdict("wrong", f"Not yet: {shown} is too {direction}; this asks for the exact count. Try a hint.")
+            return Verdict("wrong",
+                           f"Not yet: {shown} is too {direction}; this asks for the exact count.{self._try_hint}")
         exact = self.rel_tol < 1e-4  # "count it exactly"
         if abs(ratio - 1) <= self.rel_tol:
             if exact:
@@ -126,9 +158,13 @@ class Exercise:
         if 1 / CLOSE_FACTOR <= ratio <= CLOSE_FACTOR:
             wanted = "the exact count" if exact else _percent(self.rel_tol)
             return Verdict("close", f"Close: {shown} is {_percent(abs(ratio - 1))} too {direction}; this "
-                                    f"exercise asks for {wanted}. Try a hint.")
+                                    f"exercise asks for {wanted}.{self._try_hint}")
         factor = max(ratio, 1 / ratio)
-        return Verdict("wrong", f"Not yet: {shown} is {factor:,.3g}× too {direction}. Try a hint.")
+        return Verdict("wrong", f"Not yet: {shown} is {factor:,.3g}× too {direction}.{self._try_hint}")
+
+    @property
+    def _try_hint(self) -> str:
+        return " Try a hint." if self.hints else ""
 
     def hint(self) -> str:
         """The next hint (they stay shown once revealed)."""

@@ -458,11 +458,15 @@ def min_gpus(plan, gpu, margin=MEMORY_MARGIN, limit=4096):
     return None
 
 
+def gpus_to_hold(total_bytes, gpu, margin=MEMORY_MARGIN):
+    """GPUs of a kind whose usable memory holds ``total_bytes`` split evenly: ⌈bytes / usable memory⌉."""
+    v.check_positive("total_bytes", total_bytes)
+    return int(-(-total_bytes // usable_bytes(gpu, margin)))
+
+
 def state_gpus(n_params, bytes_per_param, gpu, margin=0.0):
     """GPUs needed just to hold the training states, sharded evenly (ZeRO-3): ⌈N·bytes / usable memory⌉."""
-    usable = usable_bytes(gpu, margin)
-    total = training_state_bytes(n_params, bytes_per_param)
-    return int(-(-total // usable))
+    return gpus_to_hold(training_state_bytes(n_params, bytes_per_param), gpu, margin)
 
 
 # ----------------------------------------------------------------------------------------------------------------

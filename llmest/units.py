@@ -112,8 +112,8 @@ def format_flops(value: float, digits: int = 3) -> str:
 
 
 def format_usd(value: float) -> str:
-    """187000 -> '$187,000'."""
-    return f"${value:,.0f}"
+    """187000 -> '$187,000'; below $100, cents: 0.278 -> '$0.28'."""
+    return f"${value:,.2f}" if abs(value) < 100 else f"${value:,.0f}"
 
 
 FORMATTERS = {"count": format_count, "bytes": format_bytes, "flops": format_flops, "usd": format_usd}
