@@ -19,6 +19,7 @@ from . import compute as c
 from . import data as dt
 from . import hardware
 from . import memory as mem
+from . import material, runs
 from . import model as m
 from ._registry import Registry
 from ._validate import InputError, check_choice, check_int
@@ -698,6 +699,7 @@ def flashcards(topics=None) -> list[Card]:
     """The cards, in a fixed order; ``topics`` filters them."""
     chosen = _topics(topics)
     mixed = mem.state_bytes_per_param("mixed", "adamw")
+    typical_mfu = material.get("000-1.2-mfu").stated
     cards = [
         Card("memory", f"Bytes per parameter of {fmt.upper()} weights", f"{mem.WEIGHT_FORMATS[fmt].bytes_per_param:g}")
         for fmt in ("fp32", "bf16", "int8")
@@ -719,7 +721,9 @@ def flashcards(topics=None) -> list[Card]:
         Card("compute", "Training FLOPs per token (forward + backward)",
              f"6N = 2N forward + 4N backward ({format_flops(c.training_flops_per_token(7e9))} for a 7B)"),
         Card("compute", "FLOPs to train a 7B on 1T tokens", format_flops(c.training_flops(7e9, 1e12))),
-        Card("compute", "Typical MFU of large pre-training runs", "30-50%; above 50-60% deserves a measurement"),
+        Card("compute", "Typical MFU of large pre-training runs, and a well-measured one",
+             f"{typical_mfu[0]:.0%}-{typical_mfu[1]:.0%} (the material); PaLM 540B measured "
+             f"{runs.palm_mfu(with_attention=False):.1%}"),
         Card("compute", "Time margin on a training estimate",
              f"{c.TIME_MARGIN[0]:.0%}-{c.TIME_MARGIN[1]:.0%}"),
         Card("compute", "A100 GPU-hours to train a 7B on 1T tokens at 40% MFU",
@@ -730,7 +734,7 @@ def flashcards(topics=None) -> list[Card]:
         Card("data", f"Tokens per GB of cleaned {language} (the material's range)",
              f"{low:.3g} to {high:.3g}") for language, (low, high) in dt.TOKENS_PER_GB.items()
     ] + [
-        Card("compute", f"{name}: dense BF16 peak and memory",
+        Card("compute", f"{name}: dense BF16 peak, memory and its bandwidth",
              f"{_tflops(name)}, {format_bytes(hardware.gpu(name).memory_bytes)}, "
              f"{format_bytes(hardware.gpu(name).bandwidth_bytes_per_s)}/s")
         for name in ("A100 80GB", "H100 SXM", "H200", "B200")

@@ -775,7 +775,6 @@ class TimedSession:
         # The frontend ticks this once a second; the kernel's own clock measures the time taken.
         self.ticker = w.Play(interval=1000, max=10**6, layout=w.Layout(display="none"))
         self.submit.on_click(lambda _: self.answer(self.entry.value))
-        self.entry.on_submit(lambda _: self.answer(self.entry.value))
         self.next.on_click(lambda _: self._advance())
         self.ticker.observe(self._tick, names="value")
         self.widget = w.VBox([w.HBox([self.header, self.timer]), self.question, w.HBox([self.entry, self.submit]),

@@ -1,0 +1,229 @@
+"""Drills: every template gives a solvable problem whose answer is the chapter function's; seeded sets; answer
+entry; worksheets; flashcards; the timed session and the flashcard deck."""
+
+import math
+import re
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import llmest as le
+from llmest import compute as c
+from llmest import data as dt
+from llmest import drills
+from llmest import hardware
+from llmest import memory as mem
+from llmest import model as m
+from llmest.drills import LEVELS, TEMPLATES, TOPICS
+
+# Each template's answer recomputed from its inputs with the chapter functions, independently of the template.
+EXPECTED = {
+    "params-from-shape": lambda i: m.rule_params(i["hidden"], i["layers"], i["vocab"]),
+    "hidden-from-params": lambda i: m.rule_hidden_size(i["n"], i["layers"], i["vocab"]),
+    "moe-active": lambda i: i["shared"] + i["layers"] * i["top_k"] * m.ffn_params(i["hidden"], i["ffn"], gated=True),
+    "lora-params": lambda i: i["layers"] * i["matrices"] * mem.lora_matrix_params(i["rank"], i["hidden"],
+                                                                                   i["hidden"]),
+    "weight-memory": lambda i: mem.weight_bytes(i["n"], i["bytes_per_param"]),
+    "training-states": lambda i: i["n"] * mem.state_bytes_per_param(i["convention"], "adamw").total,
+    "zero-per-gpu": lambda i: sum(mem.sharded_state_bytes(i["n"], mem.state_bytes_per_param(), i["zero"],
+                                                          i["dp"]).values()),
+    "gpus-for-states": lambda i: mem.state_gpus(i["n"], 16, i["gpu"], i["margin"]),
+    "kv-cache": lambda i: mem.kv_cache_bytes(i["layers"], i["kv_heads"], i["head_dim"], i["tokens"], i["batch"]),
+    "qlora-memory": lambda i: (mem.weight_bytes(i["n"], 0.5) + 16 * i["adapters"] + i["activations"]),
+    "activations-rule": lambda i: mem.activation_bytes_rule(i["layers"], i["batch"], i["seq"], i["hidden"], 2,
+                                                            i["factor"]),
+    "training-flops": lambda i: c.training_flops(i["n"], i["tokens"]),
+    "gpu-hours": lambda i: c.gpu_hours(c.training_flops(i["n"], i["tokens"]), i["peak"], i["mfu"]),
+    "training-days": lambda i: c.training_days(c.training_flops(i["n"], i["tokens"]), i["gpus"], i["peak"],
+                                               i["mfu"]),
+    "training-cost": lambda i: c.cost(c.gpu_hours(c.training_flops(i["n"], i["tokens"]), i["peak"], i["mfu"]),
+                                      i["price"]),
+    "gpus-for-deadline": lambda i: c.gpus_for_deadline(c.training_flops(i["n"], i["tokens"]), i["days"], i["peak"],
+                                                       i["mfu"]),
+    "reverse-budget": lambda i: c.affordable_params(c.compute_budget(i["gpus"], i["days"], i["peak"], i["mfu"]),
+                                                    i["tokens"]),
+    "implied-mfu": lambda i: c.implied_mfu(i["n"], i["tokens"], i["hours"], i["peak"]),
+    "checkpoint-storage": lambda i: c.checkpoint_storage_bytes(i["n"], i["run_hours"], i["interval"], i["keep"]),
+    "chinchilla-tokens": lambda i: dt.chinchilla_tokens(i["n"]),
+    "chinchilla-for-budget": lambda i: dt.chinchilla_for_budget(i["gpus"], i["days"], i["peak"], i["mfu"])[0],
+    "corpus-size": lambda i: (dt.cleaned_bytes(i["tokens"], i["rate"]) if i["cleaning_yield"] is None
+                              else dt.raw_bytes(dt.cleaned_bytes(i["tokens"], i["rate"]), i["cleaning_yield"])),
+    "epochs": lambda i: dt.epochs(dt.chinchilla_tokens(i["n"]), i["unique"]),
+    "inference-flops": lambda i: c.forward_flops_per_token(i["n"]) * i["tokens"],
+    "decode-speed": lambda i: i["batch"] / c.decode_step_seconds(
+        mem.weight_bytes(i["n"], i["bytes_per_param"]), i["kv"], i["n"], i["batch"], i["bandwidth"], i["peak"]),
+    "serving-gpus": lambda i: c.gpus_for_request_rate(i["rps"], i["tokens"], i["per_replica"],
+                                                      i["gpus_per_replica"]),
+    "serving-cost": lambda i: c.cost_per_million_tokens(i["price"], i["gpus"], i["tokens_per_s"]),
+}
+
+
+def test_at_least_twenty_templates_cover_every_topic():
+    assert len(TEMPLATES) >= 20
+    assert {t.topic for t in TEMPLATES.values()} == set(TOPICS)
+    assert set(EXPECTED) == set(TEMPLATES), "every template has an independent recomputation here"
+
+
+@settings(max_examples=300, deadline=None)
+@given(key=st.sampled_from(sorted(TEMPLATES)), seed=st.integers(0, 10**9), level=st.sampled_from(LEVELS))
+def test_every_template_gives_a_solvable_problem_with_the_chapter_functions_answer(key, seed, level):
+    p = drills.generate(key, seed, level)
+    assert (p.template, p.level, p.topic) == (key, level, TEMPLATES[key].topic)
+    assert math.isfinite(p.answer) and p.answer > 0
+    assert p.answer == pytest.approx(EXPECTED[key](p.inputs), rel=1e-12)
+    assert p.question.endswith("?") or p.question.endswith("(GB)") or p.question.endswith("size)")
+    assert "{" not in p.question and "None" not in p.question
+    assert p.steps and p.hint and p.solution().endswith(f"Answer: {p.answer_text}")
+    # Scored as an estimate: within 25% correct, within 2x close, else wrong.
+    assert p.check(p.answer).correct and p.check(p.answer * 1.2).correct and p.check(p.answer / 1.2).correct
+    assert p.check(p.answer * 1.5).grade == "close" and p.check(p.answer / 1.9).grade == "close"
+    assert p.check(p.answer * 3).grade == "wrong"
+    assert drills.generate(key, seed, level) == p, "the same seed gives the same problem"
+
+
+def test_the_decode_template_never_asks_about_a_model_that_does_not_fit():
+    for level in LEVELS:
+        for seed in range(300):
+            i = drills.generate("decode-speed", seed, level).inputs
+            gpu = next(g for g in hardware.CATALOG.values() if g.bandwidth_bytes_per_s == i["bandwidth"])
+            assert mem.weight_bytes(i["n"], i["bytes_per_param"]) + i["kv"] <= gpu.memory_bytes
+
+
+def test_levels_differ():
+    questions = {level: {drills.generate("training-days", s, level).question for s in range(40)} for level in LEVELS}
+    assert all("A100 80GB" in q for q in questions["easy"])
+    assert any("B200" in q or "H200" in q for q in questions["hard"])
+    assert not questions["easy"] & questions["hard"]
+
+
+@pytest.mark.parametrize("entry, grade", [
+    ("140B", "correct"), ("1.4e11", "correct"), ("140 billion", "correct"), ("1400亿", "correct"),
+    ("0.15 T", "correct"), ("90B", "close"), ("1.2 T", "wrong"), ("", "empty"), (None, "empty"),
+    ("abc", "invalid"), ("7 apples", "invalid"),
+])
+def test_answer_entry_parses_or_gets_a_message(entry, grade):
+    p = next(q for s in range(100) if (q := drills.generate("chinchilla-tokens", s, "easy")).inputs["n"] == 7e9)
+    assert p.answer == 140e9
+    verdict = p.check(entry)
+    assert verdict.grade == grade, verdict.message
+    if grade == "invalid":
+        assert "answer ==" in verdict.message and "Traceback" not in verdict.message
+
+
+@pytest.mark.parametrize("key, entry", [
+    ("training-cost", "${}"), ("serving-cost", "{} USD"), ("training-days", "{} days"), ("gpu-hours", "{} GPU-hours"),
+    ("gpus-for-states", "{} GPUs"), ("decode-speed", "{} tokens/s"), ("training-flops", "{} FLOPs"),
+])
+def test_entries_may_carry_their_unit(key, entry):
+    p = drills.generate(key, 5, "medium")
+    text = entry.format(f"{p.answer:.6g}")
+    assert p.check(text).correct, (text, p.check(text).message)
+
+
+def test_a_drill_set_is_fixed_by_its_seed_and_honours_topics_and_level():
+    a, b = drills.drill_set(11, 12, "memory,compute", "mixed"), drills.drill_set(11, 12, ["memory", "compute"], "mixed")
+    assert [p.question for p in a] == [p.question for p in b]
+    assert [p.question for p in a] != [p.question for p in drills.drill_set(12, 12, "memory,compute", "mixed")]
+    assert {p.topic for p in a} <= {"memory", "compute"}
+    assert [p.level for p in a[:3]] == list(LEVELS)
+    keys = [p.template for p in drills.drill_set(3, len(TEMPLATES))]
+    assert sorted(keys) == sorted(TEMPLATES), "no template comes twice before every one has come"
+
+
+@pytest.mark.parametrize("kwargs, param", [
+    (dict(seed=1, topics="memry"), "topics"), (dict(seed=1, level="expert"), "level"), (dict(seed=-1), "seed"),
+    (dict(seed=1, n=0), "n"), (dict(seed=1, topics=""), "topics"),
+])
+def test_bad_drill_options_name_the_parameter(kwargs, param):
+    with pytest.raises(le.InputError) as err:
+        drills.drill_set(**kwargs)
+    assert err.value.param == param
+
+
+def test_the_worksheet_command_writes_both_files_and_a_key_that_matches_the_generator(tmp_path):
+    out = tmp_path / "ws"
+    result = subprocess.run([sys.executable, "-m", "llmest.drills", "--seed", "7", "--n", "8", "--topics",
+                             "memory,data", "--level", "hard", "--out", str(out)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    names = {"worksheet.md", "worksheet.html", "key.md", "key.html"}
+    assert {p.name for p in out.iterdir()} == names
+    problems = drills.drill_set(7, 8, "memory,data", "hard")
+    key_md, sheet_md = (out / "key.md").read_text(), (out / "worksheet.md").read_text()
+    key_html, sheet_html = (out / "key.html").read_text(), (out / "worksheet.html").read_text()
+    assert re.findall(r"\*\*Answer: (.+)\*\*", key_md) == [p.answer_text for p in problems]
+    assert re.findall(r"<strong>Answer: (.+?)</strong>", key_html) == [p.answer_text for p in problems]
+    for p in problems:
+        assert p.question in sheet_md and p.question.replace('"', "&quot;").replace("'", "&#x27;") in sheet_html
+        assert all(step in key_md for step in p.steps)
+    assert "**Answer" not in sheet_md and "<strong>Answer" not in sheet_html
+    assert sheet_html.startswith("<!DOCTYPE html>") and sheet_html.rstrip().endswith("</html>")
+
+
+def test_the_worksheet_command_rejects_a_bad_option_with_its_name_and_status_2(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "llmest.drills", "--topics", "memory,finance", "--out",
+                             str(tmp_path)], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert "topics" in result.stderr and "finance" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_flashcards_are_computed_by_the_library():
+    backs = {card.front: card.back for card in drills.flashcards()}
+    assert backs["Training bytes per parameter, mixed-precision AdamW"].startswith("16:")
+    assert backs["Compute-optimal tokens per parameter (Chinchilla's rule)"] == "20"
+    assert backs["A100 GPU-hours to train a 7B on 1T tokens at 40% MFU"] == "93,483"
+    # Llama-2-7B holds 2 x 32 layers x 4,096 values a token in BF16: 512 KiB.
+    assert backs["KV cache per token of llama-2-7b in BF16 (32 layers, 32 KV heads × 128)"].startswith("512 KiB")
+    assert backs["H100 SXM: dense BF16 peak, memory and its bandwidth"].startswith("989.4 TFLOPS, 80.0 GB")
+    assert {card.topic for card in drills.flashcards("data")} == {"data"}
+    assert len(drills.flashcards()) >= 25
+
+
+def test_the_timed_session_grades_times_out_and_reviews_the_misses():
+    from llmest.widgets import TimedSession
+
+    session = TimedSession(n=3, seed=4, level="easy", seconds_per_question=60)
+    now = [0.0]
+    session._clock, session._started = (lambda: now[0]), 0.0
+    first = session.current
+    assert session.answer("abc").grade == "invalid" and session.index == 0 and not session.results
+    assert session.answer(first.answer * 1.1).correct
+    session.next.click()
+    second = session.current
+    session._started = now[0]
+    now[0] += 61
+    session._tick()   # the time is up: the empty entry is graded
+    assert session.results[-1][1].grade == "empty" and session.results[-1][3] is True
+    session.next.click()
+    session.answer(session.current.answer * 10)
+    session.next.click()
+    assert session.score() == {"correct": 1, "close": 0, "wrong": 1, "empty": 1, "invalid": 0}
+    assert "Score: 1 correct, 0 close, 2 missed, of 3" in session.header.value
+    assert "<br>".join(second.solution().splitlines()).split("<br>")[0] in session.review.value
+    assert first.question not in session.review.value, "correct answers are not reviewed"
+
+
+def test_a_bad_time_limit_is_refused_with_its_name():
+    from llmest.widgets import TimedSession
+
+    with pytest.raises(le.InputError) as err:
+        TimedSession(seconds_per_question=0)
+    assert err.value.param == "seconds_per_question"
+
+
+def test_the_flashcard_deck_counts_and_goes_through_the_misses_again():
+    from llmest.widgets import FlashcardDeck
+
+    deck = FlashcardDeck(topics="memory", seed=1)
+    total = len(deck.deck)
+    assert deck.knew.disabled and not deck.back.value
+    deck.reveal.click()
+    assert deck.back.value and not deck.knew.disabled
+    for i in range(total):
+        deck.grade(i % 3 != 0)
+    missed = [card for card, known in deck.results if not known]
+    assert f"you knew {total - len(missed)} of {total}" in deck.front.value
+    deck.again.click()
+    assert deck.deck == missed and deck.index == 0
