@@ -56,3 +56,18 @@ def test_table_and_unknown_keys():
         le.material.get("004-1.1-totl")
     with pytest.raises(le.InputError, match="chapter == 99"):
         le.material.table(chapter=99)
+
+
+def test_a_table_of_chosen_figures_keeps_their_order_and_names_an_unknown_key():
+    lines = le.material.table(keys=["000-ex1-gpu-hours", "000-ex1-flops"]).splitlines()
+    assert lines[1].startswith("000-ex1-gpu-hours") and "erratum" in lines[1]
+    assert lines[2].startswith("000-ex1-flops") and "confirmed" in lines[2]
+    with pytest.raises(le.InputError, match="000-ex1-flop"):
+        le.material.table(keys=["000-ex1-flop"])
+
+
+def test_selective_recomputation_saves_what_korthikanti_et_al_measured_on_gpt3():
+    from llmest.memory import SELECTIVE_RECOMPUTE_PUBLISHED
+
+    saved = le.material.get("000-5-checkpointing").recomputed
+    assert saved == pytest.approx(SELECTIVE_RECOMPUTE_PUBLISHED["GPT-3 175B"][0], abs=0.01)

@@ -98,9 +98,9 @@ def figures(chapter: int | None = None) -> list[Figure]:
     return [f for f in FIGURES.values() if chapter is None or f.chapter == chapter]
 
 
-def table(chapter: int | None = None) -> str:
-    """One line per figure: key, status, stated, recomputed."""
-    rows = figures(chapter)
+def table(chapter: int | None = None, keys=None) -> str:
+    """One line per figure (of a chapter, or the given keys in their order): key, status, stated, recomputed."""
+    rows = [get(key) for key in keys] if keys is not None else figures(chapter)
     if not rows:
         raise InputError("chapter", f"chapter == {chapter}, no figures are registered for it.")
     width = max(len(f.key) for f in rows)
@@ -111,4 +111,4 @@ def table(chapter: int | None = None) -> str:
 
 
 # Each chapter registers its figures in a module of its own; importing them fills FIGURES.
-from . import ch1_parameters, ch2_memory, ch3_compute, ch4_data  # noqa: E402,F401
+from . import ch1_parameters, ch2_memory, ch3_compute, ch4_data, ch5_drills  # noqa: E402,F401

@@ -1,0 +1,42 @@
+"""Chapter 5, interview drills: the figure of seed 000 §5 (interview questions) that no earlier chapter registers.
+The exercises of seed 000 §3, the numbers of its §4 and seed 004 §5's are registered with chapters 2-4, whose
+functions they use; chapter 5 walks through them again."""
+
+from __future__ import annotations
+
+from .. import compute as c
+from .. import memory as mem
+from .. import model as m
+from . import Figure, register
+
+_Q = "§5 常见面试问题"
+
+
+def _selective_saving(seq_len=2048, hidden=12288, heads=96) -> float:
+    """Share of a GPT-3 175B layer's activations that selective recomputation frees (Korthikanti et al.'s case)."""
+    kept = mem.layer_activation_bytes(seq_len, 1, hidden, heads, recompute="selective")
+    return 1 - kept / mem.layer_activation_bytes(seq_len, 1, hidden, heads)
+
+
+def _full_saving() -> float:
+    """Full checkpointing of the material's 7B example (8 × 4,096 tokens, FlashAttention on)."""
+    cfg = m.preset("llama-2-7b")
+    full = mem.activations_per_gpu(cfg, 8, 4096, recompute="full", flash=True)
+    return 1 - full / mem.activations_per_gpu(cfg, 8, 4096, recompute="none", flash=True)
+
+
+def _checkpointing_note() -> str:
+    published = ", ".join(f"{saved:.0%} on {name}" for name, (saved, _) in mem.SELECTIVE_RECOMPUTE_PUBLISHED.items())
+    return (f"60-70% is what selective recomputation saves: it recomputes only the attention scores (Korthikanti et "
+            f"al. 2022 measured {published}). Full checkpointing keeps only each layer's input and frees more: "
+            f"{_full_saving():.0%} of the material's 7B example (8 × 4,096 tokens, FlashAttention on), for "
+            f"{c.training_flops_per_token(1, recompute=True) / c.training_flops_per_token(1) - 1:.0%} more compute (a "
+            f"second forward pass).")
+
+
+register(
+    Figure("000-5-checkpointing", 5, "000", _Q, "activation memory that gradient checkpointing saves",
+           "Gradient checkpointing（用计算换显存，省 60-70% 激活值显存）", (0.6, 0.7), _selective_saving,
+           "1 − layer_activation_bytes(2048, 1, 12288, 96, selective) / (none): GPT-3 175B", unit="percent",
+           cause=_checkpointing_note),
+)
