@@ -700,7 +700,19 @@ def flashcards(topics=None) -> list[Card]:
     chosen = _topics(topics)
     mixed = mem.state_bytes_per_param("mixed", "adamw")
     typical_mfu = material.get("000-1.2-mfu").stated
+    llama7 = m.preset("llama-2-7b")
+    mixtral = m.count_params(m.preset("mixtral-8x7b"))
     cards = [
+        Card("parameters", "Parameters of one Transformer layer of hidden size H (the rule)",
+             f"12·H²: 4H² attention + 8H² FFN ({format_count(m.rule_layer_params(4096))} at H = 4,096)"),
+        Card("parameters", "The 7B shape: layers, hidden size, vocabulary, and the exact count of Llama-2-7B",
+             f"{llama7.num_layers} layers, {llama7.hidden_size:,} hidden, {llama7.vocab_size:,} tokens: "
+             f"{format_int(m.count_params(llama7).total)}"),
+        Card("parameters", "Mixtral-8x7B: total and active parameters",
+             f"{format_count(mixtral.total)} total, {format_count(mixtral.active)} active (2 of 8 experts)"),
+        Card("parameters", "Extra parameters of rank-r LoRA on a d_in × d_out matrix",
+             f"r·(d_in + d_out): {format_int(mem.lora_matrix_params(16, 4096, 4096))} for r = 16 on 4,096 × 4,096"),
+    ] + [
         Card("memory", f"Bytes per parameter of {fmt.upper()} weights", f"{mem.WEIGHT_FORMATS[fmt].bytes_per_param:g}")
         for fmt in ("fp32", "bf16", "int8")
     ] + [
