@@ -4,6 +4,7 @@ message beside the field, never a traceback."""
 from __future__ import annotations
 
 import html
+import threading
 
 import ipywidgets as w
 
@@ -772,13 +773,12 @@ class TimedSession:
         self.entry = w.Text(layout=w.Layout(width="18em"))
         self.submit = w.Button(description="Submit", button_style="primary")
         self.next = w.Button(description="Next question")
-        # The frontend ticks this once a second; the kernel's own clock measures the time taken.
-        self.ticker = w.Play(interval=1000, max=10**6, layout=w.Layout(display="none"))
+        self._stopped = threading.Event()
+        self._lock = threading.RLock()  # the clock thread and a click may grade at the same moment
         self.submit.on_click(lambda _: self.answer(self.entry.value))
         self.next.on_click(lambda _: self._advance())
-        self.ticker.observe(self._tick, names="value")
         self.widget = w.VBox([w.HBox([self.header, self.timer]), self.question, w.HBox([self.entry, self.submit]),
-                              self.verdict, self.next, self.review, self.ticker])
+                              self.verdict, self.next, self.review])
         self.widget.add_class("llmest-timed-session")
         self.timer.add_class("llmest-timer")
         self.results: list[tuple] = []   # (problem, verdict, seconds, timed_out)
@@ -793,10 +793,14 @@ class TimedSession:
         return self._clock() - self._started
 
     def _advance(self):
-        self.index += 1
-        if self.index >= len(self.problems):
-            self._finish()
-            return
+        with self._lock:
+            self.index += 1
+            if self.index >= len(self.problems):
+                self._finish()
+            else:
+                self._show_question()
+
+    def _show_question(self):
         p = self.current
         self.header.value = f"<b>Question {self.index + 1} of {len(self.problems)}</b> · {p.topic} · {p.level}&nbsp;"
         self.question.value = html.escape(p.question)
@@ -808,24 +812,29 @@ class TimedSession:
         self.next.layout.display = "none"
         self._started = self._clock()
         self._tick()
-        self.ticker.value, self.ticker.playing = 0, True
 
     def _tick(self, _=None):
-        if self.index >= len(self.problems) or self.submit.disabled:
-            return
-        left = self.limit - self.elapsed()
-        self.timer.value = f"<span>{int(max(left, 0)) // 60}:{int(max(left, 0)) % 60:02d} left</span>"
-        if left <= 0:
-            self.answer(self.entry.value, timed_out=True)
+        with self._lock:
+            if self.index >= len(self.problems) or self.submit.disabled:
+                return
+            left = max(self.limit - self.elapsed(), 0)
+            self.timer.value = f"<span>{int(left) // 60}:{int(left) % 60:02d} left</span>"
+            if left <= 0:
+                self.answer(self.entry.value, timed_out=True)
 
     def answer(self, entry, timed_out: bool = False):
         """Grade the entry for the current question. An unreadable entry gets its message and can be retyped,
         unless the time is up."""
+        with self._lock:
+            if self.submit.disabled:  # already graded
+                return self.results[-1][1]
+            return self._grade(entry, timed_out)
+
+    def _grade(self, entry, timed_out):
         verdict = self.current.check(entry)
         if verdict.grade in ("empty", "invalid") and not timed_out:
             self.verdict.value = verdict_html(verdict)
             return verdict
-        self.ticker.playing = False
         self.results.append((self.current, verdict, self.elapsed(), timed_out))
         self.entry.disabled = self.submit.disabled = True
         shown = type(verdict)(verdict.grade, "Time is up. " + verdict.message) if timed_out else verdict
@@ -839,7 +848,7 @@ class TimedSession:
         return {grade: grades.count(grade) for grade in ("correct", "close", "wrong", "empty", "invalid")}
 
     def _finish(self):
-        self.ticker.playing = False
+        self._stopped.set()
         score = self.score()
         self.header.value = (f"<b>Score: {score['correct']} correct, {score['close']} close, "
                              f"{len(self.results) - score['correct'] - score['close']} missed, "
@@ -858,10 +867,16 @@ class TimedSession:
                         f"<div style='margin:4px 0 8px 1em;font-size:0.9em'>{steps}</div></li>")
         self.review.value = "<ul>" + "".join(rows) + "</ul>"
 
+    def _run_clock(self):
+        while not self._stopped.wait(1.0):
+            self._tick()
+
     def _ipython_display_(self):
         from IPython.display import display
 
         display(self.widget)
+        # The clock runs only once shown: a kernel thread ticks each second (widgets may be updated from threads).
+        threading.Thread(target=self._run_clock, daemon=True).start()
 
 
 def flashcard_deck(topics=None, seed: int = 0) -> FlashcardDeck:

@@ -225,3 +225,44 @@ def test_training_planner_follows_the_gpu_count(compute_page):
                            arg=before)
     assert "1,024 ×" in summary.text_content()
     assert "Error displaying widget" not in page.locator("body").text_content()
+
+
+@pytest.fixture(scope="module")
+def drills_page(lab, browser):
+    return open_chapter(browser, lab, "05_interview_drills.ipynb", "Answer key: 12 estimation problems",
+                        ".llmest-timed-session")
+
+
+def test_the_timed_session_ticks_grades_and_moves_on(drills_page):
+    page = drills_page
+    session = page.locator(".llmest-timed-session")
+    session.scroll_into_view_if_needed()
+    timer = session.locator(".llmest-timer")
+    first = timer.text_content()
+    assert re.fullmatch(r"\d+:\d\d left", first.strip()), first
+    # The clock is driven by the page (a Play widget ticking each second), so it must move on its own.
+    page.wait_for_function("(old) => document.querySelector('.llmest-timer').textContent !== old", arg=first,
+                           timeout=10_000)
+    entry = session.locator("input")
+    entry.fill("abc")
+    session.locator("button", has_text="Submit").click()
+    session.locator("text=Could not read that").wait_for()
+    entry.fill("1")
+    session.locator("button", has_text="Submit").click()
+    session.locator("text=Answer:").wait_for()
+    session.locator("button", has_text="Next question").click()
+    session.locator("text=Question 2 of 5").wait_for()
+
+
+def test_the_flashcards_reveal_and_count(drills_page):
+    deck = drills_page.locator(".llmest-flashcards")
+    deck.scroll_into_view_if_needed()
+    deck.locator("text=card 1 of").wait_for()
+    deck.locator("button", has_text="Show answer").click()
+    deck.locator("button", has_text="I knew it").click()
+    deck.locator("text=card 2 of").wait_for()
+
+
+def test_no_widget_errors_in_chapter_5(drills_page):
+    text = drills_page.locator("body").text_content()
+    assert "Error displaying widget" not in text and "Traceback" not in text
