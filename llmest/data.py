@@ -23,12 +23,14 @@ TOKENS_PER_PARAM = 20   # Chinchilla's rule of thumb: compute-optimal D ≈ 20·
 def chinchilla_tokens(n_params, tokens_per_param=TOKENS_PER_PARAM):
     """The rule: D ≈ 20·N."""
     v.check_positive("n_params", n_params)
+    v.check_positive("tokens_per_param", tokens_per_param)
     return tokens_per_param * n_params
 
 
 def chinchilla_params_for_flops(flops, tokens_per_param=TOKENS_PER_PARAM):
     """With D = 20·N, C = 6·N·D = 120·N², so N = √(C / 120)."""
     v.check_positive("flops", flops)
+    v.check_positive("tokens_per_param", tokens_per_param)
     return (flops / (6 * tokens_per_param)) ** 0.5
 
 

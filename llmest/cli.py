@@ -1,0 +1,252 @@
+"""The ``llmest`` command: the chapters' estimates without a notebook.
+
+    llmest params llama-2-7b                       parameters by part (a preset or a config.json)
+    llmest memory llama-2-70b --task inference     memory per GPU, and whether it fits
+    llmest time --params 7B --tokens 1T --gpus 256 FLOPs, GPU-hours, days and cost
+    llmest data --params 7B --language chinese     Chinchilla tokens and the text they take
+    llmest drill --seed 7 --topics memory          a worksheet and its answer key
+
+Every subcommand prints a table, or JSON with ``--json``. A bad option gets a message naming it and what it
+allows, and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from . import compute as c
+from . import data as dt
+from . import hardware
+from . import memory as mem
+from . import model as m
+from ._validate import InputError
+from .units import format_bytes, format_count, format_flops, format_int, format_usd, parse_count
+
+
+def _count(text: str) -> float:
+    """An argparse type: "7B", "1.4T", "7e9", "70亿"."""
+    try:
+        return parse_count(text, "value")
+    except InputError as err:
+        raise argparse.ArgumentTypeError(str(err).replace("value == ", "")) from None
+
+
+def _model(text: str) -> m.ModelConfig:
+    """A preset name, or the path of a Hugging Face config.json."""
+    path = Path(text)
+    if path.suffix == ".json" or path.is_file():
+        if not path.is_file():
+            raise InputError("model", f"model == {text!r}: no such file.")
+        try:
+            config = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise InputError("model", f"model == {text!r} is not a readable JSON file: {err}") from None
+        return m.ModelConfig.from_hf_config(config)
+    return m.preset(text)
+
+
+def _table(rows) -> str:
+    width = max(len(label) for label, _ in rows)
+    return "\n".join(f"{label:<{width}}  {value}" for label, value in rows)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Subcommands: each returns (the human-readable text, the same as a JSON-able dict)
+# ----------------------------------------------------------------------------------------------------------------
+
+def cmd_params(args):
+    cfg = _model(args.model)
+    count = m.count_params(cfg)
+    data = {"model": cfg.name or args.model, "parts": count.parts, "total": count.total, "active": count.active}
+    return f"{data['model']}\n{count.table()}", data
+
+
+def _memory_plan(args, cfg):
+    if args.task == "training":
+        return mem.training_memory(cfg, convention=args.convention, optimizer=args.optimizer, zero=args.zero,
+                                   dp=args.dp, tp=args.tp, pp=args.pp, micro_batch=args.micro_batch,
+                                   seq_len=args.seq_len, recompute=args.recompute or "none",
+                                   flash=not args.no_flash)
+    if args.task == "inference":
+        return mem.inference_memory(cfg, weights=args.weights, tokens=args.seq_len, batch=args.batch, tp=args.tp)
+    return mem.qlora_memory(cfg, rank=args.rank, micro_batch=args.micro_batch, seq_len=args.seq_len,
+                            recompute=args.recompute or "full", flash=not args.no_flash)
+
+
+def cmd_memory(args):
+    cfg = _model(args.model)
+    plan = _memory_plan(args, cfg)
+    gpu = hardware.gpu(args.gpu)
+    usable = mem.usable_bytes(gpu, args.margin)
+    fits = plan.total <= usable
+    verdict = (f"{'fits' if fits else 'does not fit'} one {gpu.name} ({format_bytes(usable)} usable, "
+               f"{args.margin:.0%} kept free)")
+    data = {"model": cfg.name or args.model, "task": args.task, "parts": plan.parts, "total": plan.total,
+            "gpus": plan.gpus, "gpu": gpu.name, "usable_bytes": usable, "fits": fits}
+    return f"{data['model']}, {args.task}\n{plan.table()}\n{verdict}", data
+
+
+def cmd_time(args):
+    if (args.model is None) == (args.params is None):
+        raise InputError("params", "give either --params (e.g. 7B) or --model (a preset or config.json), not both.")
+    n = c.flops_params(_model(args.model)) if args.model else args.params
+    gpu = hardware.gpu(args.gpu)
+    peak = args.peak * 1e12 if args.peak else gpu.bf16_flops_per_s
+    flops = c.training_flops(n, args.tokens)
+    hours = c.gpu_hours(flops, peak, args.mfu)
+    days = c.training_days(flops, args.gpus, peak, args.mfu)
+    low, high = (days * (1 + margin) for margin in c.TIME_MARGIN)
+    data = {"params": n, "tokens": args.tokens, "flops": flops, "gpu": gpu.name, "peak_flops_per_s": peak,
+            "mfu": args.mfu, "gpus": args.gpus, "gpu_hours": hours, "days": days, "days_with_margin": [low, high],
+            "cost_usd": c.cost(hours, args.price)}
+    rows = [("parameters (N)", format_count(n)), ("tokens (D)", format_count(args.tokens)),
+            ("FLOPs (6·N·D)", format_flops(flops)),
+            ("GPU", f"{args.gpus} × {gpu.name}, {peak / 1e12:,.4g} TFLOPS at {args.mfu:.0%} MFU"),
+            ("GPU-hours", format_int(hours)), ("days", f"{days:,.1f} ({low:,.1f}-{high:,.1f} with the margin)"),
+            ("cost", f"{format_usd(data['cost_usd'])} at ${args.price:g} per GPU-hour")]
+    return _table(rows), data
+
+
+def cmd_data(args):
+    tokens = dt.chinchilla_tokens(args.params, args.tokens_per_param) if args.tokens is None else args.tokens
+    rate = dt.tokens_per_gb(args.language)
+    cleaned = dt.cleaned_bytes(tokens, rate)
+    raw = dt.raw_bytes(cleaned, args.cleaning_yield)
+    data = {"params": args.params, "tokens": tokens, "language": args.language, "tokens_per_gb": rate,
+            "cleaned_bytes": cleaned, "cleaning_yield": args.cleaning_yield, "raw_bytes": raw,
+            "tokens_per_param": tokens / args.params}
+    rows = [("parameters", format_count(args.params)),
+            ("tokens", f"{format_count(tokens)} ({tokens / args.params:.3g} per parameter)"),
+            (f"cleaned {args.language}", f"{format_bytes(cleaned)} at {rate:.3g} tokens per GB"),
+            ("raw crawl", f"{format_bytes(raw)} at a {args.cleaning_yield:.0%} cleaning yield")]
+    if args.gpus:
+        n_opt, d_opt = dt.chinchilla_for_budget(args.gpus, args.days, hardware.gpu(args.gpu).bf16_flops_per_s,
+                                                args.mfu, args.tokens_per_param)
+        data["budget_optimal"] = {"params": n_opt, "tokens": d_opt}
+        rows.append((f"{args.gpus} × {args.gpu}, {args.days:g} days",
+                     f"compute-optimal: {format_count(n_opt)} parameters on {format_count(d_opt)} tokens"))
+    return _table(rows), data
+
+
+def cmd_drill(args):
+    from .drills import write_worksheet
+
+    paths = write_worksheet(args.out, args.seed, args.n, args.topics, args.level)
+    return "\n".join(str(p) for p in paths.values()), {name: str(p) for name, p in paths.items()}
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The parser
+# ----------------------------------------------------------------------------------------------------------------
+
+def _subparser(subparsers, name, func, help_, examples):
+    p = subparsers.add_parser(name, help=help_, description=help_, epilog="examples:\n" + examples,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(func=func)
+    return p
+
+
+def _gpu_option(p, default="A100 80GB"):
+    p.add_argument("--gpu", default=default, choices=list(hardware.CATALOG), metavar="GPU",
+                   help=f"one of: {', '.join(hardware.CATALOG)} (default {default})")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="llmest", description=__doc__.split("\n\n")[0],
+                                     epilog="run 'llmest COMMAND --help' for a command's options and examples")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser.commands = subparsers.choices
+    presets = ", ".join(m.PRESETS)
+
+    p = _subparser(subparsers, "params", cmd_params, "count parameters, part by part",
+                   "  llmest params llama-2-7b\n  llmest params path/to/config.json --json")
+    p.add_argument("model", help=f"a preset ({presets}) or a config.json")
+
+    p = _subparser(subparsers, "memory", cmd_memory, "memory per GPU for training, inference or QLoRA",
+                   "  llmest memory llama-2-7b --zero 3 --dp 8 --micro-batch 4 --seq-len 4096 --recompute full\n"
+                   "  llmest memory llama-2-70b --task inference --weights int4 --seq-len 2048 --batch 32\n"
+                   "  llmest memory llama-2-70b --task qlora --rank 64 --gpu \"H100 SXM\"")
+    p.add_argument("model", help="a preset or a config.json")
+    p.add_argument("--task", default="training", choices=["training", "inference", "qlora"])
+    p.add_argument("--convention", default="mixed", choices=list(mem.CONVENTIONS), help="how states are stored")
+    p.add_argument("--optimizer", default="adamw", choices=list(mem.OPTIMIZERS))
+    p.add_argument("--zero", type=int, default=0, help="ZeRO stage 0-3 (default 0)")
+    p.add_argument("--dp", type=int, default=1, help="data-parallel GPUs (default 1)")
+    p.add_argument("--tp", type=int, default=1, help="tensor-parallel GPUs (default 1)")
+    p.add_argument("--pp", type=int, default=1, help="pipeline stages (default 1)")
+    p.add_argument("--micro-batch", type=int, default=1, help="sequences per micro-batch (default 1)")
+    p.add_argument("--seq-len", type=int, default=2048, help="tokens per sequence or request (default 2048)")
+    p.add_argument("--batch", type=int, default=1, help="concurrent requests, for inference (default 1)")
+    p.add_argument("--recompute", choices=list(mem.RECOMPUTE),
+                   help="activation recomputation (default: none for training, full for qlora)")
+    p.add_argument("--no-flash", action="store_true", help="eager attention: keep the s × s scores")
+    p.add_argument("--weights", default="bf16", choices=list(mem.WEIGHT_FORMATS), help="inference weight format")
+    p.add_argument("--rank", type=int, default=64, help="LoRA rank, for qlora (default 64)")
+    p.add_argument("--margin", type=float, default=mem.MEMORY_MARGIN, help="share of the GPU kept free (0.2)")
+    _gpu_option(p)
+
+    p = _subparser(subparsers, "time", cmd_time, "training FLOPs, GPU-hours, days and cost",
+                   "  llmest time --params 7B --tokens 1T --gpus 256 --mfu 0.4\n"
+                   "  llmest time --model llama-2-70b --tokens 2T --gpus 2048 --gpu \"H100 SXM\" --price 4")
+    p.add_argument("--params", type=_count, help="parameters N, e.g. 7B (or give --model)")
+    p.add_argument("--model", help="a preset or config.json: N is its matmul parameters (active ones for MoE)")
+    p.add_argument("--tokens", type=_count, required=True, help="training tokens D, e.g. 1T")
+    p.add_argument("--gpus", type=int, default=1, help="number of GPUs (default 1)")
+    p.add_argument("--mfu", type=float, default=0.4, help="model FLOPs utilisation, 0-1 (default 0.4)")
+    p.add_argument("--peak", type=float, help="peak TFLOPS to use instead of the GPU's dense BF16 peak")
+    p.add_argument("--price", type=float, default=2.5, help="dollars per GPU-hour (default 2.5)")
+    _gpu_option(p)
+
+    p = _subparser(subparsers, "data", cmd_data, "Chinchilla tokens and the text they take",
+                   "  llmest data --params 7B\n  llmest data --params 70B --language chinese --cleaning-yield 0.2\n"
+                   "  llmest data --params 7B --gpus 64 --days 30 --mfu 0.5")
+    p.add_argument("--params", type=_count, required=True, help="parameters N, e.g. 7B")
+    p.add_argument("--tokens", type=_count, help="training tokens (default: --tokens-per-param × N)")
+    p.add_argument("--tokens-per-param", type=float, default=dt.TOKENS_PER_PARAM, help="default 20 (Chinchilla)")
+    p.add_argument("--language", default="english", choices=list(dt.TOKENS_PER_GB))
+    p.add_argument("--cleaning-yield", type=float, default=0.25, help="cleaned share of the raw crawl (0.25)")
+    p.add_argument("--gpus", type=int, help="also: the compute-optimal model for this many GPUs ...")
+    p.add_argument("--days", type=float, default=30, help="... for this many days (default 30)")
+    p.add_argument("--mfu", type=float, default=0.4, help="... at this MFU (default 0.4)")
+    _gpu_option(p)
+
+    from .drills import worksheet_parser
+
+    p = _subparser(subparsers, "drill", cmd_drill, "write an estimation worksheet and its answer key",
+                   "  llmest drill --seed 7 --n 12 --topics memory,compute --level hard --out worksheet")
+    worksheet_parser(p)
+    return parser
+
+
+# Library parameters that the command line spells differently.
+PARAM_OPTIONS = {"preset": "model", "cfg": "model", "n_params": "params", "tokens_per_gb": "language",
+                 "budget_flops": "gpus"}
+
+
+def _option_name(command: argparse.ArgumentParser, param: str) -> str:
+    """The command-line spelling of a library parameter ("micro_batch" -> "--micro-batch"), when it is an option."""
+    param = PARAM_OPTIONS.get(param, param)
+    for action in command._actions:
+        if action.dest == param:
+            return action.option_strings[0] if action.option_strings else action.dest
+    return param
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        text, data = args.func(args)
+    except InputError as err:
+        command = parser.commands[args.command]
+        command.error(f"{_option_name(command, err.param)}: {err}")  # exit status 2, no traceback
+    print(json.dumps(data, indent=2, ensure_ascii=False) if args.json else text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,126 @@
+"""The llmest command: each subcommand against the library, JSON output, help with examples, bad options."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import llmest as le
+from llmest import cli
+from llmest import compute as c
+from llmest import data as dt
+from llmest import drills, hardware
+from llmest import memory as mem
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def run_json(capsys, *argv):
+    assert cli.main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_params_of_a_preset_and_of_a_config_file(capsys):
+    out = run_json(capsys, "params", "llama-2-7b")
+    assert out["total"] == le.count_params(le.preset("llama-2-7b")).total == 6_738_415_616
+    config = next(FIXTURES.glob("*mixtral*.json"))
+    out = run_json(capsys, "params", str(config))
+    count = le.count_params(le.ModelConfig.from_hf_config(json.loads(config.read_text())))
+    assert (out["total"], out["active"], out["parts"]) == (count.total, count.active, count.parts)
+    assert cli.main(["params", "gpt2"]) == 0
+    text = capsys.readouterr().out
+    assert "124,439,808" in text and "positions" in text  # GPT-2: learned positions, tied head
+
+
+@pytest.mark.parametrize("argv, plan", [
+    (["llama-2-7b", "--zero", "3", "--dp", "8", "--micro-batch", "4", "--seq-len", "4096", "--recompute", "full"],
+     lambda cfg: mem.training_memory(cfg, zero=3, dp=8, micro_batch=4, seq_len=4096, recompute="full")),
+    (["llama-2-7b", "--convention", "bf16", "--optimizer", "adam8bit", "--no-flash"],
+     lambda cfg: mem.training_memory(cfg, convention="bf16", optimizer="adam8bit", seq_len=2048, flash=False)),
+    (["llama-2-70b", "--task", "inference", "--weights", "int4", "--seq-len", "2048", "--batch", "32"],
+     lambda cfg: mem.inference_memory(cfg, weights="int4", tokens=2048, batch=32)),
+    (["llama-2-70b", "--task", "qlora", "--rank", "64"], lambda cfg: mem.qlora_memory(cfg, rank=64)),
+])
+def test_memory_matches_the_library(capsys, argv, plan):
+    out = run_json(capsys, "memory", *argv)
+    expected = plan(le.preset(argv[0]))
+    assert out["parts"] == expected.parts and out["total"] == expected.total
+    assert out["fits"] == mem.fits(expected, "A100 80GB")
+
+
+def test_memory_text_says_whether_it_fits(capsys):
+    assert cli.main(["memory", "llama-2-70b", "--task", "inference", "--gpu", "H200"]) == 0
+    text = capsys.readouterr().out
+    assert "does not fit one H200" in text and "kv_cache" in text
+
+
+def test_time_matches_exercise_1_and_the_library(capsys):
+    out = run_json(capsys, "time", "--params", "7B", "--tokens", "1T", "--gpus", "256", "--mfu", "0.4")
+    peak = hardware.gpu("A100 80GB").bf16_flops_per_s
+    assert out["flops"] == c.training_flops(7e9, 1e12)
+    assert out["gpu_hours"] == c.gpu_hours(out["flops"], peak, 0.4)
+    assert round(out["gpu_hours"]) == 93_483
+    assert out["days"] == c.training_days(out["flops"], 256, peak, 0.4)
+    assert out["cost_usd"] == c.cost(out["gpu_hours"], 2.5)
+    out = run_json(capsys, "time", "--model", "mixtral-8x7b", "--tokens", "1T", "--peak", "200")
+    assert out["params"] == c.flops_params("mixtral-8x7b") and out["peak_flops_per_s"] == 200e12
+
+
+def test_data_matches_the_library(capsys):
+    out = run_json(capsys, "data", "--params", "70B", "--language", "chinese", "--cleaning-yield", "0.2",
+                   "--gpus", "64", "--days", "30", "--mfu", "0.5")
+    assert out["tokens"] == dt.chinchilla_tokens(70e9) == 1.4e12
+    assert out["cleaned_bytes"] == dt.cleaned_bytes(1.4e12, dt.tokens_per_gb("chinese"))
+    assert out["raw_bytes"] == dt.raw_bytes(out["cleaned_bytes"], 0.2)
+    n, d = dt.chinchilla_for_budget(64, 30, hardware.gpu("A100 80GB").bf16_flops_per_s, 0.5)
+    assert out["budget_optimal"] == {"params": n, "tokens": d}
+
+
+def test_drill_writes_the_worksheet_of_the_generator(tmp_path, capsys):
+    assert cli.main(["drill", "--seed", "3", "--n", "5", "--topics", "data", "--out", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["key.html", "key.md", "worksheet.html", "worksheet.md"]
+    key = (tmp_path / "key.md").read_text()
+    for problem in drills.drill_set(3, 5, "data", "mixed"):
+        assert f"**Answer: {problem.answer_text}**" in key
+
+
+@pytest.mark.parametrize("command", ["params", "memory", "time", "data", "drill"])
+def test_help_shows_examples(command, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main([command, "--help"])
+    assert exit_.value.code == 0
+    assert f"examples:\n  llmest {command}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["memory", "llama-2-7b", "--zero", "5"], "--zero: zero == 5, must be <= 3"),
+    (["memory", "llama-2-7b", "--tp", "3"], "--tp: tp == 3 must divide the attention heads"),
+    (["memory", "llama-2-7b", "--gpu", "H100"], "argument --gpu: invalid choice: 'H100'"),
+    (["memory", "llama-2-7b", "--task", "serve"], "argument --task: invalid choice: 'serve'"),
+    (["params", "lama-2-7b"], "model: preset == 'lama-2-7b', must be one of"),
+    (["params", "missing/config.json"], "model: model == 'missing/config.json': no such file"),
+    (["time", "--tokens", "1T", "--params", "abc"], "argument --params: 'abc' is not a number"),
+    (["time", "--tokens", "1T", "--params", "7B", "--mfu", "1.5"], "--mfu: mfu == 1.5, must be in (0, 1]"),
+    (["time", "--tokens", "1T"], "--params: give either --params"),
+    (["data", "--params", "7B", "--tokens-per-param", "0"], "--tokens-per-param: tokens_per_param == 0"),
+    (["drill", "--topics", "memory,finance"], "topics"),
+    (["drill", "--level", "expert"], "level"),
+])
+def test_a_bad_option_is_named_with_status_2_and_no_traceback(argv, named, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert named in err and "Traceback" not in err
+
+
+def test_the_installed_command_runs():
+    script = Path(sys.executable).with_name("llmest")
+    assert script.exists(), "pip install -e . installs the llmest command beside python"
+    result = subprocess.run([str(script), "time", "--params", "7B", "--tokens", "1T", "--gpus", "256"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0 and "93,483" in result.stdout
+    result = subprocess.run([str(script), "memory", "llama-2-7b", "--zero", "9"], capture_output=True, text=True)
+    assert result.returncode == 2 and "--zero" in result.stderr and "Traceback" not in result.stderr
