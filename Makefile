@@ -4,8 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 WORKBOOK := $(VENV)/.installed-workbook
 TESTING := $(VENV)/.installed-test
+APP := $(VENV)/.installed-app
 
-.PHONY: lab test notebooks bench clean
+.PHONY: lab test app html notebooks bench clean
 
 $(WORKBOOK): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +18,10 @@ $(TESTING): $(WORKBOOK)
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
+$(APP): $(WORKBOOK)
+	$(BIN)/python -m pip install --quiet -e '.[app]'
+	touch $@
+
 ## Create .venv, install the workbook, and open it in JupyterLab.
 lab: $(WORKBOOK)
 	$(BIN)/jupyter lab notebooks/
@@ -24,6 +29,14 @@ lab: $(WORKBOOK)
 ## Run the whole test suite (library, notebooks with nbval, transformers cross-checks, the browser test).
 test: $(TESTING)
 	$(BIN)/python -m pytest
+
+## Serve the calculators of chapters 1-4 as one page, without code (Voila).
+app: $(APP)
+	$(BIN)/voila llmest/app/calculator.ipynb
+
+## Write the solved workbook as static HTML pages to build/html/ (open build/html/index.html).
+html: $(WORKBOOK)
+	$(BIN)/python -m llmest.export --out build/html
 
 ## Rebuild notebooks/ from solutions/ and execute both (after editing a chapter in solutions/).
 notebooks: $(TESTING)
@@ -34,4 +47,4 @@ bench: $(TESTING)
 	$(BIN)/python tests/benchmark.py
 
 clean:
-	rm -rf $(VENV) *.egg-info
+	rm -rf $(VENV) *.egg-info build

@@ -45,22 +45,37 @@ def lab_server(work_dir: Path):
     for name, values in QUIET_SETTINGS.items():
         (settings / name).parent.mkdir(parents=True, exist_ok=True)
         (settings / name).write_text(json.dumps(values))
-    port = _free_port()
     env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings), JUPYTERLAB_WORKSPACES_DIR=str(work_dir / "ws"))
-    server = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip", "127.0.0.1", "--port", str(port),
-         "--IdentityProvider.token=", "--ServerApp.password=", f"--ServerApp.root_dir={work_dir / 'notebooks'}"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with _serve(["-m", "jupyterlab", "--no-browser", "--allow-root", "--ip", "127.0.0.1", "--IdentityProvider.token=",
+                 "--ServerApp.password=", f"--ServerApp.root_dir={work_dir / 'notebooks'}"], "/api/status",
+                "JupyterLab", env) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def voila_server():
+    """The calculator app served by Voila on loopback; yields its URL."""
+    with _serve(["-m", "voila", str(ROOT / "llmest" / "app" / "calculator.ipynb"), "--no-browser",
+                 "--Voila.ip=127.0.0.1"], "/", "Voila", dict(os.environ)) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def _serve(args, probe: str, name: str, env):
+    """Start ``python ARGS --port PORT`` on loopback and wait until ``probe`` answers."""
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, *args, "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(120):
             try:
-                urllib.request.urlopen(f"{url}/api/status", timeout=1)
+                urllib.request.urlopen(f"{url}{probe}", timeout=1)
                 break
             except OSError:
                 time.sleep(0.5)
         else:
-            raise RuntimeError("JupyterLab did not start within 60 s")
+            raise RuntimeError(f"{name} did not start within 60 s")
         yield url
     finally:
         server.terminate()
@@ -266,3 +281,25 @@ def test_the_flashcards_reveal_and_count(drills_page):
 def test_no_widget_errors_in_chapter_5(drills_page):
     text = drills_page.locator("body").text_content()
     assert "Error displaying widget" not in text and "Traceback" not in text
+
+
+def test_the_calculator_app_runs_without_code_and_follows_its_inputs(browser):
+    with voila_server() as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(120_000)
+        page.goto(url)
+        for css in (".llmest-param-calculator", ".llmest-memory-planner", ".llmest-training-planner",
+                    ".llmest-data-planner"):
+            page.wait_for_selector(css, state="attached")
+        summary = page.locator(".llmest-param-calculator .llmest-summary")
+        before = summary.text_content()
+        assert "6,738,415,616" in before
+        handle = page.locator(".llmest-num_layers .noUi-handle")
+        handle.scroll_into_view_if_needed()
+        handle.focus()
+        handle.press("ArrowRight")
+        page.wait_for_function("(old) => document.querySelector('.llmest-param-calculator .llmest-summary')"
+                               ".textContent !== old", arg=before)
+        text = page.locator("body").text_content()
+        assert "le.widgets" not in text, "no code is shown"
+        assert "Error displaying widget" not in text and "Traceback" not in text
