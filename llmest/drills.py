@@ -42,10 +42,13 @@ class Problem:
     unit: str                  # an exercises unit: "count", "bytes", "percent", "usd", "days", "hours", ...
     steps: tuple               # the worked solution, one line a step
     hint: str
+    tolerance: float = CORRECT_WITHIN
+    minimum: bool = False      # a least number (of GPUs): fewer is wrong however close
 
     @property
     def exercise(self) -> Exercise:
-        return Exercise(self.template, self.question, lambda: self.answer, self.unit, CORRECT_WITHIN)
+        return Exercise(self.template, self.question, lambda: self.answer, self.unit, self.tolerance,
+                        minimum=self.minimum)
 
     def check(self, entry) -> Verdict:
         """Grade an entry ("7B", "1.2 T", "55 days", "$1.2M", 4.2e22): correct within 25%, close within 2×."""
@@ -80,19 +83,38 @@ def _pick(rng: random.Random, level: str, easy, medium, hard):
     return rng.choice({"easy": easy, "medium": medium, "hard": hard}[level])
 
 
-def _problem(key, level, question, inputs, answer, unit, steps, hint) -> Problem:
-    return Problem(key, TEMPLATES[key].topic, level, question, inputs, answer, unit, tuple(steps), hint)
+def _problem(key, level, question, inputs, answer, unit, steps, hint, **grading) -> Problem:
+    return Problem(key, TEMPLATES[key].topic, level, question, inputs, answer, unit, tuple(steps), hint, **grading)
+
+
+class _Regenerate(Exception):
+    """A draw that makes no sense (a model larger than its GPUs, a run of ten years): draw again."""
+
+
+def _a(phrase: str) -> str:
+    """'a 7.00B model', 'an 8.00B model', 'an 80-layer model'."""
+    return ("an " if phrase[:1] == "8" or phrase[:2] in ("11", "18") else "a ") + phrase
+
+
+def _n(count, noun: str) -> str:
+    """'1 GPU', '8 GPUs', '1 sequence'."""
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
+def _num(value) -> str:
+    """A number in a step: three significant figures, or a whole number with separators."""
+    return format_int(value) if abs(value) >= 1000 else f"{value:.3g}"
 
 
 # Pools of round inputs by difficulty: easy ones are the numbers interviews use, hard ones are not round.
 PARAMS = ([7e9, 70e9], [1e9, 7e9, 13e9, 34e9, 70e9], [3e9, 8e9, 13e9, 34e9, 175e9, 405e9])
 TOKENS = ([1e12], [100e9, 300e9, 1e12, 2e12], [140e9, 1.4e12, 3.5e12, 15e12])
 TRAINING_GPUS = (["A100 80GB"], ["A100 80GB", "H100 SXM"], ["A100 80GB", "H100 SXM", "H200", "B200"])
-MFUS = ([0.4, 0.5], [0.35, 0.4, 0.45, 0.5], [0.3, 0.38, 0.42, 0.55])
+MFUS = ([0.4, 0.5], [0.35, 0.4, 0.45, 0.5], [0.3, 0.38, 0.42, 0.48])   # at most 50% until measured (chapter 5)
 CLUSTER = ([64, 256], [64, 128, 256, 512], [48, 96, 384, 1024, 2048])
 PRICES = {"A100 80GB": 2.5, "H100 SXM": 4.0, "H200": 4.5, "B200": 6.0}   # the material's cloud prices per GPU-hour
 SHAPES = {  # (layers, hidden, vocab) of real dense models
-    "easy": [(32, 4096, 32000), (80, 8192, 32000)],
+    "easy": [(32, 4096, 32000), (40, 5120, 32000), (80, 8192, 32000)],
     "medium": [(32, 4096, 32000), (40, 5120, 32000), (48, 6144, 32000), (80, 8192, 32000)],
     "hard": [(24, 2048, 50257), (60, 6656, 32000), (96, 12288, 50257), (126, 16384, 128256)],
 }
@@ -150,9 +172,9 @@ def _hidden_from_params(rng, level):
 @template("moe-active", "parameters")
 def _moe_active(rng, level):
     layers, hidden = _pick(rng, level, [(32, 4096)], [(32, 4096), (56, 6144)], [(24, 2048), (48, 5120)])
-    ffn = _pick(rng, level, [14336], [14336, 16384], [1408, 8192])
+    ffn = _pick(rng, level, [14336, 16384], [14336, 16384], [1408, 8192])
     experts, top_k = _pick(rng, level, [(8, 2)], [(8, 2), (16, 2)], [(64, 4), (60, 6), (128, 8)])
-    shared = _pick(rng, level, [1.6e9], [1.6e9, 5e9], [0.9e9, 3.2e9])
+    shared = _pick(rng, level, [1.6e9, 2e9], [1.6e9, 5e9], [0.9e9, 3.2e9])
     expert = m.ffn_params(hidden, ffn, gated=True)
     answer = shared + layers * top_k * expert
     return _problem(
@@ -179,8 +201,8 @@ def _lora_params(rng, level):
     names = {2: "Q and V", 4: "Q, K, V and O"}[matrices]
     return _problem(
         "lora-params", level,
-        f"LoRA of rank {rank} on the {names} projections (each {hidden:,} × {hidden:,}) of a {layers}-layer model: "
-        "how many trainable parameters?",
+        f"LoRA of rank {rank} on the {names} projections of {_a(f'{layers}-layer')} model with full multi-head "
+        f"attention (so each projection is {hidden:,} × {hidden:,}): how many trainable parameters?",
         dict(layers=layers, hidden=hidden, rank=rank, matrices=matrices), answer, "count",
         [f"One adapted matrix: r·(d_in + d_out) = {rank} × {2 * hidden:,} = {format_int(per_matrix)}",
          f"{matrices} matrices × {layers} layers: {format_count(answer)}"],
@@ -203,7 +225,7 @@ def _weight_memory(rng, level):
     answer = mem.weight_bytes(n, per_param)
     return _problem(
         "weight-memory", level,
-        f"How much memory do the weights of a {format_count(n)}-parameter model take in {described}? (GB)",
+        f"How much memory do the weights of {_a(format_count(n))}-parameter model take in {described}? (GB)",
         dict(n=n, bytes_per_param=per_param), answer, "bytes",
         [f"Bytes per parameter: {per_param:.4g}",
          f"{format_count(n)} × {per_param:.4g} B = {format_bytes(answer)}"],
@@ -218,7 +240,7 @@ def _training_states(rng, level):
     answer = mem.training_state_bytes(n, per_param.total)
     return _problem(
         "training-states", level,
-        f"Training a {format_count(n)} model with AdamW, convention '{convention}' "
+        f"Training {_a(format_count(n))} model with AdamW, convention '{convention}' "
         f"({mem.CONVENTIONS[convention].used_by}): how much memory do weights, gradients and optimizer states take "
         "before activations, unsharded? (GB)",
         dict(n=n, convention=convention), answer, "bytes",
@@ -236,14 +258,16 @@ def _zero_per_gpu(rng, level):
     per_param = mem.state_bytes_per_param("mixed", "adamw")
     parts = mem.sharded_state_bytes(n, per_param, stage, dp)
     answer = sum(parts.values())
+    if answer > max(g.memory_bytes for g in hardware.CATALOG.values()):
+        raise _Regenerate  # no GPU holds that much
     return _problem(
         "zero-per-gpu", level,
-        f"A {format_count(n)} model trains with mixed-precision AdamW (16 bytes a parameter) and ZeRO stage {stage} "
+        f"{_a(format_count(n)).capitalize()} model trains with mixed-precision AdamW (16 bytes a parameter) and ZeRO stage {stage} "
         f"over {dp} data-parallel GPUs. How much state does each GPU hold, before activations? (GB)",
         dict(n=n, zero=stage, dp=dp), answer, "bytes",
-        [f"ZeRO-{stage} shards " + {1: "the optimizer states and master copy (12 B)",
-                                    2: "those and the gradients (14 B)",
-                                    3: "everything (16 B)"}[stage] + f" over {dp} GPUs",
+        [f"ZeRO-{stage} shards " + {1: "the optimizer states and the master copy (12 B)",
+                                    2: "the optimizer states, the master copy and the gradients (14 B)",
+                                    3: "all 16 B, the weights too"}[stage] + f" over {dp} GPUs",
          *(f"{part}: {format_bytes(value)}" for part, value in parts.items()),
          f"Per GPU: {format_bytes(answer)}"],
         "Stage 1 shards optimizer states + master copy, stage 2 also gradients, stage 3 also weights.")
@@ -260,12 +284,12 @@ def _gpus_for_states(rng, level):
     return _problem(
         "gpus-for-states", level,
         f"How many {gpu} GPUs ({format_bytes(hardware.gpu(gpu).memory_bytes)}) just hold the 16-bytes-a-parameter "
-        f"training states of a {format_count(n)} model, sharded evenly{kept}?",
+        f"training states of {_a(format_count(n))} model, sharded evenly{kept}?",
         dict(n=n, gpu=gpu, margin=margin), answer, "gpus",
         [f"States: {format_count(n)} × 16 B = {format_bytes(16 * n)}",
          f"Usable per GPU: {format_bytes(usable)}",
          f"{format_bytes(16 * n)} / {format_bytes(usable)} = {16 * n / usable:.2f}, rounded up: {answer}"],
-        "Divide 16·N bytes by the usable memory of one GPU and round up.")
+        "Divide 16·N bytes by the usable memory of one GPU and round up.", minimum=True)
 
 
 @template("kv-cache", "memory")
@@ -279,26 +303,27 @@ def _kv_cache(rng, level):
     return _problem(
         "kv-cache", level,
         f"{name}: {cfg.num_layers} layers, {cfg.num_kv_heads} key/value heads of width {cfg.head_dim}. How much "
-        f"BF16 KV cache do {batch} requests of {tokens:,} tokens each need? (GB)",
+        f"BF16 KV cache do {_n(batch, 'request')} of {tokens:,} tokens each need? (GB)",
         dict(layers=cfg.num_layers, kv_heads=cfg.num_kv_heads, head_dim=cfg.head_dim, tokens=tokens, batch=batch),
         answer, "bytes",
         [f"Per token: 2 (K and V) × {cfg.num_layers} layers × {cfg.num_kv_heads} × {cfg.head_dim} × 2 B = "
          f"{format_int(per_token)} B",
-         f"× {tokens:,} tokens × {batch} requests = {format_bytes(answer)}"],
+         f"× {tokens:,} tokens × {_n(batch, 'request')} = {format_bytes(answer)}"],
         "2 · layers · KV heads · head width · 2 bytes, per token of every request.")
 
 
 @template("qlora-memory", "memory")
 def _qlora_memory(rng, level):
     n = _pick(rng, level, [7e9, 70e9], [7e9, 13e9, 70e9], [8e9, 34e9, 70e9])
-    adapters = _pick(rng, level, [40e6], [40e6, 160e6], [84e6, 207e6, 828e6])
+    # LoRA adds 0.1% (rank 16 on Q and V) to 1.2% (rank 64 on all seven projections) of the base
+    adapters = float(f"{n * _pick(rng, level, [0.006], [0.003, 0.006], [0.0012, 0.012]):.2g}")
     activations = _pick(rng, level, [4e9], [4e9, 10e9], [6e9, 18e9])
     adapter_bytes = mem.state_bytes_per_param("fp32", "adamw").total
     base = mem.weight_bytes(n, 0.5)
     answer = base + adapters * adapter_bytes + activations
     return _problem(
         "qlora-memory", level,
-        f"QLoRA of a {format_count(n)} model: a 4-bit base (0.5 B a parameter), {format_count(adapters)} adapter "
+        f"QLoRA of {_a(format_count(n))} model: a 4-bit base (0.5 B a parameter), {format_count(adapters)} adapter "
         f"parameters trained in fp32 with AdamW, and {format_bytes(activations)} of activations. Total memory? (GB)",
         dict(n=n, adapters=adapters, activations=activations), answer, "bytes",
         [f"Base: {format_count(n)} × 0.5 B = {format_bytes(base)}",
@@ -318,8 +343,8 @@ def _activations_rule(rng, level):
     answer = mem.activation_bytes_rule(layers, batch, seq, hidden, 2, factor)
     return _problem(
         "activations-rule", level,
-        f"By the rule L·B·S·H·2 bytes·factor with factor {factor}: activations of a {layers}-layer, hidden-{hidden:,} "
-        f"model for a batch of {batch} sequences of {seq:,} tokens, no recomputation? (GB)",
+        f"By the rule L·B·S·H·2 bytes·factor with factor {factor}: activations of {_a(f'{layers}-layer')}, "
+        f"hidden-{hidden:,} model for a batch of {_n(batch, 'sequence')} of {seq:,} tokens, no recomputation? (GB)",
         dict(layers=layers, batch=batch, seq=seq, hidden=hidden, factor=factor), answer, "bytes",
         [f"{layers} × {batch} × {seq:,} × {hidden:,} × 2 × {factor} = {format_bytes(answer)}"],
         "Multiply all six numbers.")
@@ -345,7 +370,7 @@ def _training_flops(rng, level):
     answer = c.training_flops(n, tokens)
     return _problem(
         "training-flops", level,
-        f"How many FLOPs does training a {format_count(n)} dense model on {format_count(tokens)} tokens take?",
+        f"How many FLOPs does training {_a(format_count(n))} dense model on {format_count(tokens)} tokens take?",
         dict(n=n, tokens=tokens), answer, "flops", [_flops_step(n, tokens)],
         "2 FLOPs per parameter per token forward, 4 backward: 6·N·D.")
 
@@ -357,7 +382,7 @@ def _gpu_hours(rng, level):
     answer = c.gpu_hours(flops, _peak(gpu), mfu)
     return _problem(
         "gpu-hours", level,
-        f"Training a {format_count(n)} model on {format_count(tokens)} tokens on {gpu} GPUs ({_tflops(gpu)} BF16) "
+        f"Training {_a(format_count(n))} model on {format_count(tokens)} tokens on {gpu} GPUs ({_tflops(gpu)} BF16) "
         f"at {mfu:.0%} MFU: how many GPU-hours?",
         dict(n=n, tokens=tokens, peak=_peak(gpu), mfu=mfu), answer, "hours",
         [_flops_step(n, tokens),
@@ -374,14 +399,16 @@ def _training_days(rng, level):
     gpus = _pick(rng, level, *CLUSTER)
     flops = c.training_flops(n, tokens)
     answer = c.training_days(flops, gpus, _peak(gpu), mfu)
+    if not 1 <= answer <= 365 or mem.training_state_bytes(n) / gpus > mem.usable_bytes(gpu):
+        raise _Regenerate  # a run of less than a day or more than a year, or states that do not fit its GPUs
     return _problem(
         "training-days", level,
-        f"{gpus} {gpu} GPUs ({_tflops(gpu)} BF16) at {mfu:.0%} MFU train a {format_count(n)} model on "
+        f"{gpus} {gpu} GPUs ({_tflops(gpu)} BF16) at {mfu:.0%} MFU train {_a(format_count(n))} model on "
         f"{format_count(tokens)} tokens. How many days?",
         dict(n=n, tokens=tokens, gpus=gpus, peak=_peak(gpu), mfu=mfu), answer, "days",
         [_flops_step(n, tokens),
          f"Cluster: {gpus} × {_tflops(gpu)} × {mfu:.0%} = {format_flops(gpus * _peak(gpu) * mfu)}/s",
-         f"Seconds: {format_int(c.training_seconds(flops, gpus, _peak(gpu), mfu))}; / 86,400 = {answer:,.1f} days"],
+         f"Seconds: {format_int(c.training_seconds(flops, gpus, _peak(gpu), mfu))}; / 86,400 = {_num(answer)} days"],
         "days = 6ND / (GPUs × peak × MFU) / 86,400.")
 
 
@@ -394,8 +421,8 @@ def _training_cost(rng, level):
     answer = c.cost(hours, price)
     return _problem(
         "training-cost", level,
-        f"At ${price:g} per {gpu}-hour ({_tflops(gpu)} BF16, {mfu:.0%} MFU), what does the GPU time to train a "
-        f"{format_count(n)} model on {format_count(tokens)} tokens cost?",
+        f"At ${price:g} per {gpu}-hour ({_tflops(gpu)} BF16, {mfu:.0%} MFU), what does the GPU time to train "
+        f"{_a(format_count(n))} model on {format_count(tokens)} tokens cost?",
         dict(n=n, tokens=tokens, peak=_peak(gpu), mfu=mfu, price=price), answer, "usd",
         [_flops_step(n, tokens), f"GPU-hours: {format_int(hours)}",
          f"× ${price:g} = {format_usd(answer)}"],
@@ -408,16 +435,18 @@ def _gpus_for_deadline(rng, level):
     days = _pick(rng, level, [30], [14, 30, 60], [21, 45, 90])
     flops = c.training_flops(n, tokens)
     answer = c.gpus_for_deadline(flops, days, _peak(gpu), mfu)
+    if answer > 20_000:
+        raise _Regenerate  # larger than any cluster of these GPUs
     return _problem(
         "gpus-for-deadline", level,
-        f"You must train a {format_count(n)} model on {format_count(tokens)} tokens within {days} days on {gpu} GPUs "
+        f"You must train {_a(format_count(n))} model on {format_count(tokens)} tokens within {days} days on {gpu} GPUs "
         f"({_tflops(gpu)} BF16) at {mfu:.0%} MFU. How many GPUs at least?",
         dict(n=n, tokens=tokens, days=days, peak=_peak(gpu), mfu=mfu), answer, "gpus",
         [_flops_step(n, tokens),
          f"GPU-seconds: {format_int(c.gpu_seconds(flops, _peak(gpu), mfu))}",
          f"/ ({days} × 86,400 s) = {c.gpu_seconds(flops, _peak(gpu), mfu) / (days * 86400):,.1f}, rounded up: "
          f"{format_int(answer)} GPUs"],
-        "GPUs = GPU-seconds / (days × 86,400), rounded up.")
+        "GPUs = GPU-seconds / (days × 86,400), rounded up.", minimum=True)
 
 
 @template("reverse-budget", "compute")
@@ -444,14 +473,14 @@ def _implied_mfu(rng, level):
     answer = c.implied_mfu(n, tokens, hours, _peak(gpu))
     return _problem(
         "implied-mfu", level,
-        f"A report says a {format_count(n)} model was trained on {format_count(tokens)} tokens in "
+        f"A report says {_a(format_count(n))} model was trained on {format_count(tokens)} tokens in "
         f"{format_int(hours)} {gpu}-hours ({_tflops(gpu)} BF16). What MFU does that imply?",
         dict(n=n, tokens=tokens, hours=hours, peak=_peak(gpu)), answer, "percent",
         [_flops_step(n, tokens),
          f"Peak work in those hours: {format_int(hours)} × 3,600 × {_tflops(gpu)} = "
          f"{format_flops(hours * 3600 * _peak(gpu))}",
          f"MFU = {answer:.1%}"],
-        "MFU = 6ND / (GPU-hours × 3,600 × peak).")
+        "MFU = 6ND / (GPU-hours × 3,600 × peak).", tolerance=0.1)  # 10% of ~40%: about 4 points either way
 
 
 @template("checkpoint-storage", "compute")
@@ -465,7 +494,7 @@ def _checkpoint_storage(rng, level):
     kept = "all of them" if keep is None else f"only the latest {keep}"
     return _problem(
         "checkpoint-storage", level,
-        f"A {format_count(n)} run of {run_hours} hours saves a resumable checkpoint (BF16 weights, fp32 master copy "
+        f"{_a(format_count(n)).capitalize()} run of {run_hours} hours saves a resumable checkpoint (BF16 weights, fp32 master copy "
         f"and AdamW moments: {c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g} B a parameter) every {interval:g} h and keeps "
         f"{kept}. How much disk? (GB)",
         dict(n=n, run_hours=run_hours, interval=interval, keep=keep), answer, "bytes",
@@ -481,13 +510,19 @@ def _checkpoint_storage(rng, level):
 
 @template("chinchilla-tokens", "data")
 def _chinchilla_tokens(rng, level):
-    n = _pick(rng, level, *PARAMS)
-    answer = dt.chinchilla_tokens(n)
-    return _problem(
-        "chinchilla-tokens", level,
-        f"By the 20-tokens-per-parameter rule, how many tokens should a {format_count(n)} model train on?",
-        dict(n=n), answer, "count", [f"20 × {format_count(n)} = {format_count(answer)}"],
-        "Chinchilla's rule of thumb: D ≈ 20·N.")
+    past = _pick(rng, level, [1], [1], [5, 10, 20])  # hard: trained past the optimum, to serve a smaller model
+    n = _pick(rng, level, *PARAMS) if past == 1 else rng.choice([1e9, 3e9, 8e9])
+    tokens_per_param = dt.TOKENS_PER_PARAM * past
+    answer = dt.chinchilla_tokens(n, tokens_per_param)
+    question = (f"By the 20-tokens-per-parameter rule, how many tokens should {_a(format_count(n))} model train on?"
+                if past == 1 else
+                f"To serve it cheaply, a team trains {_a(format_count(n))} model on {past} times the tokens of "
+                "Chinchilla's 20-per-parameter rule. How many tokens?")
+    steps = [f"{tokens_per_param} × {format_count(n)} = {format_count(answer)}"]
+    if past > 1:
+        steps.insert(0, f"Tokens per parameter: {past} × 20 = {tokens_per_param}")
+    return _problem("chinchilla-tokens", level, question, dict(n=n, tokens_per_param=tokens_per_param), answer,
+                    "count", steps, "Chinchilla's rule of thumb: D ≈ 20·N.")
 
 
 @template("chinchilla-for-budget", "data")
@@ -515,12 +550,13 @@ def _corpus_size(rng, level):
     cleaning_yield = _pick(rng, level, [None], [None, 0.25], [0.2, 0.3])
     answer = cleaned if cleaning_yield is None else dt.raw_bytes(cleaned, cleaning_yield)
     raw = "" if cleaning_yield is None else f", and how much raw crawl at a {cleaning_yield:.0%} cleaning yield"
-    steps = [f"Cleaned: {format_count(tokens)} / {rate:.3g} tokens per GB = {format_bytes(cleaned)}"]
+    steps = [f"Cleaned: {format_count(tokens)} / {format_count(rate)} tokens per GB = {format_bytes(cleaned)}"]
     if cleaning_yield is not None:
         steps.append(f"Raw: {format_bytes(cleaned)} / {cleaning_yield:.0%} = {format_bytes(answer)}")
     return _problem(
         "corpus-size", level,
-        f"{format_count(tokens)} tokens of {language} at {rate:.3g} tokens per GB of cleaned text: how many GB"
+        f"{format_count(tokens)} tokens of {'code' if language == 'code' else language.capitalize()} at {format_count(rate)} tokens per GB of cleaned "
+        f"text: how many GB"
         f"{raw}? (give the {'raw' if cleaning_yield else 'cleaned'} size)",
         dict(tokens=tokens, rate=rate, cleaning_yield=cleaning_yield), answer, "bytes", steps,
         "GB = tokens / (tokens per GB); raw = cleaned / yield.")
@@ -534,7 +570,7 @@ def _epochs(rng, level):
     answer = dt.epochs(tokens, unique)
     return _problem(
         "epochs", level,
-        f"You train a {format_count(n)} model Chinchilla-optimally (20 tokens per parameter) but have only "
+        f"You train {_a(format_count(n))} model Chinchilla-optimally (20 tokens per parameter) but have only "
         f"{format_count(unique)} unique tokens. How many epochs is that?",
         dict(n=n, unique=unique), answer, "count",
         [f"Tokens: 20 × {format_count(n)} = {format_count(tokens)}",
@@ -553,7 +589,7 @@ def _inference_flops(rng, level):
     answer = c.forward_flops_per_token(n) * tokens
     return _problem(
         "inference-flops", level,
-        f"How many FLOPs does a {format_count(n)} dense model spend generating {format_count(tokens)} tokens "
+        f"How many FLOPs does {_a(format_count(n))} dense model spend generating {format_count(tokens)} tokens "
         "(ignore attention over the context)?",
         dict(n=n, tokens=tokens), answer, "flops",
         [f"2·N per token = {format_flops(c.forward_flops_per_token(n))}",
@@ -567,24 +603,27 @@ def _decode_speed(rng, level):
     gpu = _pick(rng, level, ["A100 80GB", "H100 SXM"], ["A100 80GB", "H100 SXM", "H200"], ["H200", "B200", "MI300X"])
     per_param = _pick(rng, level, [2], [2, 1], [1, 0.5])
     batch = _pick(rng, level, [1], [1, 8], [16, 64])
-    kv = _pick(rng, level, [0.0], [0.0, 4e9], [8e9, 20e9])
+    kv_per_sequence = _pick(rng, level, [0.0], [0.5e9, 1e9], [0.25e9, 1e9])  # easy: leave the cache out
+    kv = kv_per_sequence * batch
     weights = mem.weight_bytes(n, per_param)
     g = hardware.gpu(gpu)
     step = c.decode_step_seconds(weights, kv, n, batch, g.bandwidth_bytes_per_s, g.bf16_flops_per_s)
     answer = batch / step
-    if weights + kv > g.memory_bytes:
-        raise _Regenerate  # this model does not fit that GPU: draw again
+    if weights + kv > mem.usable_bytes(g):
+        raise _Regenerate  # the model and its cache do not fit that GPU with 20% kept free
+    cache = ("ignore the KV cache" if not kv else
+             f"each sequence's KV cache is {format_bytes(kv_per_sequence)}")
     return _problem(
         "decode-speed", level,
-        f"One {gpu} ({format_bytes(g.bandwidth_bytes_per_s)}/s memory bandwidth, {_tflops(gpu)}) decodes a batch of "
-        f"{batch} for a {format_count(n)} model stored at {per_param:g} B a parameter, with "
-        f"{format_bytes(kv)} of KV cache. About how many tokens per second in all?",
+        f"One {gpu} ({format_bytes(g.bandwidth_bytes_per_s)}/s memory bandwidth, {_tflops(gpu)}) decodes "
+        f"{_n(batch, 'sequence')} at once for {_a(format_count(n))} model stored at {per_param:g} B a parameter; "
+        f"{cache}. About how many tokens per second in all?",
         dict(n=n, bytes_per_param=per_param, batch=batch, kv=kv, bandwidth=g.bandwidth_bytes_per_s,
              peak=g.bf16_flops_per_s), answer, "tokens/s",
         [f"Each step reads the weights and KV cache: {format_bytes(weights + kv)} / "
          f"{format_bytes(g.bandwidth_bytes_per_s)}/s = {(weights + kv) / g.bandwidth_bytes_per_s * 1e3:.3g} ms",
          f"and computes 2·N·batch = {format_flops(2 * n * batch)}: {2 * n * batch / g.bf16_flops_per_s * 1e3:.3g} ms",
-         f"The longer bounds the step ({step * 1e3:.3g} ms): {batch} token{'s' if batch > 1 else ''} per step = {answer:,.0f} tokens/s"],
+         f"The longer bounds the step ({step * 1e3:.3g} ms): {_n(batch, 'token')} per step = {answer:,.0f} tokens/s"],
         "Decoding is usually memory-bound: time per step ≈ bytes read / bandwidth; each step yields one token per "
         "sequence.")
 
@@ -600,34 +639,29 @@ def _serving_gpus(rng, level):
     return _problem(
         "serving-gpus", level,
         f"A service gets {rps:,} requests per second, each generating {tokens:,} tokens. One replica "
-        f"({per_replica_gpus} GPU{'s' if per_replica_gpus > 1 else ''}) produces {per_replica:,} tokens per second. "
-        "How many GPUs?",
+        f"({_n(per_replica_gpus, 'GPU')}) produces {per_replica:,} tokens per second. How many GPUs at least?",
         dict(rps=rps, tokens=tokens, per_replica=per_replica, gpus_per_replica=per_replica_gpus), answer, "gpus",
         [f"Tokens per second needed: {rps:,} × {tokens:,} = {format_int(rps * tokens)}",
          f"Replicas: {format_int(rps * tokens)} / {per_replica:,}, rounded up = {format_int(replicas)}",
          f"GPUs: {format_int(replicas)} × {per_replica_gpus} = {format_int(answer)}"],
-        "Tokens per second needed / tokens per second per replica, rounded up, × GPUs per replica.")
+        "Tokens per second needed / tokens per second per replica, rounded up, × GPUs per replica.", minimum=True)
 
 
 @template("serving-cost", "serving")
 def _serving_cost(rng, level):
     gpu = _pick(rng, level, ["A100 80GB"], ["A100 80GB", "H100 SXM"], ["H100 SXM", "H200", "B200"])
-    gpus = _pick(rng, level, [1], [1, 2, 4], [2, 8])
-    tokens_per_s = _pick(rng, level, [1000], [800, 2500], [1300, 6400])
+    gpus = _pick(rng, level, [1, 2], [1, 2, 4], [2, 8])
+    tokens_per_s = _pick(rng, level, [1000, 2000], [800, 2500], [1300, 6400])
     price = PRICES[gpu]
     answer = c.cost_per_million_tokens(price, gpus, tokens_per_s)
     return _problem(
         "serving-cost", level,
-        f"{gpus} {gpu} GPU{'s' if gpus > 1 else ''} at ${price:g} an hour each serve{'' if gpus > 1 else 's'} "
+        f"{_n(gpus, gpu + ' GPU')} at ${price:g} an hour {'each, together serve' if gpus > 1 else 'serves'} "
         f"{tokens_per_s:,} tokens per second. What does a million generated tokens cost?",
         dict(price=price, gpus=gpus, tokens_per_s=tokens_per_s), answer, "usd",
         [f"Per hour: ${price * gpus:g} for {format_int(tokens_per_s * 3600)} tokens",
          f"Per million: {format_usd(answer)}"],
         "Hourly price / tokens per hour × 10⁶.")
-
-
-class _Regenerate(Exception):
-    """A draw that makes no sense (a model larger than the GPU): draw again from the same stream."""
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -716,8 +750,9 @@ def flashcards(topics=None) -> list[Card]:
         Card("memory", f"Bytes per parameter of {fmt.upper()} weights", f"{mem.WEIGHT_FORMATS[fmt].bytes_per_param:g}")
         for fmt in ("fp32", "bf16", "int8")
     ] + [
-        Card("memory", "Bytes per parameter of 4-bit weights (plus scales: GPTQ groups of 128)",
-             f"0.5 (+ scales: {mem.WEIGHT_FORMATS['int4'].bytes_per_param:.3g})"),
+        Card("memory", "Bytes per parameter of 4-bit weights, bare and with GPTQ's scales (groups of 128)",
+             f"0.5 bare; {mem.WEIGHT_FORMATS['int4'].bytes_per_param:.3g} with an fp16 scale and a 4-bit zero point "
+             "per group"),
         Card("memory", "Training bytes per parameter, mixed-precision AdamW",
              f"{mixed.total:g}: weights {mixed.weights:g} + master {mixed.master:g} + gradients {mixed.grads:g} + "
              f"moments {mixed.optimizer:g}"),
@@ -735,7 +770,8 @@ def flashcards(topics=None) -> list[Card]:
         Card("compute", "FLOPs to train a 7B on 1T tokens", format_flops(c.training_flops(7e9, 1e12))),
         Card("compute", "Typical MFU of large pre-training runs, and a well-measured one",
              f"{typical_mfu[0]:.0%}-{typical_mfu[1]:.0%} (the material); PaLM 540B measured "
-             f"{runs.palm_mfu(with_attention=False):.1%}"),
+             f"{runs.palm_mfu(with_attention=True):.1%} ({runs.palm_mfu(with_attention=False):.1%} without the "
+             "attention FLOPs)"),
         Card("compute", "Time margin on a training estimate",
              f"{c.TIME_MARGIN[0]:.0%}-{c.TIME_MARGIN[1]:.0%}"),
         Card("compute", "A100 GPU-hours to train a 7B on 1T tokens at 40% MFU",
@@ -743,8 +779,8 @@ def flashcards(topics=None) -> list[Card]:
         Card("data", "Compute-optimal tokens per parameter (Chinchilla's rule)", f"{dt.TOKENS_PER_PARAM}"),
         Card("data", "Chinchilla-optimal tokens for a 70B", format_count(dt.chinchilla_tokens(70e9))),
     ] + [
-        Card("data", f"Tokens per GB of cleaned {language} (the material's range)",
-             f"{low:.3g} to {high:.3g}") for language, (low, high) in dt.TOKENS_PER_GB.items()
+        Card("data", f"Tokens per GB of cleaned {language.capitalize()} (the material's range)",
+             f"{format_count(low)} to {format_count(high)}") for language, (low, high) in dt.TOKENS_PER_GB.items()
     ] + [
         Card("compute", f"{name}: dense BF16 peak, memory and its bandwidth",
              f"{_tflops(name)}, {format_bytes(hardware.gpu(name).memory_bytes)}, "

@@ -36,8 +36,8 @@ def _tiny_byte_count(text: str) -> bool:
 
 
 def _parse_percent(text: str) -> float:
-    """"42%", "42 %" or "0.42" -> 0.42."""
-    stripped = text.strip()
+    """"42%", "42 %", "42 percent" or "0.42" -> 0.42."""
+    stripped = re.sub(r"\s*(percent|per cent)$", "%", text.strip(), flags=re.IGNORECASE)
     if stripped.endswith("%"):
         return parse_count(stripped[:-1], "answer") / 100
     value = parse_count(stripped, "answer")
@@ -56,9 +56,11 @@ UNIT_WORDS = {
 
 
 # What to type, by unit: shown as the entry's placeholder and when the entry is empty.
+# The values are neutral: none is the answer to a question of the workbook.
 ENTRY_EXAMPLES = {"count": '6.7e9 or "6.7B"', "bytes": '71.5 (GB) or "71.5 GB"', "percent": '"42%" or 0.42',
-                  "usd": '"$1.2M" or 1.2e6', "days": '"55 days" or 55', "hours": '"93,483 GPU-hours" or 9.3e4',
-                  "gpus": '"14 GPUs" or 14', "tokens/s": '"450 tokens/s" or 450', "flops": '"4.2e22 FLOPs" or 4.2e22'}
+                  "usd": '"$1.2M", "$0.35" or 1.2e6', "days": '"41.5 days" or 41.5',
+                  "hours": '"12,345 GPU-hours" or 1.2345e4', "gpus": '"37 GPUs" or 37',
+                  "tokens/s": '"450 tokens/s" or 450', "flops": '"3.3e21 FLOPs" or 3.3e21'}
 
 
 def _strip_unit_words(text: str, unit: str) -> str:
@@ -95,6 +97,7 @@ class Exercise:
     unit: str = "count"
     rel_tol: float = 0.05
     hints: tuple = ()
+    minimum: bool = False   # the answer is the least that works (GPUs to hold or finish): fewer is never right
     _hints_shown: int = field(default=0, repr=False)
 
     def expected(self) -> float:
@@ -154,6 +157,9 @@ class Exercise:
                 return Verdict("correct", f"Correct: {shown}.")
             return Verdict("wrong",
                            f"Not yet: {shown} is too {direction}; this asks for the exact count.{self._try_hint}")
+        if self.minimum and value < expected:
+            return Verdict("wrong", f"Not enough: {shown} is too low; this asks for the least that works, and "
+                                    f"fewer is not enough.{self._try_hint}")
         exact = self.rel_tol < 1e-4  # "count it exactly"
         if abs(ratio - 1) <= self.rel_tol:
             if exact:
@@ -475,13 +481,6 @@ register(
         hints=("6·N·D FLOPs / (125 TFLOPS × 0.4) gives GPU-seconds; then divide by 3,600.",)),
     Exercise(
         "5.5",
-        "A 7B on 100B tokens with 64 GPUs of 200 TFLOPS at 50% MFU (the article's §3.2 example): how many days "
-        "should the plan say, with the top of the article's 15-25% time margin?",
-        lambda: cp.training_days(cp.training_flops(7e9, 100e9), 64, 200e12, 0.5) * (1 + cp.TIME_MARGIN[1]),
-        unit="days", rel_tol=0.05,
-        hints=("First the formula's days: 6ND / (64 × 200 TFLOPS × 0.5) / 86,400.", "Then add 25%.")),
-    Exercise(
-        "5.6",
         "An OOM hunt: Llama-2-7B with mixed-precision AdamW and ZeRO-3 over 8 GPUs, one sequence of 4,096 tokens, "
         "eager attention (no FlashAttention) and no recomputation, 0.5 GB of runtime. Memory per GPU, in GB?",
         lambda: mem.training_memory(m.preset("llama-2-7b"), zero=3, dp=8, micro_batch=1, seq_len=4096,
@@ -490,6 +489,13 @@ register(
         hints=("States: 16 bytes a parameter, all sharded over 8 GPUs.",
                "Activations per layer: the gated count plus the softmax output, 2·a·s² bytes, which dominates here.",
                "Add the output layer: 4·s·h·(1 + V/h) bytes, with fp32 logits.")),
+    Exercise(
+        "5.6",
+        "A 7B on 100B tokens with 64 GPUs of 200 TFLOPS at 50% MFU (the article's §3.2 example): how many days "
+        "should the plan say, with the top of the article's 15-25% time margin?",
+        lambda: cp.training_days(cp.training_flops(7e9, 100e9), 64, 200e12, 0.5) * (1 + cp.TIME_MARGIN[1]),
+        unit="days", rel_tol=0.05,
+        hints=("First the formula's days: 6ND / (64 × 200 TFLOPS × 0.5) / 86,400.", "Then add 25%.")),
 )
 
 # Chapter 6 (measure it yourself): exercises registered below this line.
@@ -505,14 +511,27 @@ def _counted_matmul_flops_per_token(cfg):
     return cp.forward_flops_per_token(cp.flops_params(cfg) - m.count_params(cfg)["norms"])
 
 
+def _scores_bytes(cfg, micro_batch, seq_len):
+    """What the attention scores add to one layer's activations when attention is not fused."""
+    return (mem.model_layer_activation_bytes(cfg, micro_batch, seq_len, flash=False)
+            - mem.model_layer_activation_bytes(cfg, micro_batch, seq_len, flash=True))
+
+
+def _checkpointed_bytes(cfg, micro_batch, seq_len):
+    """Activations kept when the forward pass ends with every layer checkpointed: each layer's input and the output
+    layer (during the backward pass one recomputed layer comes on top, as activations_per_gpu counts)."""
+    return (cfg.num_layers * mem.model_layer_activation_bytes(cfg, micro_batch, seq_len, recompute="full")
+            + mem.output_activation_bytes(seq_len, micro_batch, cfg.hidden_size, cfg.vocab_size))
+
+
 register(
     Exercise(
         "6.1",
         "A Llama-style model: 4 layers of hidden size 256, 8 query and 2 key/value heads of width 32, a SwiGLU FFN "
         "of width 704, RMSNorm, a 1,000-token vocabulary, untied head. FlopCounterMode counts one forward pass "
-        "(with the loss) of 2 sequences of 512 tokens on the CPU, with PyTorch's fused attention (SDPA). How many "
+        "(with the loss) of 2 sequences of 256 tokens on the CPU, with PyTorch's fused attention (SDPA). How many "
         "FLOPs does it report?",
-        lambda: _counted_matmul_flops_per_token(_SMALL_LLAMA) * 2 * 512, unit="flops", rel_tol=0.02,
+        lambda: _counted_matmul_flops_per_token(_SMALL_LLAMA) * 2 * 256, unit="flops", rel_tol=0.02,
         hints=("2 FLOPs per weight per token, for the weights of matrix products: Q, K, V, O, the three FFN "
                "matrices, and the output head; the input embedding is a lookup.",
                "On the CPU the counter has no formula for the fused attention kernel: nothing for the scores.",
@@ -521,10 +540,10 @@ register(
         "6.2",
         "The same model and batch with eager attention: how many FLOPs does the counter report for the whole "
         "training step, forward and backward?",
-        lambda: (3 * _counted_matmul_flops_per_token(_SMALL_LLAMA) * 2 * 512
-                 + cp.attention_flops_per_token(4, 8, 32, 512) * 2 * 512), unit="flops", rel_tol=0.02,
+        lambda: (3 * _counted_matmul_flops_per_token(_SMALL_LLAMA) * 2 * 256
+                 + cp.attention_flops_per_token(4, 8, 32, 256) * 2 * 256), unit="flops", rel_tol=0.02,
         hints=("The backward pass counts twice the forward: 6 FLOPs per weight per token in all.",
-               "Eager attention adds the scores and their product with V, over the full 512 × 512: "
+               "Eager attention adds the scores and their product with V, over the full 256 × 256: "
                "12·L·H·Q·T per token (PaLM's count), forward and backward together.")),
     Exercise(
         "6.3",
@@ -540,9 +559,7 @@ register(
         "6.4",
         "By chapter 2's formula, how many GB (10⁹ bytes) do the attention scores add to one layer of Llama-2-7B "
         "(32 heads) for one sequence of 8,192 tokens, when attention is not fused (no FlashAttention)?",
-        lambda: (mem.model_layer_activation_bytes(m.preset("llama-2-7b"), 1, 8192, flash=False)
-                 - mem.model_layer_activation_bytes(m.preset("llama-2-7b"), 1, 8192, flash=True)),
-        unit="bytes", rel_tol=0.03,
+        lambda: _scores_bytes(m.preset("llama-2-7b"), 1, 8192), unit="bytes", rel_tol=0.03,
         hints=("The softmax output: one value per head, query and key, a·s²·b values, in 16 bits.",
                "Measured with transformers' eager attention it is more: the softmax is also kept in fp32.")),
     Exercise(
@@ -550,9 +567,7 @@ register(
         "Llama-2-7B (32 layers, hidden 4,096, vocabulary 32,000) trains on micro-batches of 2 sequences of 4,096 "
         "tokens with activation checkpointing of every layer. By chapter 2's formula, how many GB (10⁹ bytes) of "
         "activations are kept when the forward pass ends: each layer's input plus the output layer?",
-        lambda: (32 * mem.model_layer_activation_bytes(m.preset("llama-2-7b"), 2, 4096, recompute="full")
-                 + mem.output_activation_bytes(4096, 2, 4096, 32000)),
-        unit="bytes", rel_tol=0.03,
+        lambda: _checkpointed_bytes(m.preset("llama-2-7b"), 2, 4096), unit="bytes", rel_tol=0.03,
         hints=("Each checkpointed layer keeps only its input: s·b·h values in 16 bits.",
                "The output layer keeps the final norm's and the head's inputs (2 bytes each) and the logits in "
                "fp32 for the loss: 4·s·b·h + 4·s·b·V bytes.")),

@@ -473,12 +473,14 @@ def state_gpus(n_params, bytes_per_param, gpu, margin=0.0):
 # Communication and the pipeline bubble (seed 004 §5.2)
 # ----------------------------------------------------------------------------------------------------------------
 
-def data_parallel_traffic_bytes(n_params, bytes_per_value=2, zero=0):
+def data_parallel_traffic_bytes(n_params, bytes_per_value=2, zero=0, dp=None):
     """Bytes each GPU sends per step for data parallelism: a ring all-reduce of the gradients moves about 2Ψ
     (reduce-scatter + all-gather); ZeRO-1/2 the same 2Ψ; ZeRO-3 about 3Ψ (weights gathered for the forward and
-    again for the backward, gradients reduce-scattered)."""
+    again for the backward, gradients reduce-scattered). Exactly, each ring collective over dp GPUs sends
+    (dp − 1)/dp of the data: give ``dp`` for that factor, leave it out for the large-dp limit."""
     v.check_int("zero", zero, minimum=0, maximum=3)
-    return (3 if zero == 3 else 2) * n_params * bytes_per_value
+    share = 1 if dp is None else (v.check_int("dp", dp) - 1) / dp
+    return (3 if zero == 3 else 2) * n_params * bytes_per_value * share
 
 
 def pipeline_bubble(stages, micro_batches):

@@ -95,7 +95,7 @@ def memory_stacks(breakdowns: dict, gpu=None, ax=None, margin=0.2):
     if gpu is not None:
         memory = hardware.gpu(gpu).memory_bytes / 1e9
         ax.axvline(memory, color="black", lw=1)
-        ax.axvline(memory * (1 - margin), color="black", lw=1, ls="--")
+        ax.axvline(memory * (1 - margin), color="black", lw=1, ls="--", label=f"usable ({1 - margin:.0%})")
         ax.text(memory, -0.6, f" {hardware.gpu(gpu).name}", fontsize=8, va="bottom")
     ax.invert_yaxis()
     ax.set_xlabel("GB per GPU")

@@ -735,7 +735,9 @@ class FlashcardDeck:
         self.knew.disabled = self.missed.disabled = False
 
     def grade(self, known: bool):
-        """Record the current card as known or missed and move on."""
+        """Record the current card as known or missed and move on (nothing once the deck is done)."""
+        if self.index >= len(self.deck):
+            return
         self.results.append((self.deck[self.index], known))
         self.index += 1
         self._show()
@@ -782,8 +784,8 @@ class TimedSession:
         self.widget.add_class("llmest-timed-session")
         self.timer.add_class("llmest-timer")
         self.results: list[tuple] = []   # (problem, verdict, seconds, timed_out)
-        self.index = -1
-        self._advance()
+        self.index = 0
+        self._show_question()
 
     @property
     def current(self):
@@ -794,6 +796,8 @@ class TimedSession:
 
     def _advance(self):
         with self._lock:
+            if len(self.results) <= self.index:
+                return  # the current question is not graded yet
             self.index += 1
             if self.index >= len(self.problems):
                 self._finish()

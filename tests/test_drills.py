@@ -47,7 +47,7 @@ EXPECTED = {
                                                     i["tokens"]),
     "implied-mfu": lambda i: c.implied_mfu(i["n"], i["tokens"], i["hours"], i["peak"]),
     "checkpoint-storage": lambda i: c.checkpoint_storage_bytes(i["n"], i["run_hours"], i["interval"], i["keep"]),
-    "chinchilla-tokens": lambda i: dt.chinchilla_tokens(i["n"]),
+    "chinchilla-tokens": lambda i: dt.chinchilla_tokens(i["n"], i["tokens_per_param"]),
     "chinchilla-for-budget": lambda i: dt.chinchilla_for_budget(i["gpus"], i["days"], i["peak"], i["mfu"])[0],
     "corpus-size": lambda i: (dt.cleaned_bytes(i["tokens"], i["rate"]) if i["cleaning_yield"] is None
                               else dt.raw_bytes(dt.cleaned_bytes(i["tokens"], i["rate"]), i["cleaning_yield"])),
@@ -77,19 +77,45 @@ def test_every_template_gives_a_solvable_problem_with_the_chapter_functions_answ
     assert p.question.endswith("?") or p.question.endswith("(GB)") or p.question.endswith("size)")
     assert "{" not in p.question and "None" not in p.question
     assert p.steps and p.hint and p.solution().endswith(f"Answer: {p.answer_text}")
-    # Scored as an estimate: within 25% correct, within 2x close, else wrong.
-    assert p.check(p.answer).correct and p.check(p.answer * 1.2).correct and p.check(p.answer / 1.2).correct
-    assert p.check(p.answer * 1.5).grade == "close" and p.check(p.answer / 1.9).grade == "close"
-    assert p.check(p.answer * 3).grade == "wrong"
+    # Scored as an estimate: within the tolerance (25%, 10% for an MFU) correct, within 2x close, else wrong;
+    # for the least number of GPUs that works, fewer is wrong.
+    inside = 1 + 0.8 * p.tolerance
+    assert p.check(p.answer).correct and p.check(p.answer * inside).correct
+    assert p.check(p.answer * 1.6).grade == "close" and p.check(p.answer * 3).grade == "wrong"
+    if p.minimum:
+        assert p.check(p.answer / inside).grade == "wrong" or p.answer / inside < 1
+    else:
+        assert p.check(p.answer / inside).correct and p.check(p.answer / 1.9).grade == "close"
     assert drills.generate(key, seed, level) == p, "the same seed gives the same problem"
 
 
-def test_the_decode_template_never_asks_about_a_model_that_does_not_fit():
+def test_problems_stay_realistic():
     for level in LEVELS:
-        for seed in range(300):
+        for seed in range(200):
             i = drills.generate("decode-speed", seed, level).inputs
             gpu = next(g for g in hardware.CATALOG.values() if g.bandwidth_bytes_per_s == i["bandwidth"])
-            assert mem.weight_bytes(i["n"], i["bytes_per_param"]) + i["kv"] <= gpu.memory_bytes
+            assert mem.weight_bytes(i["n"], i["bytes_per_param"]) + i["kv"] <= mem.usable_bytes(gpu)
+            run = drills.generate("training-days", seed, level)
+            assert 1 <= run.answer <= 365
+            gpu = next(g for g in hardware.CATALOG.values() if g.bf16_flops_per_s == run.inputs["peak"])
+            assert 16 * run.inputs["n"] / run.inputs["gpus"] <= mem.usable_bytes(gpu), "the states fit the cluster"
+            assert drills.generate("zero-per-gpu", seed, level).answer <= 192e9, "some GPU holds it"
+            assert drills.generate("implied-mfu", seed, level).answer < 0.505  # 50% at most, before rounding the hours
+
+
+@pytest.mark.parametrize("key", ["gpus-for-states", "gpus-for-deadline", "serving-gpus"])
+def test_fewer_gpus_than_the_least_that_works_are_wrong(key):
+    for seed in range(20):
+        p = drills.generate(key, seed, "medium")
+        assert p.check(p.answer).correct and p.check(p.answer * 1.2).correct
+        if p.answer > 1:
+            assert p.check(p.answer - 1).grade == "wrong", p.question
+
+
+def test_an_mfu_is_graded_within_a_few_points():
+    p = next(q for s in range(100) if 0.39 < (q := drills.generate("implied-mfu", s, "easy")).answer < 0.41)
+    assert p.check("42%").correct and p.check("40 percent").correct
+    assert not p.check("30%").correct and not p.check("50%").correct
 
 
 def test_levels_differ():
@@ -188,6 +214,8 @@ def test_the_timed_session_grades_times_out_and_reviews_the_misses():
     now = [0.0]
     session._clock, session._started = (lambda: now[0]), 0.0
     first = session.current
+    session.next.click()  # not graded yet: stays
+    assert session.index == 0
     assert session.answer("abc").grade == "invalid" and session.index == 0 and not session.results
     assert session.answer(first.answer * 1.1).correct
     session.next.click()
@@ -225,5 +253,7 @@ def test_the_flashcard_deck_counts_and_goes_through_the_misses_again():
         deck.grade(i % 3 != 0)
     missed = [card for card, known in deck.results if not known]
     assert f"you knew {total - len(missed)} of {total}" in deck.front.value
+    deck.grade(True)  # the deck is done: nothing happens
+    assert len(deck.results) == total
     deck.again.click()
     assert deck.deck == missed and deck.index == 0

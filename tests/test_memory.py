@@ -148,6 +148,9 @@ def test_llama_layer_activations():
 def test_communication_and_bubble():
     assert mem.data_parallel_traffic_bytes(7e9) == 2 * 7e9 * 2
     assert mem.data_parallel_traffic_bytes(7e9, zero=3) == 3 * 7e9 * 2
+    # A ring over 2 GPUs sends half the data per collective; over 1 GPU nothing.
+    assert mem.data_parallel_traffic_bytes(7e9, dp=2) == 7e9 * 2
+    assert mem.data_parallel_traffic_bytes(7e9, dp=1) == 0
     assert mem.pipeline_bubble(4, 12) == pytest.approx(3 / 15)
 
 
