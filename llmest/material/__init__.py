@@ -42,6 +42,7 @@ class Figure:
     cause: str | Callable[[], str] = ""  # why the figures differ (required for an erratum), or a remark;
                                          # a callable when the text quotes recomputed numbers
     depends_on: str = ""     # the input the material leaves out, for a "depends" figure
+    suffix: str = ""         # the unit a "plain" number is in: "days", "GPUs", "TFLOPS" ...
 
     @property
     def recomputed(self) -> float:
@@ -56,12 +57,15 @@ class Figure:
         inside = low * (1 - self.rel_tol) <= value <= high * (1 + self.rel_tol)
         return "confirmed" if inside else "erratum"
 
-    def _fmt(self, value) -> str:
+    def _number(self, value) -> str:
         if self.unit == "plain":  # an integer, or a small decimal such as 7.6 days
             return format_int(value) if abs(value) >= 1000 or float(value).is_integer() else f"{value:.3g}"
         if self.unit == "percent":
             return f"{value * 100:.3g}%"
         return FORMATTERS[self.unit](value)
+
+    def _fmt(self, value) -> str:
+        return self._number(value) + (f" {self.suffix}" if self.suffix else "")
 
     @property
     def cause_text(self) -> str:
@@ -69,8 +73,8 @@ class Figure:
 
     @property
     def stated_text(self) -> str:
-        if isinstance(self.stated, tuple):
-            return f"{self._fmt(self.stated[0])} to {self._fmt(self.stated[1])}"
+        if isinstance(self.stated, tuple):  # "2 to 28 days", the unit once
+            return f"{self._number(self.stated[0])} to {self._fmt(self.stated[1])}"
         return self._fmt(self.stated)
 
     def box(self) -> str:
@@ -103,10 +107,12 @@ def table(chapter: int | None = None, keys=None) -> str:
     rows = [get(key) for key in keys] if keys is not None else figures(chapter)
     if not rows:
         raise InputError("chapter", f"chapter == {chapter}, no figures are registered for it.")
-    width = max(len(f.key) for f in rows)
-    lines = [f"{'figure':<{width}}  {'status':<9}  {'material':>22}  {'recomputed':>14}"]
-    for f in rows:
-        lines.append(f"{f.key:<{width}}  {f.status:<9}  {f.stated_text:>22}  {f._fmt(f.recomputed):>14}")
+    cells = [(f.key, f.status, f.stated_text, f._fmt(f.recomputed)) for f in rows]
+    key_w, stated_w, new_w = (max(len(c[i]) for c in cells + [("figure", "", "material", "recomputed")])
+                              for i in (0, 2, 3))
+    lines = [f"{'figure':<{key_w}}  {'status':<9}  {'material':>{stated_w}}  {'recomputed':>{new_w}}"]
+    for key, status, stated, new in cells:
+        lines.append(f"{key:<{key_w}}  {status:<9}  {stated:>{stated_w}}  {new:>{new_w}}")
     return "\n".join(lines)
 
 

@@ -153,14 +153,14 @@ register(
     Figure("000-1.3-optimizer", 2, "000", _S13, "AdamW's states (momentum and variance, FP32) per parameter",
            "优化器状态 (2+2)N = 4N bytes (动量+方差, FP32)", 4, lambda: _MIXED.optimizer,
            "state_bytes_per_param('mixed', 'adamw').optimizer", unit="plain",
-           cause="Two FP32 tensors are 4 + 4 = 8 bytes per parameter; (2 + 2) would be two 16-bit tensors."),
+           cause="Two FP32 tensors are 4 + 4 = 8 bytes per parameter; (2 + 2) would be two 16-bit tensors.", suffix="bytes/param"),
     Figure("000-1.3-total", 2, "000", _S13, "the table's rows against its total of 16 bytes per parameter",
            "模型参数 2N + 梯度 2N + 优化器状态 4N … 总计约 ~16N bytes（含激活值）", 16, lambda: 2 + 2 + 4,
            "the table's own rows: 2 + 2 + 4", unit="plain",
            cause=lambda: f"The rows add up to 8 bytes, and activations cannot fit in the other 8: they depend on "
                          f"batch and sequence, not on N. 16 is right for the states alone: {_MIXED.weights} (BF16 "
                          f"weights) + {_MIXED.master} (FP32 master copy, missing from the table) + {_MIXED.grads} "
-                         f"(gradients) + {_MIXED.optimizer} (two FP32 moments, not 4)."),
+                         f"(gradients) + {_MIXED.optimizer} (two FP32 moments, not 4).", suffix="bytes/param"),
     # seed 000 exercise 1
     Figure("000-ex1-weights", 2, "000", _EX1, "7B weights in BF16", "参数：14 GB (BF16)", 14 * _GB,
            lambda: mem.weight_bytes(7e9, _MIXED.weights), "weight_bytes(7e9, 2)", unit="bytes"),
@@ -183,7 +183,7 @@ register(
     Figure("000-ex1-gpus", 2, "000", _EX1, "A100 80GB GPUs for 7B full training with ZeRO-2",
            "需要 2x A100 80GB（使用 ZeRO-2）", 2, lambda: _zero2_gpus_ex1(50 * _GB),
            "the smallest n with ZeRO-2 states + 50 GB / n of activations ≤ 80% of 80 GB", unit="plain",
-           cause=_ex1_gpu_cause),
+           cause=_ex1_gpu_cause, suffix="GPUs"),
     # seed 000 exercise 2: QLoRA of a 70B
     Figure("000-ex2-base", 2, "000", _EX2, "a 70B base in 4 bits", "基座模型（4-bit）：~35 GB", 35 * _GB,
            lambda: mem.weight_bytes(70e9, 0.5), "weight_bytes(70e9, 0.5)", unit="bytes",
@@ -221,7 +221,7 @@ register(
     Figure("000-ex3-bf16-gpus", 2, "000", _EX3, "what holds 140 GB of weights",
            "-> 2x A100 80GB 或 1x H200 141GB", 2,
            lambda: mem.min_gpus(lambda n: mem.MemoryBreakdown({"weights": mem.weight_bytes(70e9, 2) / n}), _A100),
-           "A100s for the weights alone with the 20% margin", unit="plain", cause=_bf16_70b_cause),
+           "A100s for the weights alone with the 20% margin", unit="plain", cause=_bf16_70b_cause, suffix="GPUs"),
     Figure("000-ex3-kv", 2, "000", _EX3, "KV cache of a 70B, 2,048 tokens × 32 requests",
            "KV Cache（2048 context, batch=32）：~40-80 GB", (40 * _GB, 80 * _GB),
            lambda: mem.kv_cache_bytes_for("llama-2-70b", 2048, 32), "kv_cache_bytes_for('llama-2-70b', 2048, 32)",
@@ -241,7 +241,7 @@ register(
            cause=lambda: f"{format_bytes(mem.inference_memory('llama-2-70b', tokens=2048, batch=32).total)} would "
                          f"fit in {_gpu_word(_ceil_gpus())} by memory alone, but tensor parallelism must divide the "
                          f"64 heads, so the smallest usable count is "
-                         f"{mem.min_gpus(lambda n: mem.inference_memory('llama-2-70b', tokens=2048, batch=32, tp=n), _A100)}."),
+                         f"{mem.min_gpus(lambda n: mem.inference_memory('llama-2-70b', tokens=2048, batch=32, tp=n), _A100)}.", suffix="GPUs"),
     Figure("000-ex3-int4", 2, "000", _EX3, "70B weights in INT4", "权重：~35 GB -> 1x A100 80GB", 35 * _GB,
            lambda: mem.weight_bytes(70e9, 0.5), "weight_bytes(70e9, 0.5)", unit="bytes",
            cause=lambda: f"With group-wise constants and 16-bit embeddings, real Llama-2-70B in INT4 is "
@@ -267,7 +267,7 @@ register(
            cause="Weights only."),
     Figure("000-4.1-full-ft-70b", 2, "000", _S41, "A100s for full fine-tuning of a 70B", "全参数微调 70B：需要 8+ A100",
            8, lambda: mem.state_gpus(70e9, 16, _A100), "state_gpus(70e9, 16 bytes, 'A100 80GB')", unit="plain",
-           rel_tol=0.0, cause=_full_ft_cause),
+           rel_tol=0.0, cause=_full_ft_cause, suffix="GPUs"),
     Figure("000-4.2-bf16", 2, "000", _S42, "model size in BF16, 7B", "模型大小 (BF16) = 2N bytes -> 7B 约 14 GB",
            14 * _GB, lambda: mem.weight_bytes(7e9, 2), "weight_bytes(7e9, 2)", unit="bytes"),
     Figure("000-4.2-int4", 2, "000", _S42, "model size in INT4, 7B", "模型大小 (INT4) = 0.5N bytes -> 7B 约 3.5 GB",
@@ -285,7 +285,7 @@ register(
     # seed 004 §2
     Figure("004-2.1-bytes", 2, "004", _S21, "bytes per parameter, mixed-precision Adam",
            "2B + 4B + 2B + 4B + 4B = 16字节", 16, lambda: _MIXED.total, "state_bytes_per_param('mixed', 'adamw')",
-           unit="plain"),
+           unit="plain", suffix="bytes/param"),
     Figure("004-2.1-7b", 2, "004", _S21, "a 7B's training states", "7×10⁹×16≈112GB", 112 * _GB,
            lambda: mem.training_state_bytes(7e9), "training_state_bytes(7e9)", unit="bytes"),
     Figure("004-2.1-7b-bf16", 2, "004", _S21, "a 7B's weights in FP16/BF16", "7B模型权重约14GB", 14 * _GB,
@@ -336,7 +336,7 @@ register(
            cause=lambda: f"{format_bytes(mem.training_state_bytes(70e9))} / 80 GB = {mem.state_gpus(70e9, 16, _A100)} "
                          f"GPUs just hold the states on paper; 16 (two 8-GPU nodes) leave "
                          f"{1 - mem.training_state_bytes(70e9) / (16 * 80 * _GB):.1%} spare. With the material's own "
-                         f"20% margin it is {mem.state_gpus(70e9, 16, _A100, 0.2)}."),
+                         f"20% margin it is {mem.state_gpus(70e9, 16, _A100, 0.2)}.", suffix="GPUs"),
     Figure("004-2.3-kv-request", 2, "004", _S23, "KV cache of one 2,048-token request, 70B, by 2·L·S·H·2",
            "单条请求、序列长度2048、半精度算下来约5GB", 5 * _GB, lambda: _kv_mha(1),
            "kv_cache_bytes(80 layers, 64 KV heads × 128 = H, 2,048 tokens)", unit="bytes", rel_tol=0.05,

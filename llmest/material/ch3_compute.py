@@ -90,7 +90,7 @@ def _catalog_figure(key, name, quote, stated, what="BF16 TFLOPS"):
     gpu = hardware.gpu(name)
     return Figure(key, 3, "000", _S2, f"{name}: {what}", quote, stated,
                   lambda: gpu.bf16_flops_per_s / 1e12, f"hardware.gpu({name!r}).bf16_flops_per_s (dense)",
-                  unit="plain", rel_tol=0.01, cause=gpu.note)
+                  unit="plain", rel_tol=0.01, cause=gpu.note, suffix="TFLOPS")
 
 
 register(
@@ -119,15 +119,15 @@ register(
            cause=lambda: f"4.2e22 / (3.12e14 × 0.4) = {c.gpu_seconds(_EX1_FLOPS, A100, 0.4):,.0f}: FLOPs over "
                          "FLOP/s are GPU-seconds. The material's 336,538 is that over 1,000; hours need ÷3,600, "
                          f"which gives {_ex1_gpu_hours():,.0f}. §1.2's formula, GPU Hours = FLOPs / (GPU_FLOPS × MFU), "
-                         "also gives seconds."),
+                         "also gives seconds.", suffix="GPU-hours"),
     Figure("000-ex1-single-gpu", 3, "000", _EX1, "days and years on one A100", "约 14,022 天 / 38.4 年（单卡）",
            14_022, lambda: _ex1_gpu_hours() / 24, "GPU-hours / 24", unit="plain",
            cause=lambda: f"{_ex1_gpu_hours() / 24:,.0f} days, {_ex1_gpu_hours() / 24 / c.DAYS_PER_YEAR:.1f} years: "
-                         "the material carries its hours error on."),
+                         "the material carries its hours error on.", suffix="days"),
     Figure("000-ex1-256", 3, "000", _EX1, "days on 256 A100s", "256 卡集群约 55 天", 55,
            lambda: c.training_days(_EX1_FLOPS, 256, A100, 0.4), "training_days(4.2e22, 256, 312e12, 0.4)",
            unit="plain",
-           cause=lambda: f"The same factor of {336_538 / _ex1_gpu_hours():.1f} from the hours error."),
+           cause=lambda: f"The same factor of {336_538 / _ex1_gpu_hours():.1f} from the hours error.", suffix="days"),
     # seed 000 exercise 2: QLoRA time
     Figure("000-ex2-hours", 3, "000", _EX2, "QLoRA of a 70B on 20M tokens, one A100",
            "FLOPs 很小（只算 LoRA 参数部分）… 预计 1-4 小时", (1, 4), _qlora_hours,
@@ -135,11 +135,11 @@ register(
            cause=lambda: "The FLOPs are not small: the forward pass and the gradients for the activations still go "
                          "through every frozen weight, 4·N per token; only the weight gradients are saved. That is "
                          f"{_qlora_hours():.0f} hours at 40% MFU, {_qlora_hours(True):.0f} with the gradient "
-                         "checkpointing QLoRA uses, and more in practice, as 4-bit weights are dequantised on the fly."),
+                         "checkpointing QLoRA uses, and more in practice, as 4-bit weights are dequantised on the fly.", suffix="hours"),
     # seed 000 §4
     Figure("000-4.1-7b-hours", 3, "000", _S41, "A100-hours to train a 7B on 1T tokens",
            "训练 7B 模型（1T token）：336K A100 小时", 336e3, _ex1_gpu_hours, "gpu_hours(4.2e22, 312e12, 0.4)",
-           unit="plain", cause="Exercise 1's seconds-for-hours slip again."),
+           unit="plain", cause="Exercise 1's seconds-for-hours slip again.", suffix="GPU-hours"),
     Figure("000-4.1-7b-cost", 3, "000", _S41, "its cloud cost at the material's $2-3 per A100-hour", "（$1M 云计算成本）",
            1e6, lambda: c.cost(_ex1_gpu_hours(), 3), "gpu_hours × $3", unit="usd",
            cause=lambda: f"${c.cost(_ex1_gpu_hours(), 2):,.0f} to ${c.cost(_ex1_gpu_hours(), 3):,.0f} at $2-3 an "
@@ -147,7 +147,7 @@ register(
     Figure("000-4.1-lora-7b", 3, "000", _S41, "LoRA fine-tuning of a 7B on one A100 (20M tokens, as exercise 2)",
            "LoRA 微调 7B：1-4 小时，单卡 A100", (1, 4), _lora_7b_hours,
            "(4·N + 6·adapters) × 20.48M tokens at 40% MFU", unit="plain", rel_tol=0.0,
-           cause="For exercise 2's 10K examples of 2,048 tokens; the time scales with the data."),
+           cause="For exercise 2's 10K examples of 2,048 tokens; the time scales with the data.", suffix="hours"),
     Figure("000-4.3-7b-cost", 3, "000", _S43, "training a 7B on 1T tokens with 256 A100s",
            "训练 7B 模型（1T token，256 A100）：~$160K-240K", (160e3, 240e3),
            lambda: c.cost(_ex1_gpu_hours(), 2.5), "GPU-hours at 40% MFU × $2.5, the middle of $2-3", unit="usd",
@@ -193,14 +193,14 @@ register(
            lambda: c.training_days(c.training_flops(70e9, 1e9), 16, A100, 0.4),
            "training_days(6 × 70B × 1B tokens, 16 A100s, 40% MFU)", unit="plain", depends_on="tokens",
            cause=lambda: f"Days to weeks is {_ft_tokens(2):.1f}B-{_ft_tokens(28):.1f}B tokens on 16 A100s at 40% "
-                         "MFU (16: the states alone need 14, chapter 2)."),
+                         "MFU (16: the states alone need 14, chapter 2).", suffix="days"),
     # seed 004 §3
     Figure("004-3.1-7b-flops", 3, "004", _S31, "7B on 1 trillion tokens", "6×7×10⁹×10¹²＝4.2×10²²", 4.2e22,
            lambda: c.training_flops(7e9, 1e12), "training_flops(7e9, 1e12)", unit="flops", rel_tol=0.001),
     Figure("004-3.1-petaflop", 3, "004", _S31, "hours at a sustained 10¹⁵ FLOP/s",
            "每秒10¹⁵次浮点运算也需要约1.16万小时", 1.16e4,
            lambda: c.training_flops(7e9, 1e12) / 1e15 / c.SECONDS_PER_HOUR, "4.2e22 / 1e15 / 3,600",
-           unit="plain", rel_tol=0.01),
+           unit="plain", rel_tol=0.01, suffix="hours"),
     Figure("004-3.1-attention", 3, "004", _S31, "attention FLOPs that 6N leaves out, a 7B at 4,096 tokens",
            "这个公式已经把所有线性层、注意力、FFN、反向计算全部折进去了", 0, lambda: _attention_share(4096),
            "12·L·H·Q·T / (6N + 12·L·H·Q·T) for Llama-2-7B", unit="percent", rel_tol=0.0,
@@ -216,7 +216,7 @@ register(
     Figure("004-3.2-cluster", 3, "004", _S32, "of 64 such cards", "总有效算力是6.4×10¹⁵", 6.4e15,
            lambda: 64 * GENERIC * 0.5, "64 × 200e12 × 0.5", unit="flops", rel_tol=0.001),
     Figure("004-3.2-weeks", 3, "004", _S32, "the same run, in weeks", "一到两周内完成", (7, 14),
-           lambda: _seed004_days(7e9, 1e11, 64), "training_days(...) in days", unit="plain", rel_tol=0.0),
+           lambda: _seed004_days(7e9, 1e11, 64), "training_days(...) in days", unit="plain", rel_tol=0.0, suffix="weeks"),
     Figure("004-3.2-mfu", 3, "004", _S32, "MFU of real pre-training", "MFU通常在40%到60%之间", (0.40, 0.60),
            lambda: sorted(_published_mfus())[len(_published_mfus()) // 2], "the median MFU of LLaMA, Llama 2 and PaLM",
            unit="percent", rel_tol=0.0,
@@ -225,14 +225,14 @@ register(
                          f"{len(_published_mfus())} fall below 40% and none comes near 60%."),
     Figure("004-3.2-days", 3, "004", _S32, "7B, 100B tokens, 64 × 200 TFLOPS at 50% MFU", "约7.6天", 7.6,
            lambda: _seed004_days(7e9, 1e11, 64), "training_days(6 × 7e9 × 1e11, 64, 200e12, 0.5)", unit="plain",
-           rel_tol=0.01),
+           rel_tol=0.01, suffix="days"),
     Figure("004-3.2-seconds", 3, "004", _S32, "the same in seconds", "≈65.6万秒", 6.56e5,
            lambda: c.training_seconds(c.training_flops(7e9, 1e11), 64, GENERIC, 0.5), "training_seconds(...)",
-           unit="plain", rel_tol=0.001),
+           unit="plain", rel_tol=0.001, suffix="seconds"),
     *[Figure(f"004-3.3-{label}", 3, "004", _S33, f"size table: {label.replace('-', ' on ')} GPUs", quote, days,
              (lambda n=n, d=d, g=g: _seed004_days(n, d, g)),
              f"training_days(6 × {format_count(n)} × {format_count(d)}, {g} GPUs, 200 TFLOPS, 50%)",
-             unit="plain", rel_tol=0.01)
+             unit="plain", rel_tol=0.01, suffix="days")
       for label, n, d, g, days, quote in [
           ("7B-32", 7e9, 1e11, 32, 15.2, "7B 1000亿 32卡 15.2天"),
           ("7B-64", 7e9, 1e11, 64, 7.6, "7B 1000亿 64卡 7.6天"),
@@ -241,13 +241,13 @@ register(
           ("70B-1024", 70e9, 1.4e12, 1024, 66.5, "70B 1.4万亿 1024卡 66.5天")]],
     Figure("004-3.3-months", 3, "004", _S33, "70B on 1.4T tokens with 512 cards, in months", "超过4个月", (4, 12),
            lambda: _seed004_days(70e9, 1.4e12, 512) / (c.DAYS_PER_YEAR / 12), "training_days(...) / 30.4",
-           unit="plain", rel_tol=0.0),
+           unit="plain", rel_tol=0.0, suffix="months"),
     Figure("004-3.3-moe", 3, "004", _S33, "days for a dense 30B on 600B tokens (20 per parameter) on 512 such cards",
            "听到“几十B模型几百卡一个月完成预训练”大概率是激活参数小于总参数的MoE", (30, 10_000),
            lambda: _seed004_days(30e9, 600e9, 512), "training_days(6 × 30B × 600B, 512, 200 TFLOPS, 50%)",
            unit="plain", rel_tol=0.0,
            cause="A dense model of a few tens of billions finishes a compute-optimal run on a few hundred cards "
-                 "within a month; such a claim does not by itself point to a mixture of experts."),
+                 "within a month; such a claim does not by itself point to a mixture of experts.", suffix="days"),
     # seed 004 §4.3: the reverse budget
     Figure("004-4.3-budget", 3, "004", _S43B, "FLOPs of 64 × 200 TFLOPS at 50% for 30 days", "约1.66×10²²", 1.66e22,
            _seed004_budget, "compute_budget(64, 30, 200e12, 0.5)", unit="flops", rel_tol=0.005),

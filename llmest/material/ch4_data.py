@@ -47,7 +47,7 @@ register(
            rel_tol=0.0,
            cause="Muennighoff et al. (2023) trained models of up to 9B on repeated data and found up to about 4 "
                  "epochs nearly as good as unique data; beyond that the value of more repetition decays towards "
-                 "zero. Two epochs is cautious, not a limit."),
+                 "zero. Two epochs is cautious, not a limit.", suffix="epochs"),
     Figure("004-4.2-english", 4, "004", _S42, "tokens per GB of cleaned English", "英语…每GB文本能产出2.5亿到3亿token",
            (2.5e8, 3e8), _measured("english"), "tokens_per_byte(GPL-3 text, cl100k_base) × 1e9",
            depends_on="the tokenizer and the text",
