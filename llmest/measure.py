@@ -1,0 +1,325 @@
+"""Measure with PyTorch what the formulas estimate: parameters, FLOPs, optimizer state and saved activations.
+
+The formulas live in ``llmest.model``, ``llmest.memory`` and ``llmest.compute``; this module only measures, on real
+transformers models built from a ``config.json``, so that chapter 6 and the tests can set one beside the other.
+Everything runs on the CPU (or on the meta device, which allocates nothing); ``cuda_peak_bytes`` reads the GPU's
+peak where there is one. Needs the optional dependencies: ``pip install -e '.[measure]'``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+try:
+    import torch
+    import transformers
+    from torch.autograd.graph import saved_tensors_hooks
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils.flop_counter import FlopCounterMode
+except ImportError as err:  # the core workbook runs without them
+    raise ImportError(f"llmest.measure needs PyTorch and transformers ({err.name} is missing): "
+                      "pip install -e '.[measure]'") from err
+
+from . import _validate as v
+from . import memory as mem
+from ._hf import _load as load_config
+from ._validate import InputError
+
+DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
+DEVICES = ("cpu", "meta", "cuda")
+# "sdpa": torch's scaled_dot_product_attention, a fused kernel that keeps no S×S scores (FlashAttention's idea);
+# "eager": the scores computed, softmaxed and kept as ordinary tensors.
+ATTENTION = ("sdpa", "eager")
+# The conventions of llmest.memory that plain torch.optim.AdamW can reproduce: its states take the dtype of the
+# tensors it updates, so "bf16 weights with fp32 states and no master copy" is not among them.
+MEASURED_CONVENTIONS = ("fp32", "bf16", "mixed", "megatron-bf16")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Models and inputs
+# ----------------------------------------------------------------------------------------------------------------
+
+def build_model(config, *, device="cpu", dtype="fp32", attention="sdpa", seed=0):
+    """A transformers causal language model built from a ``config.json`` (a dict, a path, or its JSON text) with
+    random weights (seeded). On ``device="meta"`` the tensors have shapes but no memory: a 70B builds in a second."""
+    config = load_config(config)
+    v.check_choice("device", device, DEVICES)
+    v.check_choice("dtype", dtype, DTYPES)
+    v.check_choice("attention", attention, ATTENTION)
+    v.check_int("seed", seed, minimum=0)
+    if device == "cuda" and not torch.cuda.is_available():
+        raise InputError("device", "device == 'cuda', but PyTorch sees no GPU here; use 'cpu' or 'meta'.")
+    if "model_type" not in config:
+        raise InputError("model_type", "config.json: 'model_type' is missing.")
+    transformers.logging.set_verbosity_error()  # quiet about configs written for older versions
+    hf_config = transformers.AutoConfig.for_model(**config)
+    torch.manual_seed(seed)
+    with torch.device(device):
+        model = transformers.AutoModelForCausalLM.from_config(hf_config, attn_implementation=attention)
+    return model.to(DTYPES[dtype])
+
+
+def token_batch(model, batch, seq_len, seed=0):
+    """``batch`` sequences of ``seq_len`` random token ids (seeded), on the model's device."""
+    _check_model(model)
+    v.check_int("batch", batch)
+    v.check_int("seq_len", seq_len)
+    v.check_int("seed", seed, minimum=0)
+    generator = torch.Generator().manual_seed(seed)
+    ids = torch.randint(0, model.config.vocab_size, (batch, seq_len), generator=generator)
+    return ids.to(_device(model))
+
+
+def count_model_params(model) -> int:
+    """The parameters of a built model, tied weights once: what ``llmest.count_params(cfg).total`` predicts."""
+    _check_model(model)
+    return sum(p.numel() for p in model.parameters())
+
+
+def _check_model(model):
+    if not isinstance(model, transformers.PreTrainedModel):
+        raise InputError("model", f"model == {model!r}, must be a transformers model (see build_model).")
+
+
+def _device(model):
+    return next(model.parameters()).device
+
+
+def _check_input_ids(model, input_ids):
+    _check_model(model)
+    if not (isinstance(input_ids, torch.Tensor) and input_ids.dim() == 2 and not input_ids.is_floating_point()):
+        raise InputError("input_ids", f"input_ids == {input_ids!r}, must be a 2-D tensor of token ids "
+                                      "(batch × sequence; see token_batch).")
+
+
+def _loss(model, input_ids):
+    """The language-modelling loss of a batch, predicting each token from the ones before it."""
+    return model(input_ids, labels=input_ids).loss
+
+
+def _nbytes(tensors) -> int:
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# FLOPs
+# ----------------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FlopCount:
+    """FLOPs that ``torch.utils.flop_counter.FlopCounterMode`` counts for one training step, by pass and by op.
+    The counter knows formulas for matrix products (mm, bmm, addmm, convolutions, some attention kernels) only;
+    ``ops_without_formula`` lists the ops that ran and were counted as 0."""
+
+    tokens: int
+    forward: int
+    backward: int
+    forward_by_op: dict
+    backward_by_op: dict
+    ops_without_formula: tuple
+
+    @property
+    def total(self) -> int:
+        return self.forward + self.backward
+
+
+class _OpsSeen(TorchDispatchMode):
+    """Records every op that runs, to find those the FLOP counter has no formula for."""
+
+    def __init__(self):
+        super().__init__()
+        self.ops = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops.add(func._overloadpacket)
+        return func(*args, **(kwargs or {}))
+
+
+def count_flops(model, input_ids) -> FlopCount:
+    """Run one forward pass (with the loss) and its backward under FlopCounterMode; count each separately."""
+    _check_input_ids(model, input_ids)
+    model.train()
+    passes = {}
+    with _OpsSeen() as seen:
+        with FlopCounterMode(display=False) as counter:
+            loss = _loss(model, input_ids)
+        passes["forward"] = counter.get_flop_counts()["Global"]
+        with FlopCounterMode(display=False) as counter:
+            loss.backward()
+        passes["backward"] = counter.get_flop_counts()["Global"]
+    model.zero_grad(set_to_none=True)
+    by_op = {name: {str(op): n for op, n in counts.items()} for name, counts in passes.items()}
+    return FlopCount(
+        tokens=input_ids.numel(),
+        forward=sum(by_op["forward"].values()),
+        backward=sum(by_op["backward"].values()),
+        forward_by_op=by_op["forward"],
+        backward_by_op=by_op["backward"],
+        ops_without_formula=tuple(sorted(str(op) for op in seen.ops if op not in counter.flop_registry)),
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Training states after an AdamW step
+# ----------------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TrainingStateBytes:
+    """Bytes held after one AdamW step, by role. ``step_counters`` are AdamW's step counts: one 4-byte scalar per
+    parameter tensor, not per parameter, so they are left out of ``per_param``."""
+
+    params: int
+    weights: int
+    master: int
+    grads: int
+    exp_avg: int
+    exp_avg_sq: int
+    step_counters: int
+
+    def per_param(self) -> mem.StateBytes:
+        """Bytes per parameter, in the fields of ``llmest.memory.state_bytes_per_param``."""
+        n = self.params
+        return mem.StateBytes(weights=self.weights / n, master=self.master / n, grads=self.grads / n,
+                              optimizer=(self.exp_avg + self.exp_avg_sq) / n)
+
+
+def adamw_state_bytes(model, input_ids, convention="mixed") -> TrainingStateBytes:
+    """Train ``model`` one step with ``torch.optim.AdamW`` set up as a convention of ``llmest.memory.CONVENTIONS``
+    has it, then add up the bytes of every tensor that stays: weights, master copy, gradients, ``exp_avg`` and
+    ``exp_avg_sq``. The model must already hold the convention's weight dtype; its weights change.
+
+    - ``fp32``, ``bf16``: AdamW updates the model's own parameters; its states take their dtype.
+    - ``mixed``: mixed precision as the ZeRO paper counts it. The bf16 model computes; AdamW updates fp32 master
+      copies, which are copied back into the model. The fp32 copy of each gradient lives only during the step.
+    - ``megatron-bf16``: the same, but the gradients are kept in fp32 (Megatron-LM accumulates them in an fp32
+      buffer) and the bf16 ones are dropped.
+    """
+    _check_input_ids(model, input_ids)
+    v.check_choice("convention", convention, MEASURED_CONVENTIONS)
+    setup = mem.CONVENTIONS[convention]
+    params = list(model.parameters())
+    held_dtypes = {p.dtype for p in params}
+    if held_dtypes != {DTYPES[setup.weights]}:
+        held = ", ".join(sorted(str(dtype).removeprefix("torch.") for dtype in held_dtypes))
+        raise InputError("model", f"model holds {held} parameters; the {convention!r} convention keeps its weights "
+                                  f"in {setup.weights}: build it with dtype={setup.weights!r}.")
+    masters = [p.detach().float().clone() for p in params] if setup.master else []
+    optimizer = torch.optim.AdamW(masters or params)
+    model.train()
+    model.zero_grad(set_to_none=True)
+    _loss(model, input_ids).backward()
+    for master, p in zip(masters, params):
+        master.grad = p.grad.float()
+        if setup.grads == "fp32":
+            p.grad = None
+    optimizer.step()
+    with torch.no_grad():
+        for master, p in zip(masters, params):
+            p.copy_(master)
+            if setup.grads != "fp32":
+                master.grad = None
+    states = list(optimizer.state.values())
+    grads = [t.grad for t in params + masters if t.grad is not None]
+    return TrainingStateBytes(
+        params=sum(p.numel() for p in params),
+        weights=_nbytes(params),
+        master=_nbytes(masters),
+        grads=_nbytes(grads),
+        exp_avg=_nbytes(s["exp_avg"] for s in states),
+        exp_avg_sq=_nbytes(s["exp_avg_sq"] for s in states),
+        step_counters=_nbytes(s["step"] for s in states),
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Activations saved for the backward pass
+# ----------------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SavedTensor:
+    """One storage kept for the backward pass. ``module`` is the innermost module running when it was saved
+    ("model.layers.0.mlp.act_fn"; "" for the model's own forward, where the loss is computed)."""
+
+    module: str
+    dtype: str
+    shape: tuple
+    nbytes: int
+
+
+@dataclass(frozen=True)
+class SavedActivations:
+    tensors: tuple
+
+    @property
+    def total(self) -> int:
+        return sum(t.nbytes for t in self.tensors)
+
+    def in_module(self, prefix: str) -> tuple:
+        """The tensors saved inside a module and its submodules, e.g. ``"model.layers.0."``."""
+        return tuple(t for t in self.tensors if t.module.startswith(prefix))
+
+
+def saved_for_backward(model, input_ids, checkpoint=False) -> SavedActivations:
+    """Run one forward pass (with the loss) and record every tensor autograd keeps for the backward pass, through
+    ``torch.autograd.graph.saved_tensors_hooks``. A storage saved several times (the input of Q, K and V, views of
+    one tensor) is counted once, whole; the model's parameters and buffers are not activations and are left out.
+    ``checkpoint=True`` turns on activation checkpointing of every layer (transformers'
+    ``activation_checkpointing_enable``, which wraps ``torch.utils.checkpoint``) for this pass."""
+    _check_input_ids(model, input_ids)
+    v.check_bool("checkpoint", checkpoint)
+    if _device(model).type == "meta":  # meta tensors have no addresses, so shared storages could not be told apart
+        raise InputError("model", "model is on the meta device, where tensors have no storage to count; build it "
+                                  "on 'cpu' (or 'cuda').")
+    model_storages = {t.untyped_storage().data_ptr() for t in [*model.parameters(), *model.buffers()]}
+    names = {module: name for name, module in model.named_modules()}
+    running = []  # the modules whose forward is under way, innermost last
+    saved = {}
+
+    def pack(tensor):
+        storage = tensor.untyped_storage()
+        key = storage.data_ptr()
+        if key not in model_storages and key not in saved:
+            saved[key] = SavedTensor(running[-1] if running else "", str(tensor.dtype).removeprefix("torch."),
+                                     tuple(tensor.shape), storage.nbytes())
+        return tensor
+
+    def enter(module, args):
+        running.append(names[module])
+
+    def leave(module, args, output):
+        running.pop()  # returns None: a forward hook that returns something replaces the module's output
+
+    hooks = [h for module in names for h in (module.register_forward_pre_hook(enter),
+                                              module.register_forward_hook(leave, always_call=True))]
+    if checkpoint:
+        model.activation_checkpointing_enable()
+    model.train()
+    try:
+        with saved_tensors_hooks(pack, lambda tensor: tensor):
+            # The loss holds the graph, and the graph every saved tensor, until this returns: no saved storage is
+            # freed and its address reused by another meanwhile.
+            loss = _loss(model, input_ids)  # noqa: F841
+        return SavedActivations(tuple(saved.values()))
+    finally:
+        for hook in hooks:
+            hook.remove()
+        if checkpoint:
+            model.activation_checkpointing_disable()
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The GPU's peak
+# ----------------------------------------------------------------------------------------------------------------
+
+def cuda_peak_bytes(run):
+    """``torch.cuda.max_memory_allocated()`` while ``run()`` executes: the peak of live tensors, which is what an
+    estimate predicts (the process takes more: the CUDA context and the allocator's cache). None without a GPU."""
+    if not callable(run):
+        raise InputError("run", f"run == {run!r}, must be a function to call, e.g. lambda: ...")
+    if not torch.cuda.is_available():
+        return None
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    run()
+    torch.cuda.synchronize()
+    return torch.cuda.max_memory_allocated()
