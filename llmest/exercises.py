@@ -557,8 +557,9 @@ register(
                "128,256-token vocabulary makes the embeddings large).")),
     Exercise(
         "6.4",
-        "By chapter 2's formula, how many GB (10⁹ bytes) do the attention scores add to one layer of Llama-2-7B "
-        "(32 heads) for one sequence of 8,192 tokens, when attention is not fused (no FlashAttention)?",
+        "By chapter 2's formula, how many GB (10⁹ bytes) do the attention scores (the softmax output, one 16-bit "
+        "value per head, query and key; Llama has no dropout) add to one layer of Llama-2-7B (32 heads) for one "
+        "sequence of 8,192 tokens, when attention is not fused (no FlashAttention)?",
         lambda: _scores_bytes(m.preset("llama-2-7b"), 1, 8192), unit="bytes", rel_tol=0.03,
         hints=("The softmax output: one value per head, query and key, a·s²·b values, in 16 bits.",
                "Measured with transformers' eager attention it is more: the softmax is also kept in fp32.")),

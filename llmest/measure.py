@@ -22,6 +22,7 @@ except ImportError as err:  # the core workbook runs without them
 
 from . import _validate as v
 from . import memory as mem
+from . import model as m
 from ._hf import _load as load_config
 from ._validate import InputError
 
@@ -30,9 +31,20 @@ DEVICES = ("cpu", "meta", "cuda")
 # "sdpa": torch's scaled_dot_product_attention, a fused kernel that keeps no S×S scores (FlashAttention's idea);
 # "eager": the scores computed, softmaxed and kept as ordinary tensors.
 ATTENTION = ("sdpa", "eager")
-# The conventions of llmest.memory that plain torch.optim.AdamW can reproduce: its states take the dtype of the
-# tensors it updates, so "bf16 weights with fp32 states and no master copy" is not among them.
-MEASURED_CONVENTIONS = ("fp32", "bf16", "mixed", "megatron-bf16")
+# How each measured training setup is built: the dtype the model holds, whether AdamW updates fp32 master copies,
+# and which gradients stay after the step ("model": the model's own, "master": fp32 ones on the masters). Written
+# out here rather than read from llmest.memory.CONVENTIONS, so that a measurement can disagree with chapter 2.
+# Plain torch.optim.AdamW keeps its states in the dtype of what it updates, so "bf16 weights with fp32 states and
+# no master copy" cannot be built this way.
+SETUPS = {
+    "fp32": ("fp32", False, "model"),            # plain PyTorch, fp32 parameters (autocast computes in bf16)
+    "bf16": ("bf16", False, "model"),            # a model cast to bf16, AdamW on it
+    "mixed": ("bf16", True, "model"),            # ZeRO's count: bf16 weights and gradients, fp32 master copy
+    "megatron-bf16": ("bf16", True, "master"),   # Megatron-LM: gradients accumulated and kept in fp32
+}
+MEASURED_CONVENTIONS = tuple(SETUPS)
+# Above this, building on the CPU takes tens of GB: count such a model on the meta device instead.
+MAX_CPU_PARAMS = 2e9
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -41,16 +53,19 @@ MEASURED_CONVENTIONS = ("fp32", "bf16", "mixed", "megatron-bf16")
 
 def build_model(config, *, device="cpu", dtype="fp32", attention="sdpa", seed=0):
     """A transformers causal language model built from a ``config.json`` (a dict, a path, or its JSON text) with
-    random weights (seeded). On ``device="meta"`` the tensors have shapes but no memory: a 70B builds in a second."""
+    random weights (seeded). On ``device="meta"`` the tensors have shapes but no memory: a 70B builds in a second.
+    The config is read by ``llmest.ModelConfig.from_hf_config`` first, so a bad one gets llmest's message."""
     config = load_config(config)
     v.check_choice("device", device, DEVICES)
     v.check_choice("dtype", dtype, DTYPES)
     v.check_choice("attention", attention, ATTENTION)
-    v.check_int("seed", seed, minimum=0)
+    seed = v.check_int("seed", seed, minimum=0)
     if device == "cuda" and not torch.cuda.is_available():
         raise InputError("device", "device == 'cuda', but PyTorch sees no GPU here; use 'cpu' or 'meta'.")
-    if "model_type" not in config:
-        raise InputError("model_type", "config.json: 'model_type' is missing.")
+    n_params = m.count_params(m.ModelConfig.from_hf_config(config)).total  # a model_type llmest reads, consistent
+    if device != "meta" and n_params > MAX_CPU_PARAMS:
+        raise InputError("config", f"config builds {n_params:,} parameters, {n_params * 4 / 1e9:,.0f} GB in fp32; "
+                                   f"on '{device}' at most {MAX_CPU_PARAMS:,.0f}: use device='meta' to count it.")
     transformers.logging.set_verbosity_error()  # quiet about configs written for older versions
     hf_config = transformers.AutoConfig.for_model(**config)
     torch.manual_seed(seed)
@@ -62,9 +77,9 @@ def build_model(config, *, device="cpu", dtype="fp32", attention="sdpa", seed=0)
 def token_batch(model, batch, seq_len, seed=0):
     """``batch`` sequences of ``seq_len`` random token ids (seeded), on the model's device."""
     _check_model(model)
-    v.check_int("batch", batch)
-    v.check_int("seq_len", seq_len)
-    v.check_int("seed", seed, minimum=0)
+    batch = v.check_int("batch", batch)
+    seq_len = v.check_int("seq_len", seq_len)
+    seed = v.check_int("seed", seed, minimum=0)
     generator = torch.Generator().manual_seed(seed)
     ids = torch.randint(0, model.config.vocab_size, (batch, seq_len), generator=generator)
     return ids.to(_device(model))
@@ -87,9 +102,17 @@ def _device(model):
 
 def _check_input_ids(model, input_ids):
     _check_model(model)
-    if not (isinstance(input_ids, torch.Tensor) and input_ids.dim() == 2 and not input_ids.is_floating_point()):
-        raise InputError("input_ids", f"input_ids == {input_ids!r}, must be a 2-D tensor of token ids "
+    if not (isinstance(input_ids, torch.Tensor) and input_ids.dim() == 2 and not input_ids.is_floating_point()
+            and input_ids.numel() > 0):
+        raise InputError("input_ids", f"input_ids == {input_ids!r}, must be a non-empty 2-D tensor of token ids "
                                       "(batch × sequence; see token_batch).")
+    if input_ids.device != _device(model):
+        raise InputError("input_ids", f"input_ids are on {input_ids.device}, the model on {_device(model)}: make "
+                                      "them with token_batch(model, ...).")
+    vocab = model.config.vocab_size
+    if input_ids.device.type != "meta" and not 0 <= int(input_ids.min()) <= int(input_ids.max()) < vocab:
+        raise InputError("input_ids", f"input_ids range from {int(input_ids.min())} to {int(input_ids.max())}, must "
+                                      f"be in [0, {vocab - 1}] (the vocabulary).")
 
 
 def _loss(model, input_ids):
@@ -184,39 +207,41 @@ class TrainingStateBytes:
 
 
 def adamw_state_bytes(model, input_ids, convention="mixed") -> TrainingStateBytes:
-    """Train ``model`` one step with ``torch.optim.AdamW`` set up as a convention of ``llmest.memory.CONVENTIONS``
-    has it, then add up the bytes of every tensor that stays: weights, master copy, gradients, ``exp_avg`` and
-    ``exp_avg_sq``. The model must already hold the convention's weight dtype; its weights change.
+    """Train ``model`` one step with ``torch.optim.AdamW`` in one of the ``SETUPS``, then add up the bytes of every
+    tensor that stays: weights, master copy, gradients, ``exp_avg`` and ``exp_avg_sq``. The setup decides the
+    first three; AdamW decides its moments (two, in the dtype of what it updates). The model must already hold the
+    setup's weight dtype; its weights change.
 
-    - ``fp32``, ``bf16``: AdamW updates the model's own parameters; its states take their dtype.
+    - ``fp32``, ``bf16``: AdamW updates the model's own parameters.
     - ``mixed``: mixed precision as the ZeRO paper counts it. The bf16 model computes; AdamW updates fp32 master
-      copies, which are copied back into the model. The fp32 copy of each gradient lives only during the step.
-    - ``megatron-bf16``: the same, but the gradients are kept in fp32 (Megatron-LM accumulates them in an fp32
-      buffer) and the bf16 ones are dropped.
+      copies, which are copied back into the model. For the step every gradient also exists in fp32 (4 bytes a
+      parameter more at that moment); those copies are freed after it, the bf16 gradients stay.
+    - ``megatron-bf16``: the same, but the fp32 gradients stay (Megatron-LM accumulates them in an fp32 buffer)
+      and the bf16 ones are dropped, each as soon as it is converted.
     """
     _check_input_ids(model, input_ids)
     v.check_choice("convention", convention, MEASURED_CONVENTIONS)
-    setup = mem.CONVENTIONS[convention]
+    weights_dtype, with_master, grads_kept = SETUPS[convention]
     params = list(model.parameters())
     held_dtypes = {p.dtype for p in params}
-    if held_dtypes != {DTYPES[setup.weights]}:
+    if held_dtypes != {DTYPES[weights_dtype]}:
         held = ", ".join(sorted(str(dtype).removeprefix("torch.") for dtype in held_dtypes))
-        raise InputError("model", f"model holds {held} parameters; the {convention!r} convention keeps its weights "
-                                  f"in {setup.weights}: build it with dtype={setup.weights!r}.")
-    masters = [p.detach().float().clone() for p in params] if setup.master else []
+        raise InputError("model", f"model holds {held} parameters; the {convention!r} setup keeps its weights "
+                                  f"in {weights_dtype}: build it with dtype={weights_dtype!r}.")
+    masters = [p.detach().float().clone() for p in params] if with_master else []
     optimizer = torch.optim.AdamW(masters or params)
     model.train()
     model.zero_grad(set_to_none=True)
     _loss(model, input_ids).backward()
     for master, p in zip(masters, params):
         master.grad = p.grad.float()
-        if setup.grads == "fp32":
+        if grads_kept == "master":
             p.grad = None
     optimizer.step()
     with torch.no_grad():
         for master, p in zip(masters, params):
             p.copy_(master)
-            if setup.grads != "fp32":
+            if grads_kept == "model":
                 master.grad = None
     states = list(optimizer.state.values())
     grads = [t.grad for t in params + masters if t.grad is not None]
@@ -291,6 +316,9 @@ def saved_for_backward(model, input_ids, checkpoint=False) -> SavedActivations:
 
     hooks = [h for module in names for h in (module.register_forward_pre_hook(enter),
                                               module.register_forward_hook(leave, always_call=True))]
+    # Enabling checkpointing may also hook the embeddings to require grads; disabling it removes that hook only
+    # for PEFT models, so remove it here, unless it was there before.
+    had_grad_hooks = bool(getattr(model, "_require_grads_hooks", None))
     if checkpoint:
         model.activation_checkpointing_enable()
     model.train()
@@ -305,6 +333,8 @@ def saved_for_backward(model, input_ids, checkpoint=False) -> SavedActivations:
             hook.remove()
         if checkpoint:
             model.activation_checkpointing_disable()
+            if not had_grad_hooks and getattr(model, "_require_grads_hooks", None):
+                model.disable_input_require_grads()
 
 
 # ----------------------------------------------------------------------------------------------------------------

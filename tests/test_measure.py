@@ -109,12 +109,21 @@ def test_exercises_6_1_and_6_2_equal_what_the_counter_reports():
 # Training states after an AdamW step
 # ----------------------------------------------------------------------------------------------------------------
 
+# Bytes per parameter (weights, master, gradients, moments) as the sources count them: plain fp32 AdamW 4+4+8; a
+# model cast to bf16 2+2+4; ZeRO's mixed precision (Rajbhandari et al. 2020, §3.1) 2+4+2+8 = 16; Megatron-LM with
+# bf16 and fp32 gradient accumulation 2+4+4+8 = 18. Literal, so that the measurement and chapter 2's table are
+# each checked against the sources, not against one another.
+PUBLISHED_BYTES = {"fp32": (4, 0, 4, 8), "bf16": (2, 0, 2, 4), "mixed": (2, 4, 2, 8), "megatron-bf16": (2, 4, 4, 8)}
+
+
 @pytest.mark.parametrize("convention", measure.MEASURED_CONVENTIONS)
-def test_bytes_held_after_an_adamw_step_equal_the_convention(convention):
-    model = measure.build_model(TINY, dtype=mem.CONVENTIONS[convention].weights)
+def test_bytes_held_after_an_adamw_step_equal_the_published_counts_and_chapter_2(convention):
+    model = measure.build_model(TINY, dtype=measure.SETUPS[convention][0])
     held = measure.adamw_state_bytes(model, measure.token_batch(model, 2, 16), convention)
     assert held.params == le.count_params(TINY_CFG).total
-    assert held.per_param() == mem.state_bytes_per_param(convention, "adamw")
+    measured = held.per_param()
+    assert (measured.weights, measured.master, measured.grads, measured.optimizer) == PUBLISHED_BYTES[convention]
+    assert measured == mem.state_bytes_per_param(convention, "adamw")
     assert held.exp_avg == held.exp_avg_sq
     # AdamW's step count: a 4-byte scalar per parameter tensor (embedding, 9 per layer, final norm, head).
     assert held.step_counters == 4 * len(list(model.parameters()))
@@ -122,7 +131,7 @@ def test_bytes_held_after_an_adamw_step_equal_the_convention(convention):
 
 def test_adamw_state_bytes_refuses_a_model_in_the_wrong_dtype():
     model = measure.build_model(TINY)  # fp32
-    with pytest.raises(le.InputError, match="the 'mixed' convention keeps its weights in bf16") as err:
+    with pytest.raises(le.InputError, match="the 'mixed' setup keeps its weights in bf16") as err:
         measure.adamw_state_bytes(model, measure.token_batch(model, 1, 4), "mixed")
     assert err.value.param == "model"
 
@@ -231,7 +240,16 @@ def test_cuda_peak_bytes_is_none_without_a_gpu_and_measures_with_one():
     (lambda: measure.build_model(TINY, attention="flash"), "attention", "attention == 'flash', must be one of"),
     (lambda: measure.build_model(TINY, dtype="fp16"), "dtype", "dtype == 'fp16', must be one of 'fp32', 'bf16'"),
     (lambda: measure.build_model(TINY, device="tpu"), "device", "device == 'tpu', must be one of"),
-    (lambda: measure.build_model({"vocab_size": 8}), "model_type", "'model_type' is missing"),
+    (lambda: measure.build_model({"vocab_size": 8}), "model_type", "model_type"),
+    (lambda: measure.build_model({**TINY, "num_key_value_heads": 3}), "num_kv_heads", "divisible"),
+    (lambda: measure.build_model({"model_type": "llama"}), "vocab_size", "'vocab_size' is missing"),
+    (lambda: measure.build_model(FIXTURES / "llama-2-7b.json"), "config", "use device='meta'"),
+    (lambda: measure.count_flops(measure.build_model(TINY), torch.full((1, 8), 10**6)), "input_ids",
+     "must be in [0,"),
+    (lambda: measure.count_flops(measure.build_model(TINY), torch.zeros(1, 0, dtype=torch.long)), "input_ids",
+     "non-empty"),
+    (lambda: measure.count_flops(measure.build_model(TINY), torch.zeros(1, 8, dtype=torch.long, device="meta")),
+     "input_ids", "make them with token_batch"),
     (lambda: measure.build_model(42), "config", "config == 42, must be a dict"),
     (lambda: measure.token_batch("model", 1, 8), "model", "must be a transformers model"),
     (lambda: measure.saved_for_backward(measure.build_model(TINY, device="meta"),
@@ -239,7 +257,7 @@ def test_cuda_peak_bytes_is_none_without_a_gpu_and_measures_with_one():
     (lambda: measure.token_batch(measure.build_model(TINY), 0, 8), "batch", "batch == 0, must be >= 1"),
     (lambda: measure.count_flops(measure.build_model(TINY), torch.zeros(2, 8)), "input_ids", "token ids"),
     (lambda: measure.saved_for_backward(measure.build_model(TINY), torch.zeros(8, dtype=torch.long)),
-     "input_ids", "must be a 2-D tensor"),
+     "input_ids", "must be a non-empty 2-D tensor"),
     (lambda: measure.saved_for_backward(measure.build_model(TINY), torch.zeros(1, 8, dtype=torch.long), 1),
      "checkpoint", "checkpoint == 1, must be True or False"),
     (lambda: measure.adamw_state_bytes(measure.build_model(TINY, dtype="bf16"), torch.zeros(1, 8, dtype=torch.long),
@@ -250,6 +268,21 @@ def test_bad_input_names_the_parameter(call, param, message):
     with pytest.raises(le.InputError) as err:
         call()
     assert err.value.param == param and message in str(err.value)
+
+
+def test_a_whole_number_given_as_a_float_is_accepted():
+    model = measure.build_model(TINY)
+    assert measure.token_batch(model, 2.0, 8.0).shape == (2, 8)
+
+
+def test_checkpointed_measurement_leaves_the_model_as_it_was():
+    model = measure.build_model(TINY, dtype="bf16")
+    ids = measure.token_batch(model, 1, 16)
+    before = measure.saved_for_backward(model, ids).total
+    for _ in range(3):
+        measure.saved_for_backward(model, ids, checkpoint=True)
+    assert not getattr(model, "_require_grads_hooks", None)
+    assert measure.saved_for_backward(model, ids).total == before
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="asks for a GPU where there is none")
