@@ -122,7 +122,7 @@ def cmd_data(args):
             ("tokens", f"{format_count(tokens)} ({tokens / args.params:.3g} per parameter)"),
             (f"cleaned {args.language}", f"{format_bytes(cleaned)} at {rate:.3g} tokens per GB"),
             ("raw crawl", f"{format_bytes(raw)} at a {args.cleaning_yield:.0%} cleaning yield")]
-    if args.gpus:
+    if args.gpus is not None:
         n_opt, d_opt = dt.chinchilla_for_budget(args.gpus, args.days, hardware.gpu(args.gpu).bf16_flops_per_s,
                                                 args.mfu, args.tokens_per_param)
         data["budget_optimal"] = {"params": n_opt, "tokens": d_opt}
@@ -223,8 +223,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # Library parameters that the command line spells differently.
-PARAM_OPTIONS = {"preset": "model", "cfg": "model", "n_params": "params", "tokens_per_gb": "language",
-                 "budget_flops": "gpus"}
+PARAM_OPTIONS = {"preset": "model", "cfg": "model", "config": "model", "n_params": "params",
+                 "tokens_per_gb": "language", "budget_flops": "gpus", "price_per_gpu_hour": "price",
+                 "peak_flops_per_s": "peak"}
 
 
 def _option_name(command: argparse.ArgumentParser, param: str) -> str:

@@ -107,6 +107,9 @@ def test_help_shows_examples(command, capsys):
     (["data", "--params", "7B", "--tokens-per-param", "0"], "--tokens-per-param: tokens_per_param == 0"),
     (["drill", "--topics", "memory,finance"], "topics"),
     (["drill", "--level", "expert"], "level"),
+    (["time", "--params", "7B", "--tokens", "1T", "--price", "-1"], "--price: price_per_gpu_hour == -1"),
+    (["time", "--params", "7B", "--tokens", "1T", "--peak", "-3"], "--peak: peak_flops_per_s =="),
+    (["data", "--params", "7B", "--gpus", "0"], "--gpus: gpus == 0"),
 ])
 def test_a_bad_option_is_named_with_status_2_and_no_traceback(argv, named, capsys):
     with pytest.raises(SystemExit) as exit_:
