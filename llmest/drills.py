@@ -758,6 +758,10 @@ def flashcards(topics=None) -> list[Card]:
              f"moments {mixed.optimizer:g}"),
         Card("memory", "Training bytes per parameter, AdamW on a model cast to BF16 (no master copy)",
              f"{mem.state_bytes_per_param('bf16', 'adamw').total:g}"),
+        Card("memory", "Optimizer state bytes per parameter (FP32 states): AdamW, 8-bit Adam, SGD with momentum, "
+                       "Adafactor",
+             ", ".join(f"{name} {mem.state_bytes_per_param('fp32', name).optimizer:.3g}"
+                       for name in ("adamw", "adam8bit", "sgd-momentum", "adafactor"))),
         Card("memory", "Training states of a 7B with mixed-precision AdamW",
              format_bytes(mem.training_state_bytes(7e9, mixed.total))),
         Card("memory", "Weights of a 70B in BF16, and in 4 bits",
