@@ -23,8 +23,11 @@ $(APP): $(WORKBOOK)
 	touch $@
 
 ## Create .venv, install the workbook, and open it in JupyterLab.
+# Jupyter refuses to run as root (containers, CI machines) unless told to.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: $(WORKBOOK)
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/
 
 ## Run the whole test suite (library, notebooks with nbval, transformers cross-checks, the browser test).
 test: $(TESTING)
@@ -32,7 +35,7 @@ test: $(TESTING)
 
 ## Serve the calculators of chapters 1-4 as one page, without code (Voila).
 app: $(APP)
-	$(BIN)/voila llmest/app/calculator.ipynb
+	$(BIN)/voila llmest/app/llmest-calculators.ipynb
 
 ## Write the solved workbook as static HTML pages to build/html/ (open build/html/index.html).
 html: $(WORKBOOK)

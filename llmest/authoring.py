@@ -69,7 +69,8 @@ def execute(nb, where: Path):
     """Run a notebook top to bottom with outputs and widget state stored, as a reader's kernel would."""
     from nbclient import NotebookClient
 
-    NotebookClient(nb, timeout=900, kernel_name="python3", store_widget_state=True,
+    # No timing metadata: a rebuild without edits then changes only what execution itself makes anew.
+    NotebookClient(nb, timeout=900, kernel_name="python3", store_widget_state=True, record_timing=False,
                    resources={"metadata": {"path": str(where)}}).execute()
     return nb
 

@@ -1,4 +1,4 @@
-"""The ``llmest`` command: the chapters' estimates without a notebook.
+"""The llmest command: the chapters' estimates without a notebook.
 
     llmest params llama-2-7b                       parameters by part (a preset or a config.json)
     llmest memory llama-2-70b --task inference     memory per GPU, and whether it fits
@@ -48,6 +48,18 @@ def _model(text: str) -> m.ModelConfig:
     return m.preset(text)
 
 
+def _gpu(text: str) -> str:
+    """An argparse type: a GPU of the catalog, in any case and spacing ("h100 sxm", "A100-80GB")."""
+    def squeeze(name):
+        return "".join(ch for ch in name.lower() if ch.isalnum())
+    for name in hardware.CATALOG:
+        if squeeze(name) == squeeze(text):
+            return name
+    partial = [name for name in hardware.CATALOG if squeeze(text) in squeeze(name)]
+    hint = f" Did you mean {' or '.join(repr(p) for p in partial)}?" if partial else ""
+    raise argparse.ArgumentTypeError(f"{text!r} is not in the catalog: one of {', '.join(hardware.CATALOG)}.{hint}")
+
+
 def _table(rows) -> str:
     width = max(len(label) for label, _ in rows)
     return "\n".join(f"{label:<{width}}  {value}" for label, value in rows)
@@ -91,7 +103,8 @@ def cmd_memory(args):
 
 def cmd_time(args):
     if (args.model is None) == (args.params is None):
-        raise InputError("params", "give either --params (e.g. 7B) or --model (a preset or config.json), not both.")
+        given = "both were given" if args.model else "neither was given"
+        raise InputError("params", f"give --params (e.g. 7B) or --model (a preset or config.json): {given}.")
     n = c.flops_params(_model(args.model)) if args.model else args.params
     gpu = hardware.gpu(args.gpu)
     peak = args.peak * 1e12 if args.peak else gpu.bf16_flops_per_s
@@ -105,7 +118,9 @@ def cmd_time(args):
     rows = [("parameters (N)", format_count(n)), ("tokens (D)", format_count(args.tokens)),
             ("FLOPs (6·N·D)", format_flops(flops)),
             ("GPU", f"{args.gpus} × {gpu.name}, {peak / 1e12:,.4g} TFLOPS at {args.mfu:.0%} MFU"),
-            ("GPU-hours", format_int(hours)), ("days", f"{days:,.1f} ({low:,.1f}-{high:,.1f} with the margin)"),
+            ("GPU-hours", format_int(hours)),
+            ("days", f"{days:,.1f} ({low:,.1f}-{high:,.1f} with a {c.TIME_MARGIN[0]:.0%}-{c.TIME_MARGIN[1]:.0%} "
+                     "margin for checkpoints, evaluation and restarts)"),
             ("cost", f"{format_usd(data['cost_usd'])} at ${args.price:g} per GPU-hour")]
     return _table(rows), data
 
@@ -132,10 +147,14 @@ def cmd_data(args):
 
 
 def cmd_drill(args):
-    from .drills import write_worksheet
+    from .drills import drill_set, write_worksheet
 
     paths = write_worksheet(args.out, args.seed, args.n, args.topics, args.level)
-    return "\n".join(str(p) for p in paths.values()), {name: str(p) for name, p in paths.items()}
+    problems = [{"topic": p.topic, "level": p.level, "question": p.question, "answer": p.answer, "unit": p.unit,
+                 "answer_text": p.answer_text, "steps": list(p.steps)}
+                for p in drill_set(args.seed, args.n, args.topics, args.level)]
+    return ("\n".join(str(p) for p in paths.values()),
+            {"files": {name: str(p) for name, p in paths.items()}, "problems": problems})
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -151,13 +170,16 @@ def _subparser(subparsers, name, func, help_, examples):
 
 
 def _gpu_option(p, default="A100 80GB"):
-    p.add_argument("--gpu", default=default, choices=list(hardware.CATALOG), metavar="GPU",
-                   help=f"one of: {', '.join(hardware.CATALOG)} (default {default})")
+    p.add_argument("--gpu", default=default, type=_gpu, metavar="GPU",
+                   help=f"one of: {', '.join(hardware.CATALOG)}; case and spaces do not matter (default {default})")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="llmest", description=__doc__.split("\n\n")[0],
                                      epilog="run 'llmest COMMAND --help' for a command's options and examples")
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"llmest {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     parser.commands = subparsers.choices
     presets = ", ".join(m.PRESETS)
@@ -239,7 +261,9 @@ def _option_name(command: argparse.ArgumentParser, param: str) -> str:
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # reported by the subcommand, with its own usage, not the top level's
+        parser.commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         text, data = args.func(args)
     except InputError as err:

@@ -56,7 +56,15 @@ class Problem:
 
     @property
     def answer_text(self) -> str:
-        return self.exercise._fmt(self.answer)
+        """The answer as an estimate is given: three significant figures, with its unit."""
+        value = self.answer
+        if self.unit == "count" and value >= 1e4:
+            return format_count(value)
+        if self.unit == "hours":
+            return f"{format_count(value) if value >= 1e4 else _num(value)} GPU-hours"
+        if self.unit == "bytes" and value >= 1e12:  # the questions ask for GB
+            return f"{format_bytes(value)} ({value / 1e9:,.0f} GB)"
+        return self.exercise._fmt(value)
 
     def solution(self) -> str:
         return "\n".join([*self.steps, f"Answer: {self.answer_text}"])
@@ -94,6 +102,12 @@ class _Regenerate(Exception):
 def _a(phrase: str) -> str:
     """'a 7.00B model', 'an 8.00B model', 'an 80-layer model'."""
     return ("an " if phrase[:1] == "8" or phrase[:2] in ("11", "18") else "a ") + phrase
+
+
+def _A(phrase: str) -> str:
+    """_a at the start of a sentence: 'A 175B run', keeping the rest as it is."""
+    text = _a(phrase)
+    return text[0].upper() + text[1:]
 
 
 def _n(count, noun: str) -> str:
@@ -240,9 +254,9 @@ def _training_states(rng, level):
     answer = mem.training_state_bytes(n, per_param.total)
     return _problem(
         "training-states", level,
-        f"Training {_a(format_count(n))} model with AdamW, convention '{convention}' "
-        f"({mem.CONVENTIONS[convention].used_by}): how much memory do weights, gradients and optimizer states take "
-        "before activations, unsharded? (GB)",
+        f"Training {_a(format_count(n))} model with AdamW in the '{convention}' setup "
+        f"({mem.CONVENTIONS[convention].used_by}). How much memory do the weights, gradients and optimizer states "
+        "take before activations, unsharded? (GB)",
         dict(n=n, convention=convention), answer, "bytes",
         [f"Weights {per_param.weights:g} + master copy {per_param.master:g} + gradients {per_param.grads:g} + "
          f"moments {per_param.optimizer:g} = {per_param.total:g} bytes per parameter",
@@ -262,7 +276,7 @@ def _zero_per_gpu(rng, level):
         raise _Regenerate  # no GPU holds that much
     return _problem(
         "zero-per-gpu", level,
-        f"{_a(format_count(n)).capitalize()} model trains with mixed-precision AdamW (16 bytes a parameter) and ZeRO stage {stage} "
+        f"{_A(format_count(n))} model trains with mixed-precision AdamW (16 bytes a parameter) and ZeRO stage {stage} "
         f"over {dp} data-parallel GPUs. How much state does each GPU hold, before activations? (GB)",
         dict(n=n, zero=stage, dp=dp), answer, "bytes",
         [f"ZeRO-{stage} shards " + {1: "the optimizer states and the master copy (12 B)",
@@ -323,7 +337,7 @@ def _qlora_memory(rng, level):
     answer = base + adapters * adapter_bytes + activations
     return _problem(
         "qlora-memory", level,
-        f"QLoRA of {_a(format_count(n))} model: a 4-bit base (0.5 B a parameter), {format_count(adapters)} adapter "
+        f"QLoRA of {_a(format_count(n))} model: a 4-bit base (0.5 bytes a parameter), {format_count(adapters)} adapter "
         f"parameters trained in fp32 with AdamW, and {format_bytes(activations)} of activations. Total memory? (GB)",
         dict(n=n, adapters=adapters, activations=activations), answer, "bytes",
         [f"Base: {format_count(n)} × 0.5 B = {format_bytes(base)}",
@@ -494,8 +508,8 @@ def _checkpoint_storage(rng, level):
     kept = "all of them" if keep is None else f"only the latest {keep}"
     return _problem(
         "checkpoint-storage", level,
-        f"{_a(format_count(n)).capitalize()} run of {run_hours} hours saves a resumable checkpoint (BF16 weights, fp32 master copy "
-        f"and AdamW moments: {c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g} B a parameter) every {interval:g} h and keeps "
+        f"{_A(format_count(n))} run of {run_hours} hours saves a resumable checkpoint (BF16 weights, fp32 master copy "
+        f"and AdamW moments: {c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g} bytes a parameter) every {interval:g} h and keeps "
         f"{kept}. How much disk? (GB)",
         dict(n=n, run_hours=run_hours, interval=interval, keep=keep), answer, "bytes",
         [f"One checkpoint: {format_count(n)} × {c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g} B = "
@@ -616,7 +630,7 @@ def _decode_speed(rng, level):
     return _problem(
         "decode-speed", level,
         f"One {gpu} ({format_bytes(g.bandwidth_bytes_per_s)}/s memory bandwidth, {_tflops(gpu)}) decodes "
-        f"{_n(batch, 'sequence')} at once for {_a(format_count(n))} model stored at {per_param:g} B a parameter; "
+        f"{_n(batch, 'sequence')} at once for {_a(format_count(n))} model stored at {per_param:g} bytes a parameter; "
         f"{cache}. About how many tokens per second in all?",
         dict(n=n, bytes_per_param=per_param, batch=batch, kv=kv, bandwidth=g.bandwidth_bytes_per_s,
              peak=g.bf16_flops_per_s), answer, "tokens/s",

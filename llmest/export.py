@@ -13,11 +13,17 @@ import html
 import sys
 from pathlib import Path
 
+import re
+
 from .authoring import BEGIN, END, SOLUTIONS
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
 WIDGET_NOTE = ("<p><em>An interactive widget: open this chapter in JupyterLab (<code>make lab</code>) to use "
                "it.</em></p>")
+# Lines that serve the authoring and the tests, not the reader.
+HIDDEN_LINES = (BEGIN, END)
+HIDDEN_PREFIXES = ("# NBVAL_CHECK_OUTPUT", "# NBVAL_IGNORE_OUTPUT")
+_EXERCISE_CELL = re.compile(r'^\s*le\.exercise\("([^"]+)"\)\s*$')
 
 
 def _title(nb) -> str:
@@ -26,14 +32,27 @@ def _title(nb) -> str:
     return first.lstrip("# ").strip() or "llmest"
 
 
+def _static_view(cell) -> str:
+    """What stands for a widget on a static page: an exercise's question, or a note for a calculator."""
+    from .exercises import get
+
+    match = _EXERCISE_CELL.match(cell.source)
+    if match:
+        exercise = get(match.group(1))
+        return f"<p><b>Exercise {html.escape(exercise.key)}.</b> {html.escape(exercise.question)}</p>"
+    return WIDGET_NOTE
+
+
 def readable(nb):
-    """The notebook as a reader sees it: solution markers dropped, widgets replaced by a note."""
+    """The notebook as a reader sees it: solution and test markers dropped, each widget replaced by its exercise's
+    question or by a note."""
     nb.metadata.pop("widgets", None)  # else the page would load a widget manager from the internet
     for cell in nb.cells:
-        cell.source = "\n".join(line for line in cell.source.splitlines() if line.strip() not in (BEGIN, END))
+        cell.source = "\n".join(line for line in cell.source.splitlines()
+                                if line.strip() not in HIDDEN_LINES and not line.startswith(HIDDEN_PREFIXES)).strip()
         for out in cell.get("outputs", []):
             if WIDGET in out.get("data", {}):
-                out.data = {"text/html": WIDGET_NOTE}
+                out.data = {"text/html": _static_view(cell)}
     return nb
 
 

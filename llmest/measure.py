@@ -17,8 +17,9 @@ try:
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils.flop_counter import FlopCounterMode
 except ImportError as err:  # the core workbook runs without them
-    raise ImportError(f"llmest.measure needs PyTorch and transformers ({err.name} is missing): "
-                      "pip install -e '.[measure]'") from err
+    raise ImportError(f"llmest.measure needs PyTorch and transformers ({err.name} is missing). From the "
+                      "repository's root run: .venv/bin/python -m pip install -e '.[measure]' (see the README), "
+                      "then restart the kernel.") from err
 
 from . import _validate as v
 from . import memory as mem

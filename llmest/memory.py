@@ -50,7 +50,7 @@ class Convention:
 
 CONVENTIONS = {c.name: c for c in [
     Convention("mixed", "bf16", "fp32", "bf16", "fp32",
-               "mixed precision as the ZeRO paper counts it (16-bit gradients); the material's convention"),
+               "mixed precision as the ZeRO paper counts it, with 16-bit gradients; the material's convention"),
     Convention("megatron-bf16", "bf16", "fp32", "fp32", "fp32",
                "Megatron-LM with bf16: gradients accumulated and all-reduced in fp32"),
     Convention("fp32", "fp32", None, "fp32", "fp32",

@@ -185,6 +185,7 @@ class ParamCalculator:
             target.value = _error_html(str(err))
             self.count = None
             self.summary.value = '<span style="color:#555">Fix the highlighted field to see the count.</span>'
+            self.chart.value = ""  # no chart of a model the fields no longer describe
             return
         self.count = m.count_params(cfg)
         rule = m.rule_params(cfg.hidden_size, cfg.num_layers, cfg.vocab_size)
@@ -246,7 +247,7 @@ class MemoryPlanner:
 
         self._mem = mem
         style = {"description_width": "9em"}
-        small = w.Layout(width="16em")
+        small = w.Layout(width="20em")  # wide enough for "llama-3.1-70b" and "A100 80GB" beside their labels
 
         def dropdown(label, options, value):
             return w.Dropdown(options=options, value=value, description=label, style=style, layout=small)

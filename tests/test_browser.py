@@ -55,7 +55,7 @@ def lab_server(work_dir: Path):
 @contextlib.contextmanager
 def voila_server():
     """The calculator app served by Voila on loopback; yields its URL."""
-    with _serve(["-m", "voila", str(ROOT / "llmest" / "app" / "calculator.ipynb"), "--no-browser",
+    with _serve(["-m", "voila", str(ROOT / "llmest" / "app" / "llmest-calculators.ipynb"), "--no-browser",
                  "--Voila.ip=127.0.0.1"], "/", "Voila", dict(os.environ)) as url:
         yield url
 

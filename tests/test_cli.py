@@ -78,6 +78,25 @@ def test_data_matches_the_library(capsys):
     assert out["budget_optimal"] == {"params": n, "tokens": d}
 
 
+def test_a_gpu_may_be_named_in_any_case_and_spacing(capsys):
+    out = run_json(capsys, "memory", "llama-2-7b", "--gpu", "h100 sxm")
+    assert out["gpu"] == "H100 SXM"
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["--version"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.strip() == f"llmest {le.__version__}"
+
+
+def test_drill_json_lists_the_problems(tmp_path, capsys):
+    out = run_json(capsys, "drill", "--seed", "4", "--n", "3", "--out", str(tmp_path))
+    expected = drills.drill_set(4, 3, level="mixed")  # the command's default level
+    assert [p["question"] for p in out["problems"]] == [p.question for p in expected]
+    assert [p["answer"] for p in out["problems"]] == [p.answer for p in expected]
+    assert set(out["files"]) == {"worksheet.md", "worksheet.html", "key.md", "key.html"}
+
+
 def test_drill_writes_the_worksheet_of_the_generator(tmp_path, capsys):
     assert cli.main(["drill", "--seed", "3", "--n", "5", "--topics", "data", "--out", str(tmp_path)]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["key.html", "key.md", "worksheet.html", "worksheet.md"]
@@ -97,13 +116,14 @@ def test_help_shows_examples(command, capsys):
 @pytest.mark.parametrize("argv, named", [
     (["memory", "llama-2-7b", "--zero", "5"], "--zero: zero == 5, must be <= 3"),
     (["memory", "llama-2-7b", "--tp", "3"], "--tp: tp == 3 must divide the attention heads"),
-    (["memory", "llama-2-7b", "--gpu", "H100"], "argument --gpu: invalid choice: 'H100'"),
+    (["memory", "llama-2-7b", "--gpu", "H100"], "argument --gpu: 'H100' is not in the catalog"),
+    (["params", "llama-2-7b", "--jsn"], "llmest params: error: unrecognized arguments: --jsn"),
     (["memory", "llama-2-7b", "--task", "serve"], "argument --task: invalid choice: 'serve'"),
     (["params", "lama-2-7b"], "model: preset == 'lama-2-7b', must be one of"),
     (["params", "missing/config.json"], "model: model == 'missing/config.json': no such file"),
     (["time", "--tokens", "1T", "--params", "abc"], "argument --params: 'abc' is not a number"),
     (["time", "--tokens", "1T", "--params", "7B", "--mfu", "1.5"], "--mfu: mfu == 1.5, must be in (0, 1]"),
-    (["time", "--tokens", "1T"], "--params: give either --params"),
+    (["time", "--tokens", "1T"], "--params: give --params (e.g. 7B) or --model (a preset or config.json): neither"),
     (["data", "--params", "7B", "--tokens-per-param", "0"], "--tokens-per-param: tokens_per_param == 0"),
     (["drill", "--topics", "memory,finance"], "topics"),
     (["drill", "--level", "expert"], "level"),

@@ -59,7 +59,7 @@ def test_bad_values_get_a_message_beside_their_field(calc, field, value, message
     shown = [f for f, label in calc.errors.items() if label.value]
     assert len(shown) == 1 and message in calc.errors[shown[0]].value
     assert shown[0] in (field, "num_kv_heads")
-    assert "Fix the highlighted field" in calc.summary.value
+    assert "Fix the highlighted field" in calc.summary.value and calc.chart.value == ""
 
 
 def test_moe_without_experts_per_token(calc):
