@@ -94,8 +94,11 @@ def cmd_memory(args):
     gpu = hardware.gpu(args.gpu)
     usable = mem.usable_bytes(gpu, args.margin)
     fits = plan.total <= usable
-    verdict = (f"{'fits' if fits else 'does not fit'} one {gpu.name} ({format_bytes(usable)} usable, "
+    which = "each" if plan.gpus > 1 else "one"
+    verdict = (f"{'fits' if fits else 'does not fit'} {which} {gpu.name} ({format_bytes(usable)} usable, "
                f"{args.margin:.0%} kept free)")
+    if args.task == "training" and args.zero and args.dp == 1:
+        verdict += f"\nnote: ZeRO-{args.zero} shards over the --dp data-parallel GPUs; with --dp 1 nothing is sharded"
     data = {"model": cfg.name or args.model, "task": args.task, "parts": plan.parts, "total": plan.total,
             "gpus": plan.gpus, "gpu": gpu.name, "usable_bytes": usable, "fits": fits}
     return f"{data['model']}, {args.task}\n{plan.table()}\n{verdict}", data
@@ -107,7 +110,7 @@ def cmd_time(args):
         raise InputError("params", f"give --params (e.g. 7B) or --model (a preset or config.json): {given}.")
     n = c.flops_params(_model(args.model)) if args.model else args.params
     gpu = hardware.gpu(args.gpu)
-    peak = args.peak * 1e12 if args.peak else gpu.bf16_flops_per_s
+    peak = gpu.bf16_flops_per_s if args.peak is None else args.peak * 1e12
     flops = c.training_flops(n, args.tokens)
     hours = c.gpu_hours(flops, peak, args.mfu)
     days = c.training_days(flops, args.gpus, peak, args.mfu)
@@ -135,7 +138,7 @@ def cmd_data(args):
             "tokens_per_param": tokens / args.params}
     rows = [("parameters", format_count(args.params)),
             ("tokens", f"{format_count(tokens)} ({tokens / args.params:.3g} per parameter)"),
-            (f"cleaned {args.language}", f"{format_bytes(cleaned)} at {rate:.3g} tokens per GB"),
+            (f"cleaned {args.language}", f"{format_bytes(cleaned)} at {format_count(rate)} tokens per GB"),
             ("raw crawl", f"{format_bytes(raw)} at a {args.cleaning_yield:.0%} cleaning yield")]
     if args.gpus is not None:
         n_opt, d_opt = dt.chinchilla_for_budget(args.gpus, args.days, hardware.gpu(args.gpu).bf16_flops_per_s,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import html
 import random
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,10 +59,10 @@ class Problem:
     def answer_text(self) -> str:
         """The answer as an estimate is given: three significant figures, with its unit."""
         value = self.answer
-        if self.unit == "count" and value >= 1e4:
-            return format_count(value)
+        if self.unit == "count":
+            return format_count(value) if value >= 1e4 else _num(value)
         if self.unit == "hours":
-            return f"{format_count(value) if value >= 1e4 else _num(value)} GPU-hours"
+            return f"{format_int(value) if value < 1e6 else format_count(value)} GPU-hours"
         if self.unit == "bytes" and value >= 1e12:  # the questions ask for GB
             return f"{format_bytes(value)} ({value / 1e9:,.0f} GB)"
         return self.exercise._fmt(value)
@@ -113,6 +114,12 @@ def _A(phrase: str) -> str:
 def _n(count, noun: str) -> str:
     """'1 GPU', '8 GPUs', '1 sequence'."""
     return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
+def _size(value) -> str:
+    """An input size as an interview says it: 7B, 1.4T, 175B (no trailing zeros)."""
+    number, suffix = re.fullmatch(r"([\d.,]+)(\D*)", format_count(value)).groups()
+    return f"{float(number.replace(',', '')):g}{suffix}"
 
 
 def _num(value) -> str:
@@ -174,10 +181,10 @@ def _hidden_from_params(rng, level):
     answer = m.rule_hidden_size(n, layers, vocab)
     return _problem(
         "hidden-from-params", level,
-        f"Someone plans a {format_count(n)}-parameter dense model with {layers} layers and a {vocab:,}-token "
+        f"Someone plans a {_size(n)}-parameter dense model with {layers} layers and a {vocab:,}-token "
         "vocabulary. Which hidden size does the 12·H² rule give?",
         dict(n=n, layers=layers, vocab=vocab), answer, "count",
-        [f"Without the embedding: H ≈ √(N / 12L) = √({format_count(n)} / {12 * layers}) = "
+        [f"Without the embedding: H ≈ √(N / 12L) = √({_size(n)} / {12 * layers}) = "
          f"{(n / (12 * layers)) ** 0.5:,.0f}",
          f"With it, solve 12·L·H² + V·H = N for the positive root: H = {answer:,.0f}"],
         "Divide N by 12·L and take the square root; the embedding V·H lowers it a little.")
@@ -195,12 +202,12 @@ def _moe_active(rng, level):
         "moe-active", level,
         f"A mixture-of-experts model has {layers} layers, each with {experts} SwiGLU experts of width {ffn:,} on "
         f"hidden size {hidden:,}; each token is routed to {top_k}. Everything else (attention, embeddings, norms, "
-        f"routers) holds {format_count(shared)} parameters. How many parameters does one token use?",
+        f"routers) holds {_size(shared)} parameters. How many parameters does one token use?",
         dict(layers=layers, hidden=hidden, ffn=ffn, experts=experts, top_k=top_k, shared=shared), answer, "count",
         [f"One expert: 3·H·F = 3 × {hidden:,} × {ffn:,} = {format_count(expert)}",
          f"A token uses {top_k} per layer: {layers} × {top_k} × {format_count(expert)} = "
          f"{format_count(layers * top_k * expert)}",
-         f"Plus the shared {format_count(shared)}: {format_count(answer)} active "
+         f"Plus the shared {_size(shared)}: {format_count(answer)} active "
          f"(of {format_count(shared + layers * experts * expert)} in all)"],
         "Active = shared + layers × top-k × one expert's 3·H·F.")
 
@@ -239,10 +246,10 @@ def _weight_memory(rng, level):
     answer = mem.weight_bytes(n, per_param)
     return _problem(
         "weight-memory", level,
-        f"How much memory do the weights of {_a(format_count(n))}-parameter model take in {described}? (GB)",
+        f"How much memory do the weights of {_a(_size(n))}-parameter model take in {described}? (GB)",
         dict(n=n, bytes_per_param=per_param), answer, "bytes",
         [f"Bytes per parameter: {per_param:.4g}",
-         f"{format_count(n)} × {per_param:.4g} B = {format_bytes(answer)}"],
+         f"{_size(n)} × {per_param:.4g} bytes = {format_bytes(answer)}"],
         "Bytes = parameters × bytes per parameter (BF16 2, INT8 1, 4-bit 0.5, plus any scales).")
 
 
@@ -254,13 +261,13 @@ def _training_states(rng, level):
     answer = mem.training_state_bytes(n, per_param.total)
     return _problem(
         "training-states", level,
-        f"Training {_a(format_count(n))} model with AdamW in the '{convention}' setup "
+        f"Training {_a(_size(n))} model with AdamW in the '{convention}' setup "
         f"({mem.CONVENTIONS[convention].used_by}). How much memory do the weights, gradients and optimizer states "
         "take before activations, unsharded? (GB)",
         dict(n=n, convention=convention), answer, "bytes",
         [f"Weights {per_param.weights:g} + master copy {per_param.master:g} + gradients {per_param.grads:g} + "
          f"moments {per_param.optimizer:g} = {per_param.total:g} bytes per parameter",
-         f"{format_count(n)} × {per_param.total:g} B = {format_bytes(answer)}"],
+         f"{_size(n)} × {per_param.total:g} bytes = {format_bytes(answer)}"],
         "Add the bytes of each copy: weights, master copy (if any), gradients, and AdamW's two moments.")
 
 
@@ -272,16 +279,16 @@ def _zero_per_gpu(rng, level):
     per_param = mem.state_bytes_per_param("mixed", "adamw")
     parts = mem.sharded_state_bytes(n, per_param, stage, dp)
     answer = sum(parts.values())
-    if answer > max(g.memory_bytes for g in hardware.CATALOG.values()):
-        raise _Regenerate  # no GPU holds that much
+    if answer > mem.usable_bytes("A100 80GB"):
+        raise _Regenerate  # a layout nobody would choose: more than an 80 GB GPU holds with 20% free
     return _problem(
         "zero-per-gpu", level,
-        f"{_A(format_count(n))} model trains with mixed-precision AdamW (16 bytes a parameter) and ZeRO stage {stage} "
+        f"{_A(_size(n))} model trains with mixed-precision AdamW (16 bytes a parameter) and ZeRO stage {stage} "
         f"over {dp} data-parallel GPUs. How much state does each GPU hold, before activations? (GB)",
         dict(n=n, zero=stage, dp=dp), answer, "bytes",
-        [f"ZeRO-{stage} shards " + {1: "the optimizer states and the master copy (12 B)",
-                                    2: "the optimizer states, the master copy and the gradients (14 B)",
-                                    3: "all 16 B, the weights too"}[stage] + f" over {dp} GPUs",
+        [f"ZeRO-{stage} shards " + {1: "the optimizer states and the master copy (12 bytes)",
+                                    2: "the optimizer states, the master copy and the gradients (14 bytes)",
+                                    3: "all 16 bytes, the weights too,"}[stage] + f" over {dp} GPUs",
          *(f"{part}: {format_bytes(value)}" for part, value in parts.items()),
          f"Per GPU: {format_bytes(answer)}"],
         "Stage 1 shards optimizer states + master copy, stage 2 also gradients, stage 3 also weights.")
@@ -298,11 +305,11 @@ def _gpus_for_states(rng, level):
     return _problem(
         "gpus-for-states", level,
         f"How many {gpu} GPUs ({format_bytes(hardware.gpu(gpu).memory_bytes)}) just hold the 16-bytes-a-parameter "
-        f"training states of {_a(format_count(n))} model, sharded evenly{kept}?",
+        f"training states of {_a(_size(n))} model, sharded evenly{kept}?",
         dict(n=n, gpu=gpu, margin=margin), answer, "gpus",
-        [f"States: {format_count(n)} × 16 B = {format_bytes(16 * n)}",
+        [f"States: {_size(n)} × 16 bytes = {format_bytes(16 * n)}",
          f"Usable per GPU: {format_bytes(usable)}",
-         f"{format_bytes(16 * n)} / {format_bytes(usable)} = {16 * n / usable:.2f}, rounded up: {answer}"],
+         f"{format_bytes(16 * n)} / {format_bytes(usable)} = {16 * n / usable:.2f}, rounded up: {_n(answer, 'GPU')}"],
         "Divide 16·N bytes by the usable memory of one GPU and round up.", minimum=True)
 
 
@@ -316,12 +323,13 @@ def _kv_cache(rng, level):
     per_token = mem.kv_cache_bytes(cfg.num_layers, cfg.num_kv_heads, cfg.head_dim, 1)
     return _problem(
         "kv-cache", level,
-        f"{name}: {cfg.num_layers} layers, {cfg.num_kv_heads} key/value heads of width {cfg.head_dim}. How much "
+        f"The model {name} has {cfg.num_layers} layers and {cfg.num_kv_heads} key/value heads of width "
+        f"{cfg.head_dim}. How much "
         f"BF16 KV cache do {_n(batch, 'request')} of {tokens:,} tokens each need? (GB)",
         dict(layers=cfg.num_layers, kv_heads=cfg.num_kv_heads, head_dim=cfg.head_dim, tokens=tokens, batch=batch),
         answer, "bytes",
-        [f"Per token: 2 (K and V) × {cfg.num_layers} layers × {cfg.num_kv_heads} × {cfg.head_dim} × 2 B = "
-         f"{format_int(per_token)} B",
+        [f"Per token: 2 (K and V) × {cfg.num_layers} layers × {cfg.num_kv_heads} × {cfg.head_dim} × 2 bytes = "
+         f"{format_int(per_token)} bytes",
          f"× {tokens:,} tokens × {_n(batch, 'request')} = {format_bytes(answer)}"],
         "2 · layers · KV heads · head width · 2 bytes, per token of every request.")
 
@@ -337,15 +345,15 @@ def _qlora_memory(rng, level):
     answer = base + adapters * adapter_bytes + activations
     return _problem(
         "qlora-memory", level,
-        f"QLoRA of {_a(format_count(n))} model: a 4-bit base (0.5 bytes a parameter), {format_count(adapters)} adapter "
+        f"QLoRA of {_a(_size(n))} model: a 4-bit base (0.5 bytes a parameter), {_size(adapters)} adapter "
         f"parameters trained in fp32 with AdamW, and {format_bytes(activations)} of activations. Total memory? (GB)",
         dict(n=n, adapters=adapters, activations=activations), answer, "bytes",
-        [f"Base: {format_count(n)} × 0.5 B = {format_bytes(base)}",
-         f"Adapters: weights 4 + gradients 4 + moments 8 = {adapter_bytes:g} B each → "
+        [f"Base: {_size(n)} × 0.5 bytes = {format_bytes(base)}",
+         f"Adapters: weights 4 + gradients 4 + moments 8 = {adapter_bytes:g} bytes each → "
          f"{format_bytes(adapters * adapter_bytes)}",
          f"Activations: {format_bytes(activations)}",
          f"Total: {format_bytes(answer)}"],
-        "Base at 0.5 B/param; adapters carry weights, gradients and AdamW moments; add the activations.")
+        "Base at 0.5 bytes a parameter; adapters carry weights, gradients and AdamW moments; add the activations.")
 
 
 @template("activations-rule", "memory")
@@ -375,7 +383,7 @@ def _training_run(rng, level):
 
 
 def _flops_step(n, tokens):
-    return f"FLOPs: 6·N·D = 6 × {format_count(n)} × {format_count(tokens)} = {format_flops(c.training_flops(n, tokens))}"
+    return f"FLOPs: 6·N·D = 6 × {_size(n)} × {_size(tokens)} = {format_flops(c.training_flops(n, tokens))}"
 
 
 @template("training-flops", "compute")
@@ -384,7 +392,7 @@ def _training_flops(rng, level):
     answer = c.training_flops(n, tokens)
     return _problem(
         "training-flops", level,
-        f"How many FLOPs does training {_a(format_count(n))} dense model on {format_count(tokens)} tokens take?",
+        f"How many FLOPs does training {_a(_size(n))} dense model on {_size(tokens)} tokens take?",
         dict(n=n, tokens=tokens), answer, "flops", [_flops_step(n, tokens)],
         "2 FLOPs per parameter per token forward, 4 backward: 6·N·D.")
 
@@ -396,7 +404,7 @@ def _gpu_hours(rng, level):
     answer = c.gpu_hours(flops, _peak(gpu), mfu)
     return _problem(
         "gpu-hours", level,
-        f"Training {_a(format_count(n))} model on {format_count(tokens)} tokens on {gpu} GPUs ({_tflops(gpu)} BF16) "
+        f"Training {_a(_size(n))} model on {_size(tokens)} tokens on {gpu} GPUs ({_tflops(gpu)} BF16) "
         f"at {mfu:.0%} MFU: how many GPU-hours?",
         dict(n=n, tokens=tokens, peak=_peak(gpu), mfu=mfu), answer, "hours",
         [_flops_step(n, tokens),
@@ -417,11 +425,11 @@ def _training_days(rng, level):
         raise _Regenerate  # a run of less than a day or more than a year, or states that do not fit its GPUs
     return _problem(
         "training-days", level,
-        f"{gpus} {gpu} GPUs ({_tflops(gpu)} BF16) at {mfu:.0%} MFU train {_a(format_count(n))} model on "
-        f"{format_count(tokens)} tokens. How many days?",
+        f"{gpus:,} {gpu} GPUs ({_tflops(gpu)} BF16) at {mfu:.0%} MFU train {_a(_size(n))} model on "
+        f"{_size(tokens)} tokens. How many days?",
         dict(n=n, tokens=tokens, gpus=gpus, peak=_peak(gpu), mfu=mfu), answer, "days",
         [_flops_step(n, tokens),
-         f"Cluster: {gpus} × {_tflops(gpu)} × {mfu:.0%} = {format_flops(gpus * _peak(gpu) * mfu)}/s",
+         f"Cluster: {gpus:,} × {_tflops(gpu)} × {mfu:.0%} = {format_flops(gpus * _peak(gpu) * mfu)}/s",
          f"Seconds: {format_int(c.training_seconds(flops, gpus, _peak(gpu), mfu))}; / 86,400 = {_num(answer)} days"],
         "days = 6ND / (GPUs × peak × MFU) / 86,400.")
 
@@ -436,7 +444,7 @@ def _training_cost(rng, level):
     return _problem(
         "training-cost", level,
         f"At ${price:g} per {gpu}-hour ({_tflops(gpu)} BF16, {mfu:.0%} MFU), what does the GPU time to train "
-        f"{_a(format_count(n))} model on {format_count(tokens)} tokens cost?",
+        f"{_a(_size(n))} model on {_size(tokens)} tokens cost?",
         dict(n=n, tokens=tokens, peak=_peak(gpu), mfu=mfu, price=price), answer, "usd",
         [_flops_step(n, tokens), f"GPU-hours: {format_int(hours)}",
          f"× ${price:g} = {format_usd(answer)}"],
@@ -453,13 +461,13 @@ def _gpus_for_deadline(rng, level):
         raise _Regenerate  # larger than any cluster of these GPUs
     return _problem(
         "gpus-for-deadline", level,
-        f"You must train {_a(format_count(n))} model on {format_count(tokens)} tokens within {days} days on {gpu} GPUs "
+        f"You must train {_a(_size(n))} model on {_size(tokens)} tokens within {days} days on {gpu} GPUs "
         f"({_tflops(gpu)} BF16) at {mfu:.0%} MFU. How many GPUs at least?",
         dict(n=n, tokens=tokens, days=days, peak=_peak(gpu), mfu=mfu), answer, "gpus",
         [_flops_step(n, tokens),
          f"GPU-seconds: {format_int(c.gpu_seconds(flops, _peak(gpu), mfu))}",
          f"/ ({days} × 86,400 s) = {c.gpu_seconds(flops, _peak(gpu), mfu) / (days * 86400):,.1f}, rounded up: "
-         f"{format_int(answer)} GPUs"],
+         f"{_n(answer, 'GPU')}"],
         "GPUs = GPU-seconds / (days × 86,400), rounded up.", minimum=True)
 
 
@@ -472,11 +480,11 @@ def _reverse_budget(rng, level):
     answer = c.affordable_params(budget, tokens)
     return _problem(
         "reverse-budget", level,
-        f"You have {gpus} {gpu} GPUs ({_tflops(gpu)} BF16) for {days} days at {mfu:.0%} MFU and want "
-        f"{format_count(tokens)} training tokens. What is the largest model you can train?",
+        f"You have {gpus:,} {gpu} GPUs ({_tflops(gpu)} BF16) for {days} days at {mfu:.0%} MFU and want "
+        f"{_size(tokens)} training tokens. What is the largest model you can train?",
         dict(gpus=gpus, days=days, peak=_peak(gpu), mfu=mfu, tokens=tokens), answer, "count",
-        [f"Budget: {gpus} × {_tflops(gpu)} × {mfu:.0%} × {days} × 86,400 s = {format_flops(budget)}",
-         f"N = C / (6·D) = {format_flops(budget)} / (6 × {format_count(tokens)}) = {format_count(answer)}"],
+        [f"Budget: {gpus:,} × {_tflops(gpu)} × {mfu:.0%} × {days} × 86,400 s = {format_flops(budget)}",
+         f"N = C / (6·D) = {format_flops(budget)} / (6 × {_size(tokens)}) = {format_count(answer)}"],
         "Budget C = GPUs × peak × MFU × seconds; then N = C / (6D).")
 
 
@@ -487,7 +495,7 @@ def _implied_mfu(rng, level):
     answer = c.implied_mfu(n, tokens, hours, _peak(gpu))
     return _problem(
         "implied-mfu", level,
-        f"A report says {_a(format_count(n))} model was trained on {format_count(tokens)} tokens in "
+        f"A report says {_a(_size(n))} model was trained on {_size(tokens)} tokens in "
         f"{format_int(hours)} {gpu}-hours ({_tflops(gpu)} BF16). What MFU does that imply?",
         dict(n=n, tokens=tokens, hours=hours, peak=_peak(gpu)), answer, "percent",
         [_flops_step(n, tokens),
@@ -508,11 +516,11 @@ def _checkpoint_storage(rng, level):
     kept = "all of them" if keep is None else f"only the latest {keep}"
     return _problem(
         "checkpoint-storage", level,
-        f"{_A(format_count(n))} run of {run_hours} hours saves a resumable checkpoint (BF16 weights, fp32 master copy "
+        f"{_A(_size(n))} run of {run_hours} hours saves a resumable checkpoint (BF16 weights, fp32 master copy "
         f"and AdamW moments: {c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g} bytes a parameter) every {interval:g} h and keeps "
         f"{kept}. How much disk? (GB)",
         dict(n=n, run_hours=run_hours, interval=interval, keep=keep), answer, "bytes",
-        [f"One checkpoint: {format_count(n)} × {c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g} B = "
+        [f"One checkpoint: {_size(n)} × {c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g} bytes = "
          f"{format_bytes(c.checkpoint_bytes(n, c.RESUME_CHECKPOINT_BYTES_PER_PARAM))}",
          f"Checkpoints kept: {saved}", f"Disk: {format_bytes(answer)}"],
         "One checkpoint × the number kept; gradients are not saved.")
@@ -528,11 +536,11 @@ def _chinchilla_tokens(rng, level):
     n = _pick(rng, level, *PARAMS) if past == 1 else rng.choice([1e9, 3e9, 8e9])
     tokens_per_param = dt.TOKENS_PER_PARAM * past
     answer = dt.chinchilla_tokens(n, tokens_per_param)
-    question = (f"By the 20-tokens-per-parameter rule, how many tokens should {_a(format_count(n))} model train on?"
+    question = (f"By the 20-tokens-per-parameter rule, how many tokens should {_a(_size(n))} model train on?"
                 if past == 1 else
-                f"To serve it cheaply, a team trains {_a(format_count(n))} model on {past} times the tokens of "
+                f"To serve it cheaply, a team trains {_a(_size(n))} model on {past} times the tokens of "
                 "Chinchilla's 20-per-parameter rule. How many tokens?")
-    steps = [f"{tokens_per_param} × {format_count(n)} = {format_count(answer)}"]
+    steps = [f"{tokens_per_param} × {_size(n)} = {format_count(answer)}"]
     if past > 1:
         steps.insert(0, f"Tokens per parameter: {past} × 20 = {tokens_per_param}")
     return _problem("chinchilla-tokens", level, question, dict(n=n, tokens_per_param=tokens_per_param), answer,
@@ -547,11 +555,11 @@ def _chinchilla_for_budget(rng, level):
     answer, tokens = dt.chinchilla_for_budget(gpus, days, _peak(gpu), mfu)
     return _problem(
         "chinchilla-for-budget", level,
-        f"{gpus} {gpu} GPUs ({_tflops(gpu)} BF16), {days} days, {mfu:.0%} MFU: which model size is compute-optimal "
+        f"{gpus:,} {gpu} GPUs ({_tflops(gpu)} BF16), {days} days, {mfu:.0%} MFU: which model size is compute-optimal "
         "by the 20-tokens-per-parameter rule?",
         dict(gpus=gpus, days=days, peak=_peak(gpu), mfu=mfu), answer, "count",
         [f"Budget: {format_flops(budget)}",
-         f"C = 6·N·(20·N) = 120·N², so N = √(C / 120) = {format_count(answer)} (on {format_count(tokens)} tokens)"],
+         f"C = 6·N·(20·N) = 120·N², so N = √(C / 120) = {format_count(answer)} (on {_size(tokens)} tokens)"],
         "Put D = 20N into C = 6ND and solve for N.")
 
 
@@ -564,12 +572,12 @@ def _corpus_size(rng, level):
     cleaning_yield = _pick(rng, level, [None], [None, 0.25], [0.2, 0.3])
     answer = cleaned if cleaning_yield is None else dt.raw_bytes(cleaned, cleaning_yield)
     raw = "" if cleaning_yield is None else f", and how much raw crawl at a {cleaning_yield:.0%} cleaning yield"
-    steps = [f"Cleaned: {format_count(tokens)} / {format_count(rate)} tokens per GB = {format_bytes(cleaned)}"]
+    steps = [f"Cleaned: {_size(tokens)} / {format_count(rate)} tokens per GB = {format_bytes(cleaned)}"]
     if cleaning_yield is not None:
         steps.append(f"Raw: {format_bytes(cleaned)} / {cleaning_yield:.0%} = {format_bytes(answer)}")
     return _problem(
         "corpus-size", level,
-        f"{format_count(tokens)} tokens of {'code' if language == 'code' else language.capitalize()} at {format_count(rate)} tokens per GB of cleaned "
+        f"{_size(tokens)} tokens of {'code' if language == 'code' else language.capitalize()} at {format_count(rate)} tokens per GB of cleaned "
         f"text: how many GB"
         f"{raw}? (give the {'raw' if cleaning_yield else 'cleaned'} size)",
         dict(tokens=tokens, rate=rate, cleaning_yield=cleaning_yield), answer, "bytes", steps,
@@ -584,11 +592,12 @@ def _epochs(rng, level):
     answer = dt.epochs(tokens, unique)
     return _problem(
         "epochs", level,
-        f"You train {_a(format_count(n))} model Chinchilla-optimally (20 tokens per parameter) but have only "
-        f"{format_count(unique)} unique tokens. How many epochs is that?",
-        dict(n=n, unique=unique), answer, "count",
-        [f"Tokens: 20 × {format_count(n)} = {format_count(tokens)}",
-         f"Epochs: {format_count(tokens)} / {format_count(unique)} = {answer:.3g} (about 4 is nearly free)"],
+        f"You train {_a(_size(n))} model Chinchilla-optimally (20 tokens per parameter) but have only "
+        f"{_size(unique)} unique tokens. How many epochs is that?",
+        dict(n=n, unique=unique), answer, "epochs",
+        [f"Tokens: 20 × {_size(n)} = {_size(tokens)}",
+         f"Epochs: {_size(tokens)} / {_size(unique)} = {answer:.3g} (Muennighoff et al. 2023 found up "
+         "to about 4 nearly as good as fresh data; the material says at most 2)"],
         "Training tokens / unique tokens.")
 
 
@@ -603,11 +612,11 @@ def _inference_flops(rng, level):
     answer = c.forward_flops_per_token(n) * tokens
     return _problem(
         "inference-flops", level,
-        f"How many FLOPs does {_a(format_count(n))} dense model spend generating {format_count(tokens)} tokens "
+        f"How many FLOPs does {_a(_size(n))} dense model spend generating {_size(tokens)} tokens "
         "(ignore attention over the context)?",
         dict(n=n, tokens=tokens), answer, "flops",
         [f"2·N per token = {format_flops(c.forward_flops_per_token(n))}",
-         f"× {format_count(tokens)} = {format_flops(answer)}"],
+         f"× {_size(tokens)} = {format_flops(answer)}"],
         "A forward pass costs about 2 FLOPs per parameter per token.")
 
 
@@ -630,7 +639,7 @@ def _decode_speed(rng, level):
     return _problem(
         "decode-speed", level,
         f"One {gpu} ({format_bytes(g.bandwidth_bytes_per_s)}/s memory bandwidth, {_tflops(gpu)}) decodes "
-        f"{_n(batch, 'sequence')} at once for {_a(format_count(n))} model stored at {per_param:g} bytes a parameter; "
+        f"{_n(batch, 'sequence')} at once for {_a(_size(n))} model stored at {per_param:g} byte{'' if per_param == 1 else 's'} a parameter; "
         f"{cache}. About how many tokens per second in all?",
         dict(n=n, bytes_per_param=per_param, batch=batch, kv=kv, bandwidth=g.bandwidth_bytes_per_s,
              peak=g.bf16_flops_per_s), answer, "tokens/s",
@@ -797,7 +806,8 @@ def flashcards(topics=None) -> list[Card]:
         Card("data", "Compute-optimal tokens per parameter (Chinchilla's rule)", f"{dt.TOKENS_PER_PARAM}"),
         Card("data", "Chinchilla-optimal tokens for a 70B", format_count(dt.chinchilla_tokens(70e9))),
     ] + [
-        Card("data", f"Tokens per GB of cleaned {language.capitalize()} (the material's range)",
+        Card("data", f"Tokens per GB of cleaned {'code' if language == 'code' else language.capitalize()} (the "
+                     "material's range)",
              f"{format_count(low)} to {format_count(high)}") for language, (low, high) in dt.TOKENS_PER_GB.items()
     ] + [
         Card("compute", f"{name}: dense BF16 peak, memory and its bandwidth",
@@ -885,7 +895,7 @@ def main(argv=None) -> int:
     try:
         paths = write_worksheet(args.out, args.seed, args.n, args.topics, args.level)
     except InputError as err:
-        parser.error(str(err))  # exits with status 2 and the message, no traceback
+        parser.error(f"--{err.param}: {err}")  # exits with status 2 and the message, no traceback
     for path in paths.values():
         print(path)
     return 0

@@ -50,8 +50,9 @@ UNIT_WORDS = {
     "days": r"days?|d",
     "hours": r"(gpu[- ])?hours?|h",
     "gpus": r"gpus?|cards?",
-    "tokens/s": r"tokens?\s*/\s*s|tok/s",
+    "tokens/s": r"tokens?\s*(/|per|a)\s*s(ec|econd)?|tok/s",
     "flops": r"flops?",
+    "epochs": r"epochs?|x|×|times",
 }
 
 
@@ -60,7 +61,8 @@ UNIT_WORDS = {
 ENTRY_EXAMPLES = {"count": '6.7e9 or "6.7B"', "bytes": '71.5 (GB) or "71.5 GB"', "percent": '"42%" or 0.42',
                   "usd": '"$1.2M", "$0.35" or 1.2e6', "days": '"41.5 days" or 41.5',
                   "hours": '"12,345 GPU-hours" or 1.2345e4', "gpus": '"37 GPUs" or 37',
-                  "tokens/s": '"450 tokens/s" or 450', "flops": '"3.3e21 FLOPs" or 3.3e21'}
+                  "tokens/s": '"450 tokens/s" or 450', "flops": '"3.3e21 FLOPs" or 3.3e21',
+                  "epochs": '"3.5 epochs" or 3.5'}
 
 
 def _strip_unit_words(text: str, unit: str) -> str:
@@ -73,7 +75,27 @@ def _is_bare_number(answer) -> bool:
 
 
 def _percent(fraction: float) -> str:
-    return f"{fraction * 100:.2g}%"
+    """0.25 -> '25%', 0.254 -> '25.4%', 1.0 -> '100%': one decimal at most, never scientific."""
+    return f"{fraction * 100:.1f}".rstrip("0").rstrip(".") + "%"
+
+
+# What people type around an estimate: "~140 GB", "about 93k", "4.2 × 10^23", "140 GB per GPU".
+_APPROXIMATELY = re.compile(r"^\s*(~|≈|about|around|roughly|approx\.?|approximately|circa|ca\.)\s*", re.IGNORECASE)
+_PER_GPU = re.compile(r"\s*((per|a|each)\s+gpu|each)\s*$", re.IGNORECASE)
+_POWER_OF_TEN = re.compile(r"^\s*(?:([\d.]+)\s*[x×*·]\s*)?10\s*\^\s*([+-]?\d+)", re.IGNORECASE)
+
+
+def _normalise(text: str) -> str:
+    text = _PER_GPU.sub("", _APPROXIMATELY.sub("", text)).strip()
+    return _POWER_OF_TEN.sub(lambda m: f"{m.group(1) or '1'}e{m.group(2)}", text)
+
+
+def _unit_hint(value: float, expected: float) -> str:
+    """' Did you mean 6.6B?' for a bare 6.6 where billions are asked for."""
+    for suffix, scale in (("K", 1e3), ("M", 1e6), ("B", 1e9), ("T", 1e12)):
+        if 1 / CLOSE_FACTOR <= value * scale / expected <= CLOSE_FACTOR:
+            return f" Did you mean {value:g}{suffix}?"
+    return ""
 
 
 @dataclass(frozen=True)
@@ -112,9 +134,9 @@ class Exercise:
             return format_usd(value)
         if self.unit == "flops":
             return f"{format_flops(value)} FLOPs"
-        if self.unit in ("days", "hours", "gpus", "tokens/s"):
+        if self.unit in ("days", "hours", "gpus", "tokens/s", "epochs"):
             number = format_int(value) if abs(value) >= 100 or float(value).is_integer() else f"{value:.3g}"
-            word = {"gpus": "GPU", "days": "day", "hours": "hour", "tokens/s": "tokens/s"}[self.unit]
+            word = {"gpus": "GPU", "days": "day", "hours": "hour", "tokens/s": "tokens/s", "epochs": "epoch"}[self.unit]
             return f"{number} {word}" + ("s" if value != 1 and self.unit != "tokens/s" else "")
         if abs(value) >= 1e4:
             return f"{format_int(value)} ({format_count(value)})"
@@ -127,6 +149,8 @@ class Exercise:
         if self.unit == "bytes" and isinstance(answer, str) and _tiny_byte_count(answer):
             return Verdict("invalid", f"Could not read that: {answer.strip()!r} means bytes, and this question asks for "
                                       "GB: type the number of GB, or add the unit, as in \"71.5 GB\".")
+        if isinstance(answer, str):
+            answer = _normalise(answer)
         try:
             if self.unit == "bytes":
                 value = parse_bytes(str(answer) if not isinstance(answer, str) else answer, "answer")
@@ -166,11 +190,14 @@ class Exercise:
                 return Verdict("correct", f"Correct: {shown}, exactly.")
             return Verdict("correct", f"Correct: {shown} is within {_percent(self.rel_tol)} of {self._fmt(expected)}.")
         if 1 / CLOSE_FACTOR <= ratio <= CLOSE_FACTOR:
-            wanted = "the exact count" if exact else _percent(self.rel_tol)
-            return Verdict("close", f"Close: {shown} is {_percent(abs(ratio - 1))} too {direction}; this "
-                                    f"exercise asks for {wanted}.{self._try_hint}")
+            wanted = "the exact count" if exact else f"within {_percent(self.rel_tol)}"
+            off = _percent(abs(ratio - 1)) + (" (relative)" if self.unit == "percent" else "")
+            return Verdict("close", f"Close: {shown} is {off} too {direction}; this exercise asks for {wanted}."
+                                    f"{self._try_hint}")
         factor = max(ratio, 1 / ratio)
-        return Verdict("wrong", f"Not yet: {shown} is {factor:,.3g}× too {direction}.{self._try_hint}")
+        hint = _unit_hint(value, expected) if self.unit == "count" and _is_bare_number(answer) else ""
+        times = f"{factor:,.3g}" if factor < 1e4 else format_flops(factor)  # 3.57, or 1e9 rather than 1e+09
+        return Verdict("wrong", f"Not yet: {shown} is {times}× too {direction}.{hint}{self._try_hint}")
 
     @property
     def _try_hint(self) -> str:

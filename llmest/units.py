@@ -20,7 +20,8 @@ COUNT_SCALES = {
 }
 BYTE_SCALES = {
     "b": 1.0, "byte": 1.0, "bytes": 1.0,
-    "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "pb": 1e15,
+    "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "pb": 1e15, "g": 1e9, "t": 1e12,
+    "megabytes": 1e6, "gigabytes": 1e9, "terabytes": 1e12, "petabytes": 1e15,
     "kib": 2.0**10, "mib": 2.0**20, "gib": 2.0**30, "tib": 2.0**40, "pib": 2.0**50,
 }
 # Words a reader may add after a count ("7B params", "1.4T tokens"); they do not change the value.

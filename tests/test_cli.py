@@ -54,6 +54,10 @@ def test_memory_text_says_whether_it_fits(capsys):
     assert cli.main(["memory", "llama-2-70b", "--task", "inference", "--gpu", "H200"]) == 0
     text = capsys.readouterr().out
     assert "does not fit one H200" in text and "kv_cache" in text
+    assert cli.main(["memory", "llama-2-7b", "--zero", "3", "--dp", "8"]) == 0
+    assert "fits each A100 80GB" in capsys.readouterr().out
+    assert cli.main(["memory", "llama-2-7b", "--zero", "3"]) == 0
+    assert "with --dp 1 nothing is sharded" in capsys.readouterr().out
 
 
 def test_time_matches_exercise_1_and_the_library(capsys):
@@ -130,6 +134,7 @@ def test_help_shows_examples(command, capsys):
     (["time", "--params", "7B", "--tokens", "1T", "--price", "-1"], "--price: price_per_gpu_hour == -1"),
     (["time", "--params", "7B", "--tokens", "1T", "--peak", "-3"], "--peak: peak_flops_per_s =="),
     (["data", "--params", "7B", "--gpus", "0"], "--gpus: gpus == 0"),
+    (["time", "--params", "7B", "--tokens", "1T", "--peak", "0"], "--peak: peak_flops_per_s == 0"),
 ])
 def test_a_bad_option_is_named_with_status_2_and_no_traceback(argv, named, capsys):
     with pytest.raises(SystemExit) as exit_:

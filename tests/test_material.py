@@ -66,7 +66,7 @@ def test_a_table_of_chosen_figures_keeps_their_order_and_names_an_unknown_key():
         le.material.table(keys=["000-ex1-flop"])
 
 
-def test_selective_recomputation_saves_what_korthikanti_et_al_measured_on_gpt3():
+def test_selective_recomputation_saves_what_korthikanti_et_al_report_for_gpt3():
     from llmest.memory import SELECTIVE_RECOMPUTE_PUBLISHED
 
     saved = le.material.get("000-5-checkpointing").recomputed

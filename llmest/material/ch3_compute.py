@@ -133,7 +133,7 @@ register(
            "FLOPs 很小（只算 LoRA 参数部分）… 预计 1-4 小时", (1, 4), _qlora_hours,
            "(4·N + 6·adapters) × 20.48M tokens at 40% MFU of one A100", unit="plain",
            cause=lambda: "The FLOPs are not small: the forward pass and the gradients for the activations still go "
-                         "through every frozen weight, 4·N per token; only the weight gradients are saved. That is "
+                         "through every frozen weight, 4·N per token; only the weight gradients are skipped. That is "
                          f"{_qlora_hours():.0f} hours at 40% MFU, {_qlora_hours(True):.0f} with the gradient "
                          "checkpointing QLoRA uses, and more in practice, as 4-bit weights are dequantised on the fly.", suffix="hours"),
     # seed 000 §4

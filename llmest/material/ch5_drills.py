@@ -28,7 +28,7 @@ def _full_saving() -> float:
 def _checkpointing_note() -> str:
     published = ", ".join(f"{saved:.0%} on {name}" for name, (saved, _) in mem.SELECTIVE_RECOMPUTE_PUBLISHED.items())
     return (f"60-70% is what selective recomputation saves: it recomputes only the attention scores (Korthikanti et "
-            f"al. 2022 measured {published}). Full checkpointing keeps only each layer's input and frees more: "
+            f"al. 2022 report {published} by their count). Full checkpointing keeps only each layer's input and frees more: "
             f"{_full_saving():.0%} of the material's 7B example (8 × 4,096 tokens, FlashAttention on), for "
             f"{c.training_flops_per_token(1, recompute=True) / c.training_flops_per_token(1) - 1:.0%} more compute (a "
             f"second forward pass).")
