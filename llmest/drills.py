@@ -25,7 +25,7 @@ from . import model as m
 from ._registry import Registry
 from ._validate import InputError, check_choice, check_int
 from .exercises import Exercise, Verdict
-from .units import format_bytes, format_count, format_flops, format_int, format_usd
+from .units import format_bytes, format_count, format_flops, format_int, format_number, format_usd
 
 LEVELS = ("easy", "medium", "hard")
 TOPICS = ("parameters", "memory", "compute", "data", "serving")
@@ -60,7 +60,7 @@ class Problem:
         """The answer as an estimate is given: three significant figures, with its unit."""
         value = self.answer
         if self.unit == "count":
-            return format_count(value) if value >= 1e4 else _num(value)
+            return format_count(value) if value >= 1e4 else format_number(value)
         if self.unit == "hours":
             return f"{format_int(value) if value < 1e6 else format_count(value)} GPU-hours"
         if self.unit == "bytes" and value >= 1e12:  # the questions ask for GB
@@ -120,11 +120,6 @@ def _size(value) -> str:
     """An input size as an interview says it: 7B, 1.4T, 175B (no trailing zeros)."""
     number, suffix = re.fullmatch(r"([\d.,]+)(\D*)", format_count(value)).groups()
     return f"{float(number.replace(',', '')):g}{suffix}"
-
-
-def _num(value) -> str:
-    """A number in a step: three significant figures, or a whole number with separators."""
-    return format_int(value) if abs(value) >= 1000 else f"{value:.3g}"
 
 
 # Pools of round inputs by difficulty: easy ones are the numbers interviews use, hard ones are not round.
@@ -430,7 +425,7 @@ def _training_days(rng, level):
         dict(n=n, tokens=tokens, gpus=gpus, peak=_peak(gpu), mfu=mfu), answer, "days",
         [_flops_step(n, tokens),
          f"Cluster: {gpus:,} × {_tflops(gpu)} × {mfu:.0%} = {format_flops(gpus * _peak(gpu) * mfu)}/s",
-         f"Seconds: {format_int(c.training_seconds(flops, gpus, _peak(gpu), mfu))}; / 86,400 = {_num(answer)} days"],
+         f"Seconds: {format_int(c.training_seconds(flops, gpus, _peak(gpu), mfu))}; / 86,400 = {format_number(answer)} days"],
         "days = 6ND / (GPUs × peak × MFU) / 86,400.")
 
 

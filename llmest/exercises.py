@@ -65,6 +65,11 @@ ENTRY_EXAMPLES = {"count": '6.7e9 or "6.7B"', "bytes": '71.5 (GB) or "71.5 GB"',
                   "epochs": '"3.5 epochs" or 3.5'}
 
 
+def entry_placeholder(unit: str) -> str:
+    """The hint inside an empty entry box: 'e.g. 41.5 days or 41.5'."""
+    return "e.g. " + ENTRY_EXAMPLES[unit].replace('"', "")
+
+
 def _strip_unit_words(text: str, unit: str) -> str:
     words = UNIT_WORDS[unit]
     return re.sub(rf"^\s*({words})\s*|\s*({words})\s*$", "", text.strip(), flags=re.IGNORECASE)

@@ -99,6 +99,11 @@ def format_int(value) -> str:
     return f"{int(round(value)):,}"
 
 
+def format_number(value) -> str:
+    """A plain number: whole with separators from 1,000 up (or when whole), else three significant figures."""
+    return format_int(value) if abs(value) >= 1000 or float(value).is_integer() else f"{value:.3g}"
+
+
 def format_bytes(value: float, digits: int = 3, binary: bool = False) -> str:
     """112e9 -> '112 GB'; with binary=True, 2**30 -> '1.00 GiB'."""
     units = (("PiB", 2.0**50), ("TiB", 2.0**40), ("GiB", 2.0**30), ("MiB", 2.0**20), ("KiB", 2.0**10)) if binary \

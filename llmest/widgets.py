@@ -54,9 +54,9 @@ def verdict_html(result) -> str:
 
 def exercise_widget(ex) -> w.VBox:
     """Question, an entry box, Check and Hint buttons, and the verdict."""
-    from .exercises import ENTRY_EXAMPLES
+    from .exercises import entry_placeholder
 
-    entry = w.Text(placeholder="e.g. " + ENTRY_EXAMPLES[ex.unit].replace('"', ""), layout=w.Layout(width="16em"))
+    entry = w.Text(placeholder=entry_placeholder(ex.unit), layout=w.Layout(width="16em"))
     check = w.Button(description="Check", button_style="primary", layout=w.Layout(width="6em"))
     hint = w.Button(description="Hint", layout=w.Layout(width="6em"))
     verdict = w.HTML()
@@ -810,9 +810,9 @@ class TimedSession:
         self.header.value = f"<b>Question {self.index + 1} of {len(self.problems)}</b> · {p.topic} · {p.level}&nbsp;"
         self.question.value = html.escape(p.question)
         self.entry.value, self.entry.disabled, self.submit.disabled = "", False, False
-        from .exercises import ENTRY_EXAMPLES
+        from .exercises import entry_placeholder
 
-        self.entry.placeholder = "e.g. " + ENTRY_EXAMPLES[p.unit].replace('"', "")
+        self.entry.placeholder = entry_placeholder(p.unit)
         self.verdict.value = ""
         self.next.layout.display = "none"
         self._started = self._clock()

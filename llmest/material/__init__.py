@@ -18,7 +18,7 @@ from typing import Callable
 
 from .._registry import Registry
 from .._validate import InputError
-from ..units import FORMATTERS, format_int
+from ..units import FORMATTERS, format_number
 
 DOCUMENTS = {
     "000": "seed 000 训练资源估算题 (estimation exercises)",
@@ -59,7 +59,7 @@ class Figure:
 
     def _number(self, value) -> str:
         if self.unit == "plain":  # an integer, or a small decimal such as 7.6 days
-            return format_int(value) if abs(value) >= 1000 or float(value).is_integer() else f"{value:.3g}"
+            return format_number(value)
         if self.unit == "percent":
             return f"{value * 100:.3g}%"
         return FORMATTERS[self.unit](value)
