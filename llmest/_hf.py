@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from . import _validate as v
 from ._validate import InputError
 from .model import ModelConfig
 
@@ -202,7 +201,13 @@ def read_hf_config(config) -> ModelConfig:
     model_type = config.get("model_type")
     if model_type is None:
         raise InputError("model_type", f"config.json: 'model_type' is missing; supported: {', '.join(READERS)}.")
+    if not isinstance(model_type, str):
+        raise InputError("model_type", f"config.json: 'model_type' == {model_type!r}, must be a string such as 'llama'.")
     if model_type not in READERS:
-        v.check_choice("model_type", model_type, READERS)
+        # No "did you mean": a model type with a similar name is another architecture (Phi-2's 'phi' is not 'phi3'),
+        # and reading a config as its neighbour would count it silently wrong.
+        raise InputError("model_type", f"config.json: 'model_type' == {model_type!r} is not supported; supported: "
+                                       f"{', '.join(READERS)}. A type with a similar name is a different "
+                                       "architecture, so none is substituted.")
     fields = READERS[model_type](_Fields(config, model_type))
     return ModelConfig(**fields, name=str(config.get("_name_or_path") or model_type))

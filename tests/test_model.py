@@ -222,7 +222,8 @@ def test_count_params_rejects_non_configs():
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"model_type": "llama3"}, "model_type == 'llama3', must be one of"),
+    ({"model_type": "llama3"}, "'model_type' == 'llama3' is not supported; supported: llama,"),
+    ({"model_type": ["llama"]}, "'model_type' == ['llama'], must be a string"),
     ({"model_type": None}, "'model_type' is missing"),
     ({"hidden_size": None}, "config.json: 'hidden_size' is missing; model_type 'llama' needs it."),
     ({"hidden_size": "4096"}, "config.json: 'hidden_size' == '4096', must be an integer >= 1."),
