@@ -28,6 +28,7 @@ def test_export_writes_a_readable_page_per_chapter_and_an_index(tmp_path):
         assert "BEGIN SOLUTION" not in text and "END SOLUTION" not in text
         assert "application/vnd.jupyter.widget-view+json" not in text and export.WIDGET_NOTE in text
         assert '<span class="c1"># NBVAL' not in text, "the test markers are not shown in code"
+        assert "Not yet:" not in text and "Close:" not in text, "the solved workbook publishes no wrong verdict"
     # An exercise's question stands where its widget was.
     assert "<b>Exercise 5.1.</b> The material" in pages[2].read_text()
 
