@@ -71,3 +71,16 @@ def test_selective_recomputation_saves_what_korthikanti_et_al_report_for_gpt3():
 
     saved = le.material.get("000-5-checkpointing").recomputed
     assert saved == pytest.approx(SELECTIVE_RECOMPUTE_PUBLISHED["GPT-3 175B"][0], abs=0.01)
+
+
+def test_the_micro_batches_named_for_a_10_to_20_gb_target_fit_it():
+    """Chapter 2 once said 'micro-batches of 4-8 (9.18-18.4 GB)' for a 10-20 GB target: 4 gives less than 10."""
+    import re
+
+    from llmest import memory as mem, model as m
+    from llmest.material import ch2_memory
+
+    low, high = map(int, re.search(r"micro-batches of (\d+)-(\d+)", ch2_memory._case1_cause()).groups())
+    size = lambda b: mem.activations_per_gpu(m.preset("llama-2-7b"), b, 4096, recompute="full", flash=True)
+    assert 10e9 <= size(low) and size(high) <= 20e9
+    assert size(low - 1) < 10e9 and size(high + 1) > 20e9

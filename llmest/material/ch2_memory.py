@@ -116,11 +116,13 @@ def _case1_activations() -> float:
 
 def _case1_cause() -> str:
     cfg = m.preset("llama-2-7b")
-    per_mb = {b: mem.activations_per_gpu(cfg, b, 4096, recompute="full", flash=True) for b in (4, 8)}
+    per_mb = {b: mem.activations_per_gpu(cfg, b, 4096, recompute="full", flash=True) for b in range(1, 65)}
+    inside = [b for b, size in per_mb.items() if 10 * _GB <= size <= 20 * _GB]  # the material's 10-20 GB
+    low, high = inside[0], inside[-1]
     return (f"64 sequences of 4,096 tokens at once need {format_bytes(_case1_activations())} per GPU even with full "
             f"recomputation and FlashAttention (every layer's input, one layer recomputed, fp32 logits). 10-20 GB "
-            f"holds only with micro-batches of 4-8 ({format_bytes(per_mb[4])}-{format_bytes(per_mb[8])}) and "
-            "gradient accumulation up to the 64.")
+            f"holds only with micro-batches of {low}-{high} ({format_bytes(per_mb[low])}-{format_bytes(per_mb[high])})"
+            " and gradient accumulation up to the 64.")
 
 
 def _qlora_batch_for(activations_bytes: float) -> int:
