@@ -4,6 +4,7 @@
     llmest memory llama-2-70b --task inference     memory per GPU, and whether it fits
     llmest time --params 7B --tokens 1T --gpus 256 FLOPs, GPU-hours, days and cost
     llmest data --params 7B --language chinese     Chinchilla tokens and the text they take
+    llmest data --gpus 64 --days 30                the compute-optimal model of a cluster, and its data
     llmest drill --seed 7 --topics memory          a worksheet and its answer key
 
 Every subcommand prints a table, or JSON with ``--json``. A bad option gets a message naming it and what it
@@ -76,76 +77,115 @@ def cmd_params(args):
     return f"{data['model']}\n{count.table()}", data
 
 
-def _memory_plan(args, cfg):
+def _memory_settings(args) -> dict:
+    """The command's options as the keywords of the task's memory function."""
     if args.task == "training":
-        return mem.training_memory(cfg, convention=args.convention, optimizer=args.optimizer, zero=args.zero,
-                                   dp=args.dp, tp=args.tp, pp=args.pp, micro_batch=args.micro_batch,
-                                   seq_len=args.seq_len, recompute=args.recompute or "none",
-                                   flash=not args.no_flash)
+        return dict(convention=args.convention, optimizer=args.optimizer, zero=args.zero, dp=args.dp, tp=args.tp,
+                    pp=args.pp, micro_batch=args.micro_batch, seq_len=args.seq_len,
+                    recompute=args.recompute or "none", flash=not args.no_flash)
     if args.task == "inference":
-        return mem.inference_memory(cfg, weights=args.weights, tokens=args.seq_len, batch=args.batch, tp=args.tp)
-    return mem.qlora_memory(cfg, rank=args.rank, micro_batch=args.micro_batch, seq_len=args.seq_len,
-                            recompute=args.recompute or "full", flash=not args.no_flash)
+        return dict(weights=args.weights, tokens=args.seq_len, batch=args.batch, tp=args.tp)
+    return dict(rank=args.rank, micro_batch=args.micro_batch, seq_len=args.seq_len,
+                recompute=args.recompute or "full", flash=not args.no_flash)
+
+
+def _least_gpus_text(plan: mem.MemoryPlan) -> str:
+    if plan.task == "qlora":
+        return "one, if it fits: QLoRA here runs on a single GPU"
+    if plan.least is None and plan.task == "training" and not plan.settings["zero"]:
+        return ("none: without ZeRO every data-parallel GPU holds all the states (shard them with --zero, or split "
+                "the model with --tp and --pp)")
+    if plan.least is None:
+        return f"none up to {plan.searched} {mem.GPU_SEARCH_LIMIT:,} with these settings"
+    if plan.task == "inference":
+        return f"{plan.least} (tensor parallelism over {plan.least}, which divides the {plan.model.num_heads} heads)"
+    zero = plan.settings["zero"]
+    stage = f"ZeRO-{zero} sharding over dp" if zero else "plain data parallelism (ZeRO-0): dp does not shrink it"
+    return f"{plan.least_gpus} (dp {plan.least} × tp·pp {plan.other_gpus}, {stage})"
 
 
 def cmd_memory(args):
     cfg = _model(args.model)
-    plan = _memory_plan(args, cfg)
-    gpu = hardware.gpu(args.gpu)
-    usable = mem.usable_bytes(gpu, args.margin)
-    fits = plan.total <= usable
-    which = "each" if plan.gpus > 1 else "one"
-    verdict = (f"{'fits' if fits else 'does not fit'} {which} {gpu.name} ({format_bytes(usable)} usable, "
-               f"{args.margin:.0%} kept free)")
-    if args.task == "training" and args.zero and args.dp == 1:
-        verdict += f"\nnote: ZeRO-{args.zero} shards over the --dp data-parallel GPUs; with --dp 1 nothing is sharded"
-    data = {"model": cfg.name or args.model, "task": args.task, "parts": plan.parts, "total": plan.total,
-            "gpus": plan.gpus, "gpu": gpu.name, "usable_bytes": usable, "fits": fits}
-    return f"{data['model']}, {args.task}\n{plan.table()}\n{verdict}", data
+    plan = mem.plan_memory(args.task, cfg, gpu=args.gpu, margin=args.margin, **_memory_settings(args))
+    gpu, usable = plan.gpu, plan.usable_bytes
+    which = "each" if plan.breakdown.gpus > 1 else "one"
+    lines = [f"{'fits' if plan.fits else 'does not fit'} {which} {gpu} ({format_bytes(usable)} usable, "
+             f"{args.margin:.0%} kept free)",
+             f"least GPUs that hold it: {_least_gpus_text(plan)}"]
+    if plan.task == "training":
+        lines.append(f"GPUs that hold the states alone, sharded evenly (ZeRO-3): {plan.state_gpus}")
+        if args.zero and args.dp == 1:
+            lines.append(f"note: ZeRO-{args.zero} shards over the --dp data-parallel GPUs; with --dp 1 nothing is "
+                         "sharded")
+    if plan.task == "qlora":
+        lines.append(f"trainable (adapter) parameters: {format_int(plan.trainable_params)} "
+                     f"({format_count(plan.trainable_params)}), rank {args.rank} on "
+                     f"{', '.join(plan.settings['targets'])}")
+    if plan.activations_note:
+        lines.append(plan.activations_note)
+    data = {"model": cfg.name or args.model, "task": args.task, "parts": plan.breakdown.parts,
+            "total": plan.breakdown.total, "gpus": plan.breakdown.gpus, "gpu": gpu, "usable_bytes": usable,
+            "fits": plan.fits, "least_gpus": plan.least_gpus, "trainable_params": plan.trainable_params}
+    if plan.searched:
+        data[f"least_{plan.searched}"] = plan.least
+    if plan.task == "training":
+        data["state_gpus"] = plan.state_gpus
+    if plan.task != "inference":
+        data["activations_per_gpu"] = plan.breakdown["activations"]
+    return f"{data['model']}, {args.task}\n{plan.breakdown.table()}\n" + "\n".join(lines), data
+
+
+def _peak(args):
+    return None if args.peak is None else args.peak * 1e12
 
 
 def cmd_time(args):
     if (args.model is None) == (args.params is None):
         given = "both were given" if args.model else "neither was given"
         raise InputError("params", f"give --params (e.g. 7B) or --model (a preset or config.json): {given}.")
-    n = c.flops_params(_model(args.model)) if args.model else args.params
-    gpu = hardware.gpu(args.gpu)
-    peak = gpu.bf16_flops_per_s if args.peak is None else args.peak * 1e12
-    flops = c.training_flops(n, args.tokens)
-    hours = c.gpu_hours(flops, peak, args.mfu)
-    days = c.training_days(flops, args.gpus, peak, args.mfu)
-    low, high = (days * (1 + margin) for margin in c.TIME_MARGIN)
-    data = {"params": n, "tokens": args.tokens, "flops": flops, "gpu": gpu.name, "peak_flops_per_s": peak,
-            "mfu": args.mfu, "gpus": args.gpus, "gpu_hours": hours, "days": days, "days_with_margin": [low, high],
-            "cost_usd": c.cost(hours, args.price)}
-    rows = [("parameters (N)", format_count(n)), ("tokens (D)", format_count(args.tokens)),
-            ("FLOPs (6·N·D)", format_flops(flops)),
-            ("GPU", f"{args.gpus} × {gpu.name}, {peak / 1e12:,.4g} TFLOPS at {args.mfu:.0%} MFU"),
-            ("GPU-hours", format_int(hours)),
-            ("days", f"{days:,.1f} ({low:,.1f}-{high:,.1f} with a {c.TIME_MARGIN[0]:.0%}-{c.TIME_MARGIN[1]:.0%} "
+    est = c.estimate_time(args.tokens, n_params=args.params, model=_model(args.model) if args.model else None,
+                          gpus=args.gpus, gpu=args.gpu, mfu=args.mfu, peak_flops_per_s=_peak(args),
+                          price_per_gpu_hour=args.price)
+    low, high = est.days_with_margin
+    data = {"params": est.n_params, "tokens": est.tokens, "flops": est.flops, "gpu": est.gpu,
+            "peak_flops_per_s": est.peak_flops_per_s, "mfu": est.mfu, "gpus": est.gpus, "gpu_hours": est.gpu_hours,
+            "days": est.days, "days_with_margin": [low, high], "cost_usd": est.cost_usd}
+    rows = [("parameters (N)", est.n_params_from or format_count(est.n_params)),
+            ("tokens (D)", format_count(est.tokens)),
+            ("FLOPs (6·N·D)", format_flops(est.flops)),
+            ("GPU", f"{est.gpus} × {est.gpu}, {est.peak_flops_per_s / 1e12:,.4g} TFLOPS at {est.mfu:.0%} MFU"),
+            ("GPU-hours", format_int(est.gpu_hours)),
+            ("days", f"{est.days:,.1f} ({low:,.1f}-{high:,.1f} with a {c.TIME_MARGIN[0]:.0%}-{c.TIME_MARGIN[1]:.0%} "
                      "margin for checkpoints, evaluation and restarts)"),
-            ("cost", f"{format_usd(data['cost_usd'])} at ${args.price:g} per GPU-hour")]
+            ("cost", f"{format_usd(est.cost_usd)} at ${est.price_per_gpu_hour:g} per GPU-hour")]
     return _table(rows), data
 
 
 def cmd_data(args):
-    tokens = dt.chinchilla_tokens(args.params, args.tokens_per_param) if args.tokens is None else args.tokens
-    rate = dt.tokens_per_gb(args.language)
-    cleaned = dt.cleaned_bytes(tokens, rate)
-    raw = dt.raw_bytes(cleaned, args.cleaning_yield)
-    data = {"params": args.params, "tokens": tokens, "language": args.language, "tokens_per_gb": rate,
-            "cleaned_bytes": cleaned, "cleaning_yield": args.cleaning_yield, "raw_bytes": raw,
-            "tokens_per_param": tokens / args.params}
-    rows = [("parameters", format_count(args.params)),
-            ("tokens", f"{format_count(tokens)} ({tokens / args.params:.3g} per parameter)"),
-            (f"cleaned {args.language}", f"{format_bytes(cleaned)} at {format_count(rate)} tokens per GB"),
-            ("raw crawl", f"{format_bytes(raw)} at a {args.cleaning_yield:.0%} cleaning yield")]
-    if args.gpus is not None:
-        n_opt, d_opt = dt.chinchilla_for_budget(args.gpus, args.days, hardware.gpu(args.gpu).bf16_flops_per_s,
-                                                args.mfu, args.tokens_per_param)
-        data["budget_optimal"] = {"params": n_opt, "tokens": d_opt}
-        rows.append((f"{args.gpus} × {args.gpu}, {args.days:g} days",
+    if args.params is None and args.gpus is None:
+        raise InputError("params", "give --params (e.g. 7B), or --gpus and --days for the model a cluster "
+                                   "affords: neither was given.")
+    est = dt.estimate_corpus(args.params, tokens=args.tokens, tokens_per_param=args.tokens_per_param,
+                             mix={args.language: 1.0}, cleaning_yield=args.cleaning_yield, gpus=args.gpus,
+                             days=args.days, gpu=args.gpu, peak_flops_per_s=_peak(args), mfu=args.mfu)
+    rate = est.rates[args.language]
+    data = {"params": est.n_params, "tokens": est.tokens, "language": args.language, "tokens_per_gb": rate,
+            "cleaned_bytes": est.cleaned_bytes, "cleaning_yield": est.cleaning_yield, "raw_bytes": est.raw_bytes,
+            "tokens_per_param": est.tokens_per_param}
+    rows = []
+    if est.budget_flops is not None:
+        n_opt, d_opt = est.budget_optimal
+        peak = est.peak_flops_per_s
+        data.update(budget_flops=est.budget_flops, peak_flops_per_s=peak,
+                    budget_optimal={"params": n_opt, "tokens": d_opt})
+        cluster = f"{args.gpus} × {args.gpu}" if args.peak is None else f"{args.gpus} GPUs"
+        rows.append((f"{cluster}, {args.days:g} days",
+                     f"{format_flops(est.budget_flops)} FLOPs at {peak / 1e12:,.4g} TFLOPS and {args.mfu:.0%} MFU; "
                      f"compute-optimal: {format_count(n_opt)} parameters on {format_count(d_opt)} tokens"))
+    rows += [("parameters", format_count(est.n_params) + ("" if args.params else " (the compute-optimal model)")),
+             ("tokens", f"{format_count(est.tokens)} ({est.tokens_per_param:.3g} per parameter)"),
+             (f"cleaned {args.language}", f"{format_bytes(est.cleaned_bytes)} at {format_count(rate)} tokens per GB"),
+             ("raw crawl", f"{format_bytes(est.raw_bytes)} at a {est.cleaning_yield:.0%} cleaning yield")]
     return _table(rows), data
 
 
@@ -228,8 +268,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = _subparser(subparsers, "data", cmd_data, "Chinchilla tokens and the text they take",
                    "  llmest data --params 7B\n  llmest data --params 70B --language chinese --cleaning-yield 0.2\n"
-                   "  llmest data --params 7B --gpus 64 --days 30 --mfu 0.5")
-    p.add_argument("--params", type=_count, required=True, help="parameters N, e.g. 7B")
+                   "  llmest data --gpus 64 --days 30 --mfu 0.5 --peak 200")
+    p.add_argument("--params", type=_count, help="parameters N, e.g. 7B (default: the compute-optimal model of "
+                                                  "--gpus for --days)")
     p.add_argument("--tokens", type=_count, help="training tokens (default: --tokens-per-param × N)")
     p.add_argument("--tokens-per-param", type=float, default=dt.TOKENS_PER_PARAM, help="default 20 (Chinchilla)")
     p.add_argument("--language", default="english", choices=list(dt.TOKENS_PER_GB))
@@ -237,6 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gpus", type=int, help="also: the compute-optimal model for this many GPUs ...")
     p.add_argument("--days", type=float, default=30, help="... for this many days (default 30)")
     p.add_argument("--mfu", type=float, default=0.4, help="... at this MFU (default 0.4)")
+    p.add_argument("--peak", type=float, help="... and this peak TFLOPS instead of the GPU's dense BF16 peak")
     _gpu_option(p)
 
     from .drills import worksheet_parser

@@ -13,6 +13,7 @@ from . import _validate as v
 from . import hardware
 from . import memory as mem
 from .model import ModelConfig, config_from, count_params
+from .units import format_count
 
 SECONDS_PER_HOUR = 3600
 SECONDS_PER_DAY = 86_400
@@ -140,6 +141,7 @@ def compute_budget(gpus, days, peak_flops_per_s, mfu):
     """The FLOPs a cluster delivers: gpus × peak × MFU × days × 86,400."""
     v.check_positive("gpus", gpus)
     v.check_positive("days", days)
+    v.check_positive("peak_flops_per_s", peak_flops_per_s)
     _check_mfu(mfu)
     return gpus * peak_flops_per_s * mfu * days * SECONDS_PER_DAY
 
@@ -255,6 +257,66 @@ def gpus_for_request_rate(requests_per_s, tokens_per_request, tokens_per_s_per_r
     v.check_positive("tokens_per_request", tokens_per_request)
     replicas = -(-(requests_per_s * tokens_per_request) // tokens_per_s_per_replica)
     return int(replicas) * gpus_per_replica
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The time plan: FLOPs -> GPU-hours -> days -> margin -> cost
+# ----------------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TimeEstimate:
+    """A training run's FLOPs, GPU-hours, days and cost, with every input it assumed."""
+
+    n_params: float
+    n_params_from: str          # "" when N was given; else what N counts for the model
+    tokens: float
+    gpus: int
+    gpu: str
+    peak_flops_per_s: float
+    mfu: float
+    price_per_gpu_hour: float
+    flops: float
+    gpu_hours: float
+    days: float
+
+    @property
+    def days_with_margin(self) -> tuple:
+        """Days with the material's 15-25% for checkpoints, evaluation and restarts."""
+        return tuple(self.days * (1 + margin) for margin in TIME_MARGIN)
+
+    @property
+    def cost_usd(self) -> float:
+        return cost(self.gpu_hours, self.price_per_gpu_hour)
+
+
+def flops_params_note(model) -> str:
+    """What the N of 6·N·D counts for a model, against its parameter count."""
+    cfg = config_from(model)
+    count = count_params(cfg)
+    extra = "; only the active experts count" if count.active != count.total else ""
+    extra += "; the tied output head counts, as a matmul" if cfg.tie_embeddings else ""
+    lookups = "the input embedding and position table are lookups, not matmuls" if count["positions"] else \
+        "the input embedding is a lookup, not a matmul"
+    return (f"N = {format_count(flops_params(cfg))}, {cfg.name or 'the model'}'s weights that multiply "
+            f"activations ({format_count(count.total)} parameters in all; {lookups}{extra})")
+
+
+def estimate_time(tokens, *, n_params=None, model=None, gpus=1, gpu="A100 80GB", mfu=0.4, peak_flops_per_s=None,
+                  price_per_gpu_hour=2.5) -> TimeEstimate:
+    """Training FLOPs (6·N·D), GPU-hours, days on ``gpus`` GPUs and the cost. N is ``n_params`` as given, or a
+    model's matmul weights (``flops_params``: a little less than its parameter count). ``peak_flops_per_s``
+    overrides the GPU's dense BF16 peak."""
+    if (n_params is None) == (model is None):
+        given = "both were given" if model is not None else "neither was given"
+        raise v.InputError("n_params", f"give n_params (e.g. 7e9) or model (a preset or config), not both: {given}.")
+    g = hardware.gpu(gpu)
+    peak = g.bf16_flops_per_s if peak_flops_per_s is None else peak_flops_per_s
+    n, note = (n_params, "") if model is None else (flops_params(model), flops_params_note(model))
+    flops = training_flops(n, tokens)
+    hours = gpu_hours(flops, peak, mfu)
+    days = training_days(flops, gpus, peak, mfu)
+    cost(hours, price_per_gpu_hour)  # checks the price
+    return TimeEstimate(n, note, tokens, gpus, g.name, peak, mfu, price_per_gpu_hour, flops, hours, days)
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ Bytes are bytes; GB means 1e9 bytes and GiB 2**30.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 
 from . import _validate as v
@@ -467,6 +468,97 @@ def gpus_to_hold(total_bytes, gpu, margin=MEMORY_MARGIN):
 def state_gpus(n_params, bytes_per_param, gpu, margin=0.0):
     """GPUs needed just to hold the training states, sharded evenly (ZeRO-3): ⌈N·bytes / usable memory⌉."""
     return gpus_to_hold(training_state_bytes(n_params, bytes_per_param), gpu, margin)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The plan: a task's memory per GPU, whether it fits, and the least GPUs that hold it
+# ----------------------------------------------------------------------------------------------------------------
+
+TASKS = {"training": training_memory, "inference": inference_memory, "qlora": qlora_memory}
+# The GPU count each task's least-GPU search varies: data-parallel replicas (ZeRO shards over them) or the
+# tensor-parallel split; QLoRA runs on one GPU.
+SEARCHED = {"training": "dp", "inference": "tp", "qlora": None}
+GPU_SEARCH_LIMIT = 1024
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    task: str
+    model: ModelConfig
+    settings: dict              # what the task's function was given, the GPU count included
+    breakdown: MemoryBreakdown  # per GPU, at the settings' GPU count
+    gpu: str
+    margin: float
+    least: int | None           # the least dp (training, at its ZeRO stage) or tp (inference); None: none fits
+    state_gpus: int | None      # training: GPUs that hold the states alone, sharded evenly (ZeRO-3), same margin
+    trainable_params: int       # training: every parameter; QLoRA: the adapters; inference: none
+
+    @property
+    def usable_bytes(self) -> float:
+        return usable_bytes(self.gpu, self.margin)
+
+    @property
+    def fits(self) -> bool:
+        return self.breakdown.total <= self.usable_bytes
+
+    @property
+    def searched(self) -> str | None:
+        """The parallel degree the least-GPU search varies: "dp", "tp", or None (QLoRA)."""
+        return SEARCHED[self.task]
+
+    @property
+    def other_gpus(self) -> int:
+        """The GPUs per replica that the search does not vary (tp · pp for training)."""
+        if self.task != "training":
+            return 1
+        return self.settings["tp"] * self.settings["pp"]
+
+    @property
+    def least_gpus(self) -> int | None:
+        """The least number of GPUs that hold the run; for QLoRA 1 when it fits its GPU."""
+        if self.task == "qlora":
+            return 1 if self.fits else None
+        return None if self.least is None else self.least * self.other_gpus
+
+    @property
+    def activations_note(self) -> str:
+        """What the activation memory assumes, which decides the GPU count of a training run."""
+        if self.task == "inference":
+            return ""
+        s = self.settings
+        attention = "FlashAttention" if s["flash"] else "eager attention"
+        recompute = "no" if s["recompute"] == "none" else s["recompute"]
+        note = (f"activations: {format_bytes(self.breakdown['activations'])} per GPU, for one micro-batch of "
+                f"{s['micro_batch']} × {s['seq_len']:,} tokens ({recompute} recomputation, {attention})")
+        if self.task == "training":
+            note += "; they do not shrink as GPUs are added, as a fixed batch shared out over the GPUs would"
+        return note
+
+
+def plan_memory(task, model, *, gpu="A100 80GB", margin=MEMORY_MARGIN, limit=GPU_SEARCH_LIMIT,
+                **settings) -> MemoryPlan:
+    """Memory per GPU for ``task`` ("training", "inference" or "qlora") with ``settings`` (the keywords of
+    training_memory, inference_memory or qlora_memory), whether it fits ``gpu`` with ``margin`` kept free, and the
+    least GPUs that hold it: the least dp at the chosen ZeRO stage (tp and pp as given) for training, the least tp
+    that divides the heads for inference."""
+    v.check_choice("task", task, TASKS)
+    cfg = config_from(model)
+    usable_bytes(gpu, margin)  # checks the GPU and the margin before anything is computed
+    planner, searched = TASKS[task], SEARCHED[task]
+    bound = inspect.signature(planner).bind(cfg, **settings)
+    bound.apply_defaults()  # the plan records every setting it assumed, defaults included
+    settings = {name: value for name, value in bound.arguments.items() if name != "model"}
+    breakdown = planner(cfg, **settings)
+    least = None if searched is None else min_gpus(lambda n: planner(cfg, **{**settings, searched: n}), gpu,
+                                                   margin, limit)
+    states, trainable = None, 0
+    if task == "training":
+        trainable = count_params(cfg).total
+        per_param = state_bytes_per_param(settings["convention"], settings["optimizer"])
+        states = state_gpus(trainable, per_param.total, gpu, margin)
+    elif task == "qlora":
+        trainable = lora_params(cfg, settings["rank"], settings["targets"])
+    return MemoryPlan(task, cfg, settings, breakdown, hardware.gpu(gpu).name, margin, least, states, trainable)
 
 
 # ----------------------------------------------------------------------------------------------------------------

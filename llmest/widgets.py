@@ -12,7 +12,7 @@ from . import _validate as v
 from . import model as m
 from .plots import PART_COLORS
 from ._validate import InputError
-from .units import format_bytes, format_count, format_int
+from .units import format_bytes, format_count, format_int, format_usd
 
 ERROR_STYLE = "color:#b00020;font-size:0.9em"
 
@@ -277,8 +277,7 @@ class MemoryPlanner:
         }
         self.errors = {name: w.HTML() for name in self.inputs}
         self.general_error, self.bar, self.verdict = w.HTML(), w.HTML(), w.HTML()
-        self.breakdown = None
-        self.smallest = None
+        self.plan = self.breakdown = self.smallest = None
         self._training_only = ("convention", "optimizer", "micro_batch", "seq_len", "recompute", "flash", "zero",
                                "dp", "pp")
         self._inference_only = ("weights", "tokens", "batch")
@@ -302,21 +301,14 @@ class MemoryPlanner:
                 raise InputError("config", str(err)) from None
         return m.preset(self.inputs["model"].value)
 
-    def _plan(self, cfg, n=None):
-        """A function of a GPU count (data-parallel for training, tensor-parallel for serving) and that count."""
+    def _settings(self) -> dict:
+        """The fields as the keywords of the task's memory function."""
         value = {name: box.value for name, box in self.inputs.items()}
         if value["task"] == "training":
-            def plan(dp):
-                return self._mem.training_memory(
-                    cfg, convention=value["convention"], optimizer=value["optimizer"], zero=value["zero"], dp=dp,
-                    tp=value["tp"], pp=value["pp"], micro_batch=value["micro_batch"], seq_len=value["seq_len"],
-                    recompute=value["recompute"], flash=value["flash"])
-            return plan, value["dp"]
-
-        def plan(tp):
-            return self._mem.inference_memory(cfg, weights=value["weights"], tokens=value["tokens"],
-                                              batch=value["batch"], tp=tp)
-        return plan, value["tp"]
+            names = ("convention", "optimizer", "zero", "dp", "tp", "pp", "micro_batch", "seq_len", "recompute",
+                     "flash")
+            return {name: value[name] for name in names}
+        return dict(weights=value["weights"], tokens=value["tokens"], batch=value["batch"], tp=value["tp"])
 
     def _recompute(self, _=None):
         training = self.inputs["task"].value == "training"
@@ -328,31 +320,31 @@ class MemoryPlanner:
             label.value = ""
         gpu = self.inputs["gpu"].value
         try:
-            cfg = self._config()
-            plan, n = self._plan(cfg)
-            self.breakdown = plan(n)
-            self.smallest = self._mem.min_gpus(plan, gpu, limit=1024)
+            plan = self._mem.plan_memory(self.inputs["task"].value, self._config(), gpu=gpu, **self._settings())
         except InputError as err:
-            self.breakdown = self.smallest = None
+            self.plan = self.breakdown = self.smallest = None
             self.errors.get(err.param, self.general_error).value = _error_html(str(err))
             self.bar.value, self.verdict.value = "", ""
             return
-        self.bar.value = memory_bar_html(self.breakdown, gpu, self._mem.MEMORY_MARGIN)
-        usable = self._mem.usable_bytes(gpu)
-        fits = self.breakdown.total <= usable
+        self.plan, self.breakdown, self.smallest = plan, plan.breakdown, plan.least
+        self.bar.value = memory_bar_html(self.breakdown, gpu, plan.margin)
+        usable = format_bytes(plan.usable_bytes)
         per_gpu = f"{format_bytes(self.breakdown.total)} per GPU on {self.breakdown.gpus} GPU(s)"
-        verdict = (f'<b style="color:#1b7f3b">Fits</b>: {per_gpu}, within the {format_bytes(usable)} usable.'
-                   if fits else
-                   f'<b style="color:#b00020">Does not fit</b>: {per_gpu}, over the {format_bytes(usable)} usable.')
-        if self.smallest is None:
-            smallest = "No count up to 1,024 fits with these settings."
+        verdict = (f'<b style="color:#1b7f3b">Fits</b>: {per_gpu}, within the {usable} usable.' if plan.fits else
+                   f'<b style="color:#b00020">Does not fit</b>: {per_gpu}, over the {usable} usable.')
+        if plan.least is None:
+            smallest = f"No count up to {self._mem.GPU_SEARCH_LIMIT:,} fits with these settings."
         elif training:
-            other = self.inputs["tp"].value * self.inputs["pp"].value
-            smallest = (f"Smallest that fits: data parallel {self.smallest} × TP·PP {other} = "
-                        f"{self.smallest * other} GPUs (ZeRO stage {self.inputs['zero'].value}).")
+            smallest = (f"Smallest that fits: data parallel {plan.least} × TP·PP {plan.other_gpus} = "
+                        f"{plan.least_gpus} GPUs (ZeRO stage {plan.settings['zero']}).")
         else:
-            smallest = f"Smallest that fits: tensor parallel over {self.smallest} GPUs."
-        self.verdict.value = f"{verdict}<br>{smallest}"
+            smallest = f"Smallest that fits: tensor parallel over {plan.least} GPUs."
+        lines = [verdict, smallest]
+        if training:
+            lines.append(f"{html.escape(plan.model.name or 'The model')} has {format_count(plan.trainable_params)} "
+                         f"parameters; their states alone, sharded evenly (ZeRO-3), need {plan.state_gpus} GPU(s).")
+            lines.append(html.escape(plan.activations_note[0].upper() + plan.activations_note[1:]) + ".")
+        self.verdict.value = "<br>".join(lines)
 
     def _ipython_display_(self):
         from IPython.display import display
@@ -470,12 +462,14 @@ def _price_field(value):
 
 
 class TrainingPlanner(_Form):
-    """How long and how much: a model, its tokens, a GPU and how many, MFU and a price."""
+    """How long and how much: a model or a parameter count, its tokens, a GPU and how many, MFU and a price."""
 
-    def __init__(self, model="llama-2-7b", tokens="1T", gpu="A100 80GB", gpus=256, mfu=0.4, price=2.5):
+    def __init__(self, model="llama-2-7b", tokens="1T", gpu="A100 80GB", gpus=256, mfu=0.4, price=2.5, params=""):
         style, layout = _style()
         inputs = {
             "model": _model_field(model),
+            "params": w.Text(value=params, placeholder="e.g. 7B, or empty: the model's", description="parameters N",
+                             style=style, layout=layout),
             "tokens": w.Text(value=tokens, description="training tokens", style=style, layout=layout),
             "gpu": _gpu_field(gpu),
             "gpus": w.IntText(value=gpus, description="GPUs", style=style, layout=layout),
@@ -485,37 +479,41 @@ class TrainingPlanner(_Form):
         }
         self.summary, self.chart = w.HTML(), w.HTML()
         self.summary.add_class("llmest-training-summary")
-        self.result = None
+        self.result = self.estimate = None
         self._build(inputs, [self.summary, self.chart], "llmest-training-planner")
         self._recompute()
 
+    ALIASES = {**_Form.ALIASES, "n_params": "params"}
+
     def _clear(self):
-        self.result, self.summary.value, self.chart.value = None, "", ""
+        self.result = self.estimate = None
+        self.summary.value, self.chart.value = "", ""
 
     def _update(self):
         from . import compute as cp
-        from . import hardware
         from .units import format_flops, parse_count
 
         value = {name: box.value for name, box in self.inputs.items()}
-        tokens = parse_count(value["tokens"], "tokens")
-        gpu = hardware.gpu(value["gpu"])
-        n = cp.flops_params(value["model"])
-        flops = cp.training_flops(n, tokens)
-        days = cp.training_days(flops, value["gpus"], gpu.bf16_flops_per_s, value["mfu"])
-        hours = cp.gpu_hours(flops, gpu.bf16_flops_per_s, value["mfu"])
-        cost = cp.cost(hours, value["price"])
-        low, high = (days * (1 + margin) for margin in cp.TIME_MARGIN)
-        self.result = dict(flops=flops, days=days, gpu_hours=hours, cost=cost)
+        given = value["params"].strip()
+        est = self.estimate = cp.estimate_time(
+            parse_count(value["tokens"], "tokens"), n_params=parse_count(given, "params") if given else None,
+            model=None if given else value["model"], gpus=value["gpus"], gpu=value["gpu"], mfu=value["mfu"],
+            price_per_gpu_hour=value["price"])
+        self.result = dict(flops=est.flops, days=est.days, gpu_hours=est.gpu_hours, cost=est.cost_usd)
+        low, high = est.days_with_margin
+        margin = f"{cp.TIME_MARGIN[0]:.0%}-{cp.TIME_MARGIN[1]:.0%}"
+        n_from = (f"<br><small>{html.escape(est.n_params_from)}. Type a count under 'parameters' (e.g. 7B, as the "
+                  "material's exercises do) to use it instead; the hours scale with N.</small>"
+                  if est.n_params_from else "")
         self.summary.value = (
-            f"6·N·D = 6 × {format_count(n)} × {format_count(tokens)} = <b>{format_flops(flops)}</b> FLOPs<br>"
-            f"<b>{days:,.1f} days</b> on {value['gpus']:,} × {gpu.name} ({low:,.1f}-{high:,.1f} with the 15-25% "
-            f"margin) · {hours:,.0f} GPU-hours · <b>${cost:,.0f}</b> at ${value['price']:g}/GPU-hour")
+            f"6·N·D = 6 × {format_count(est.n_params)} × {format_count(est.tokens)} = <b>{format_flops(est.flops)}"
+            f"</b> FLOPs<br><b>{est.days:,.1f} days</b> on {est.gpus:,} × {est.gpu} ({low:,.1f}-{high:,.1f} with the "
+            f"{margin} margin) · {format_int(est.gpu_hours)} GPU-hours · <b>{format_usd(est.cost_usd)}</b> at "
+            f"${est.price_per_gpu_hour:g}/GPU-hour{n_from}")
         counts = [2 ** k for k in range(3, 15)]
-        series = [(counts, [cp.training_days(flops, g, gpu.bf16_flops_per_s, mfu) for g in counts], color,
-                   f"MFU {mfu:.0%}") for mfu, color in ((value["mfu"], "#4c72b0"), (0.6, "#55a868"),
-                                                         (0.2, "#c44e52"))]
-        self.chart.value = svg_chart(series, "GPUs", "days", marker=(value["gpus"], days))
+        series = [(counts, [cp.training_days(est.flops, g, est.peak_flops_per_s, mfu) for g in counts], color,
+                   f"MFU {mfu:.0%}") for mfu, color in ((est.mfu, "#4c72b0"), (0.6, "#55a868"), (0.2, "#c44e52"))]
+        self.chart.value = svg_chart(series, "GPUs", "days", marker=(est.gpus, est.days))
 
 
 class RooflineExplorer(_Form):
@@ -610,32 +608,32 @@ class DataPlanner(_Form):
         }
         self.summary = w.HTML()
         self.summary.add_class("llmest-data-summary")
-        self.result = None
+        self.result = self.estimate = None
         self._build(inputs, [self.summary], "llmest-data-planner")
         self._recompute()
 
     ALIASES = {**_Form.ALIASES, "n_params": "params", "mix": "english"}
 
     def _clear(self):
-        self.result, self.summary.value = None, ""
+        self.result = self.estimate = None
+        self.summary.value = ""
 
     def _update(self):
         from . import data as dt
         from .units import parse_count
 
         value = {name: box.value for name, box in self.inputs.items()}
-        n = parse_count(value["params"], "params")
-        v.check_positive("tokens_per_param", value["tokens_per_param"])
-        tokens = dt.chinchilla_tokens(n, value["tokens_per_param"])
-        mix = {language: value[language] for language in ("english", "chinese", "code")}
-        cleaned = dt.mixture_bytes(tokens, mix)
-        total = sum(cleaned.values())
-        raw = dt.raw_bytes(total, value["cleaning_yield"])
-        self.result = dict(tokens=tokens, cleaned=total, raw=raw)
-        rows = "".join(f"<li>{language}: {format_bytes(b)} cleaned</li>" for language, b in cleaned.items())
-        self.summary.value = (f"<b>{format_count(tokens)} tokens</b> ({value['tokens_per_param']:g} per parameter)"
-                              f"<ul>{rows}</ul>in all <b>{format_bytes(total)}</b> of cleaned text, "
-                              f"<b>{format_bytes(raw)}</b> of raw crawl at a {value['cleaning_yield']:.0%} yield")
+        est = self.estimate = dt.estimate_corpus(
+            parse_count(value["params"], "params"), tokens_per_param=value["tokens_per_param"],
+            mix={language: value[language] for language in ("english", "chinese", "code")},
+            cleaning_yield=value["cleaning_yield"])
+        self.result = dict(tokens=est.tokens, cleaned=est.cleaned_bytes, raw=est.raw_bytes)
+        rows = "".join(f"<li>{language}: {format_bytes(b)} cleaned, at {format_count(est.rates[language])} tokens "
+                       "per GB</li>" for language, b in est.cleaned.items())
+        self.summary.value = (f"<b>{format_count(est.tokens)} tokens</b> ({est.tokens_per_param:g} per parameter)"
+                              f"<ul>{rows}</ul>in all <b>{format_bytes(est.cleaned_bytes)}</b> of cleaned text, "
+                              f"<b>{format_bytes(est.raw_bytes)}</b> of raw crawl at a {est.cleaning_yield:.0%} "
+                              "yield")
 
 
 class ScalingExplorer(_Form):

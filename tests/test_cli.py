@@ -50,6 +50,65 @@ def test_memory_matches_the_library(capsys, argv, plan):
     assert out["fits"] == mem.fits(expected, "A100 80GB")
 
 
+def test_memory_reports_the_least_gpus_that_hold_the_run(capsys):
+    # Training: the least dp at the chosen ZeRO stage. Llama-2-7B (6,738,415,616 parameters) with ZeRO-2 keeps
+    # 2 + 14/dp bytes a parameter of states: 60.6 GB on 2 GPUs, plus 2.29 GB of activations for 1 × 4,096 tokens
+    # with full recomputation and 0.5 GB of runtime, within the 64 GB usable; on 1 GPU the states alone are 108 GB.
+    argv = ["memory", "llama-2-7b", "--zero", "2", "--seq-len", "4096", "--recompute", "full"]
+    out = run_json(capsys, *argv)
+    plan = mem.plan_memory("training", "llama-2-7b", zero=2, seq_len=4096, recompute="full")
+    assert out["least_gpus"] == out["least_dp"] == plan.least_gpus == 2
+    assert out["least_dp"] == mem.min_gpus(lambda n: mem.training_memory("llama-2-7b", zero=2, dp=n, seq_len=4096,
+                                                                         recompute="full"), "A100 80GB")
+    # The states alone, sharded evenly: 107.8 GB over 64 GB usable per GPU -> 2.
+    assert out["state_gpus"] == mem.state_gpus(6_738_415_616, 16, "A100 80GB", 0.2) == 2
+    assert out["trainable_params"] == 6_738_415_616 and out["activations_per_gpu"] == plan.breakdown["activations"]
+    assert cli.main(argv) == 0
+    text = capsys.readouterr().out
+    assert "least GPUs that hold it: 2 (dp 2 × tp·pp 1, ZeRO-2 sharding over dp)" in text
+    assert "for one micro-batch of 1 × 4,096 tokens (full recomputation, FlashAttention)" in text
+    assert "do not shrink as GPUs are added" in text
+    # With tensor parallelism the least count is dp × tp.
+    out = run_json(capsys, "memory", "llama-2-70b", "--zero", "3", "--tp", "8", "--seq-len", "4096",
+                   "--recompute", "full")
+    assert out["least_gpus"] == 8 * out["least_dp"]
+    assert out["least_dp"] == mem.min_gpus(lambda n: mem.training_memory("llama-2-70b", zero=3, dp=n, tp=8,
+                                                                          seq_len=4096, recompute="full"),
+                                           "A100 80GB")
+    # 70B's states: Llama-2-70B's 68.98B parameters × 16 bytes = 1.10 TB over 64 GB usable -> 18 (17.2 rounded up).
+    assert out["state_gpus"] == 18
+    # Without ZeRO more data-parallel GPUs do not help: the command says so.
+    out = run_json(capsys, "memory", "llama-2-70b")
+    assert out["least_gpus"] is None and out["least_dp"] is None
+    assert cli.main(["memory", "llama-2-70b"]) == 0
+    assert "without ZeRO every data-parallel GPU holds all the states" in capsys.readouterr().out
+
+
+def test_memory_inference_least_tp_divides_the_heads(capsys):
+    # Llama-2-70B in BF16 with 32 × 2,048 tokens of KV cache: 160 GB, three GPUs' worth of 64 GB, but tp must divide
+    # its 64 heads: 4.
+    out = run_json(capsys, "memory", "llama-2-70b", "--task", "inference", "--seq-len", "2048", "--batch", "32")
+    assert out["least_gpus"] == out["least_tp"] == 4 and "state_gpus" not in out
+    assert out["least_tp"] == mem.min_gpus(lambda n: mem.inference_memory("llama-2-70b", tokens=2048, batch=32, tp=n),
+                                           "A100 80GB")
+    assert cli.main(["memory", "llama-2-70b", "--task", "inference", "--seq-len", "2048", "--batch", "32"]) == 0
+    assert "least GPUs that hold it: 4 (tensor parallelism over 4, which divides the 64 heads)" in \
+        capsys.readouterr().out
+
+
+def test_memory_qlora_reports_the_trainable_parameters(capsys):
+    # Rank 64 on all seven projections of Llama-2-70B's 80 layers (hidden 8,192, KV 1,024, FFN 28,672):
+    # 64 × (2·(8192 + 8192) + 2·(8192 + 1024) + 3·(8192 + 28672)) × 80 = 828,375,040.
+    out = run_json(capsys, "memory", "llama-2-70b", "--task", "qlora", "--rank", "64")
+    assert out["trainable_params"] == 64 * (2 * 16384 + 2 * 9216 + 3 * 36864) * 80 == 828_375_040
+    assert out["trainable_params"] == mem.lora_params("llama-2-70b", 64, mem.LORA_TARGETS)
+    assert out["least_gpus"] == 1 and out["fits"]
+    out = run_json(capsys, "memory", "llama-2-70b", "--task", "qlora", "--rank", "16")
+    assert out["trainable_params"] == 828_375_040 // 4
+    assert cli.main(["memory", "llama-2-70b", "--task", "qlora"]) == 0
+    assert "trainable (adapter) parameters: 828,375,040 (828M)" in capsys.readouterr().out
+
+
 def test_memory_text_says_whether_it_fits(capsys):
     assert cli.main(["memory", "llama-2-70b", "--task", "inference", "--gpu", "H200"]) == 0
     text = capsys.readouterr().out
@@ -80,6 +139,31 @@ def test_data_matches_the_library(capsys):
     assert out["raw_bytes"] == dt.raw_bytes(out["cleaned_bytes"], 0.2)
     n, d = dt.chinchilla_for_budget(64, 30, hardware.gpu("A100 80GB").bf16_flops_per_s, 0.5)
     assert out["budget_optimal"] == {"params": n, "tokens": d}
+
+
+def test_data_takes_a_peak_and_answers_a_budget_without_params(capsys):
+    # Seed 004 §4.3: 64 cards of 200 TFLOPS at 50% for 30 days = 64 × 2e14 × 0.5 × 2,592,000 s = 1.65888e22 FLOPs;
+    # at 20 tokens a parameter, N = √(C / 120) = 11.76B on 235B tokens, and 235B / 2.8e8 per GB = 840 GB of English.
+    out = run_json(capsys, "data", "--gpus", "64", "--days", "30", "--mfu", "0.5", "--peak", "200")
+    assert out["budget_flops"] == pytest.approx(1.65888e22) and out["peak_flops_per_s"] == 200e12
+    assert out["params"] == pytest.approx((1.65888e22 / 120) ** 0.5) == pytest.approx(11.7576e9, rel=1e-4)
+    assert out["budget_optimal"] == {"params": out["params"], "tokens": out["tokens"]}
+    assert out["tokens"] == pytest.approx(20 * out["params"])
+    assert out["cleaned_bytes"] == pytest.approx(out["tokens"] / 2.8e8 * 1e9)
+    assert cli.main(["data", "--gpus", "64", "--days", "30", "--mfu", "0.5", "--peak", "200"]) == 0
+    text = capsys.readouterr().out
+    assert "1.66e22 FLOPs at 200 TFLOPS and 50% MFU" in text and "(the compute-optimal model)" in text
+    # Without --peak, the GPU's dense BF16 peak (A100: 312 TFLOPS).
+    out = run_json(capsys, "data", "--gpus", "64", "--days", "30")
+    assert out["peak_flops_per_s"] == 312e12 and out["budget_flops"] == pytest.approx(64 * 312e12 * 0.4 * 30 * 86400)
+
+
+def test_data_english_is_the_chapters_rate(capsys):
+    # Seed 004 §4.2: 140B tokens at 2.8亿 tokens per GB is 500 GB of cleaned English, the chapter's figure.
+    out = run_json(capsys, "data", "--params", "7B")
+    assert out["tokens_per_gb"] == 2.8e8 and out["cleaned_bytes"] == pytest.approx(500e9)
+    assert cli.main(["data", "--params", "7B"]) == 0
+    assert "500 GB at 280M tokens per GB" in capsys.readouterr().out
 
 
 def test_a_gpu_may_be_named_in_any_case_and_spacing(capsys):
@@ -134,6 +218,9 @@ def test_help_shows_examples(command, capsys):
     (["time", "--params", "7B", "--tokens", "1T", "--price", "-1"], "--price: price_per_gpu_hour == -1"),
     (["time", "--params", "7B", "--tokens", "1T", "--peak", "-3"], "--peak: peak_flops_per_s =="),
     (["data", "--params", "7B", "--gpus", "0"], "--gpus: gpus == 0"),
+    (["data"], "--params: give --params (e.g. 7B), or --gpus and --days"),
+    (["data", "--gpus", "8", "--peak", "-1"], "--peak: peak_flops_per_s == -1e+12"),
+    (["data", "--gpus", "8", "--days", "0"], "--days: days == 0"),
     (["time", "--params", "7B", "--tokens", "1T", "--peak", "0"], "--peak: peak_flops_per_s == 0"),
 ])
 def test_a_bad_option_is_named_with_status_2_and_no_traceback(argv, named, capsys):

@@ -51,7 +51,34 @@ def test_corpus_sizes():
     assert dt.cleaned_bytes(140e9, 2.8e8) == pytest.approx(500e9)
     assert dt.raw_bytes(500e9, 0.2) == pytest.approx(2.5e12)
     mix = dt.mixture_bytes(300e9, {"english": 0.5, "code": 0.5})
-    assert mix == pytest.approx({"english": 150e9 / 2.75e8 * 1e9, "code": 150e9 / 2.5e8 * 1e9})
+    assert mix == pytest.approx({"english": 150e9 / 2.8e8 * 1e9, "code": 150e9 / 2.5e8 * 1e9})
+
+
+def test_one_rate_per_language_the_materials_worked_figures():
+    # Seed 004 §4.2 works with 2.8亿 tokens/GB for English (140B tokens -> 500 GB) and 3.5亿 for Chinese (-> 400 GB);
+    # for code it gives only the range 2-3亿, whose middle is 2.5亿.
+    assert {lang: dt.tokens_per_gb(lang) for lang in ("english", "chinese", "code")} == \
+        {"english": 2.8e8, "chinese": 3.5e8, "code": 2.5e8}
+    for language, (low, high) in dt.TOKENS_PER_GB.items():
+        assert low <= dt.tokens_per_gb(language) <= high
+
+
+def test_the_data_plan():
+    est = dt.estimate_corpus(7e9)
+    assert (est.tokens, est.cleaned_bytes, est.raw_bytes) == pytest.approx((140e9, 500e9, 2e12))
+    assert est.rates == {"english": 2.8e8} and est.budget_flops is None
+    est = dt.estimate_corpus(7e9, mix={"english": 0.5, "code": 0.5}, cleaning_yield=0.2, tokens=300e9)
+    assert est.cleaned_bytes == pytest.approx((150e9 / 2.8e8 + 150e9 / 2.5e8) * 1e9)
+    assert est.raw_bytes == pytest.approx(est.cleaned_bytes / 0.2) and est.tokens_per_param == pytest.approx(300 / 7)
+    # Seed 004 §4.3's cluster: 64 × 200 TFLOPS × 50% × 30 days = 1.65888e22 FLOPs; spent 20 tokens a parameter,
+    # N = √(C / 120) = 11.76B on 235B tokens.
+    est = dt.estimate_corpus(gpus=64, days=30, peak_flops_per_s=200e12, mfu=0.5)
+    assert est.budget_flops == pytest.approx(1.65888e22)
+    assert est.n_params == pytest.approx((1.65888e22 / 120) ** 0.5) == pytest.approx(11.7576e9, rel=1e-4)
+    assert est.tokens == pytest.approx(20 * est.n_params) and est.budget_optimal == (est.n_params, est.tokens)
+    # Given N too, the plan is for N and the budget's optimum is reported beside it.
+    est = dt.estimate_corpus(7e9, gpus=64, days=30, peak_flops_per_s=200e12, mfu=0.5)
+    assert est.n_params == 7e9 and est.budget_optimal[0] == pytest.approx(11.7576e9, rel=1e-4)
 
 
 @pytest.mark.parametrize("kind, low, high", [("english", 1.5e8, 3.5e8), ("chinese", 2e8, 5e8), ("code", 1.5e8, 3.5e8)])
@@ -91,6 +118,9 @@ def test_symbolic_optimum():
     (lambda: dt.mixture_bytes(1e9, {"english": 0.5, "code": 0.2}), "mix shares sum to 0.7, must sum to 1."),
     (lambda: dt.tokens_per_byte("text", "gpt9"), "tokenizer == 'gpt9', must be one of"),
     (lambda: dt.tokens_per_byte(""), "text is empty"),
+    (lambda: dt.estimate_corpus(), "give n_params, or gpus (with days)"),
+    (lambda: dt.estimate_corpus(7e9, cleaning_yield=0), "cleaning_yield == 0, must be in (0, 1]."),
+    (lambda: dt.estimate_corpus(gpus=8, days=0), "days == 0, must be > 0."),
 ])
 def test_bad_input_names_the_parameter(call, message):
     with pytest.raises(le.InputError) as err:

@@ -89,6 +89,22 @@ def test_planner_matches_the_library(planner):
                                             "A100 80GB")
 
 
+def test_planner_says_what_its_gpu_count_assumes(planner):
+    # Seed 000's exercise 1 with the planner's accounting: Llama-2-7B (6,738,415,616 parameters), ZeRO-2, one
+    # micro-batch of 1 × 4,096 tokens on each GPU. Full recomputation keeps little, and 2 A100s hold it; without
+    # recomputation a sequence keeps about 20 GB more on every GPU, and it takes 4.
+    planner.inputs["zero"].value = 2
+    planner.inputs["recompute"].value = "full"
+    assert planner.smallest == 2 and planner.plan.least_gpus == 2
+    assert "1 × 4,096 tokens (full recomputation, FlashAttention)" in planner.verdict.value
+    assert "do not shrink as GPUs are added" in planner.verdict.value
+    assert "6.74B parameters" in planner.verdict.value
+    planner.inputs["recompute"].value = "none"
+    assert planner.smallest == 4 and "no recomputation" in planner.verdict.value
+    expected = mem.plan_memory("training", "llama-2-7b", zero=2, dp=8, seq_len=4096, recompute="none")
+    assert planner.plan.breakdown == expected.breakdown and planner.plan.state_gpus == expected.state_gpus == 2
+
+
 def test_planner_zero_stage_and_verdict(planner):
     planner.inputs["zero"].value = 0
     assert "Does not fit" in planner.verdict.value
@@ -144,6 +160,22 @@ def test_training_planner_matches_the_library():
     assert planner.result["cost"] == pytest.approx(cp.cost(planner.result["gpu_hours"], 2.0))
 
 
+def test_training_planner_takes_a_parameter_count():
+    # Seed 000's exercise 1: 6 × 7e9 × 1e12 = 4.2e22 FLOPs at 312 TFLOPS × 40% is 4.2e22 / 1.248e14 / 3,600
+    # = 93,483 GPU-hours; Llama-2-7B's matmul weights (6.61B) give 88,239, and the planner says why.
+    planner = TrainingPlanner(model="llama-2-7b", tokens="1T", gpu="A100 80GB", gpus=256, mfu=0.4, price=2.5)
+    assert round(planner.result["gpu_hours"]) == 88_239
+    assert "weights that multiply activations" in planner.summary.value
+    assert "the input embedding is a lookup" in planner.summary.value
+    planner.inputs["params"].value = "7B"
+    assert round(planner.result["gpu_hours"]) == 93_483 and "93,483 GPU-hours" in planner.summary.value
+    assert planner.result["flops"] == 4.2e22 and "lookup" not in planner.summary.value
+    assert planner.result["days"] == pytest.approx(4.2e22 / (256 * 312e12 * 0.4) / 86_400)
+    assert "15%-25% margin" in planner.summary.value
+    planner.inputs["params"].value = "seven"
+    assert "params == &#x27;seven&#x27; is not a number" in planner.errors["params"].value
+
+
 @pytest.mark.parametrize("field, value, message", [
     ("tokens", "lots", "tokens == &#x27;lots&#x27; is not a number"),
     ("gpus", 0, "gpus == 0, must be &gt; 0."),
@@ -177,6 +209,7 @@ def test_data_planner_matches_the_library():
     planner = DataPlanner(params="7B", tokens_per_param=20, english=0.7, chinese=0.2, code=0.1, cleaning_yield=0.25)
     cleaned = sum(dt.mixture_bytes(140e9, {"english": 0.7, "chinese": 0.2, "code": 0.1}).values())
     assert planner.result == pytest.approx({"tokens": 140e9, "cleaned": cleaned, "raw": cleaned / 0.25})
+    assert "at 280M tokens per GB" in planner.summary.value  # the figure the chapter and the command use
     planner.inputs["english"].value = 0.9
     assert "mix shares sum to 1.2, must sum to 1." in planner.errors["english"].value
     planner.inputs["english"].value = 0.7
