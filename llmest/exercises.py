@@ -7,7 +7,6 @@ is found. The exercises of every chapter are registered here, keyed "chapter.num
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from typing import Callable
@@ -19,64 +18,14 @@ from . import memory as mem
 from . import model as m
 from ._registry import Registry
 from ._validate import InputError
-from .units import format_bytes, format_count, format_flops, format_int, format_usd, parse_bytes, parse_count
+from .entries import ENTRY_EXAMPLES, entry_placeholder, read_entry
+from .units import format_bytes, format_count, format_flops, format_int, format_usd
+
+__all__ = ["CLOSE_FACTOR", "ENTRY_EXAMPLES", "EXERCISES", "Exercise", "Verdict", "entry_placeholder", "get",
+           "register"]
 
 # Outside the tolerance but within this factor of the answer, an estimate is "close".
 CLOSE_FACTOR = 2.0
-
-
-def _tiny_byte_count(text: str) -> bool:
-    """'71.5B' where GB are asked for: bytes by the units, but surely meant as billions or GB."""
-    if not re.fullmatch(r"[\d.,_eE+-]+\s*(b|B|bytes?)", text.strip()):
-        return False
-    try:
-        return parse_bytes(text, "answer") < 1e6
-    except InputError:
-        return False
-
-
-def _parse_percent(text: str) -> float:
-    """"42%", "42 %", "42 percent" or "0.42" -> 0.42."""
-    stripped = re.sub(r"\s*(percent|per cent)$", "%", text.strip(), flags=re.IGNORECASE)
-    if stripped.endswith("%"):
-        return parse_count(stripped[:-1], "answer") / 100
-    value = parse_count(stripped, "answer")
-    return value / 100 if value > 1 else value
-
-
-# Words a reader may type around a number in these units: "$1.2M", "55 days", "93,483 GPU-hours", "14 GPUs".
-UNIT_WORDS = {
-    "usd": r"\$|usd|dollars?",
-    "days": r"days?|d",
-    "hours": r"(gpu[- ])?hours?|h",
-    "gpus": r"gpus?|cards?",
-    "tokens/s": r"tokens?\s*(/|per|a)\s*s(ec|econd)?|tok/s",
-    "flops": r"flops?",
-    "epochs": r"epochs?|x|×|times",
-}
-
-
-# What to type, by unit: shown as the entry's placeholder and when the entry is empty.
-# The values are neutral: none is the answer to a question of the workbook.
-ENTRY_EXAMPLES = {"count": '6.7e9 or "6.7B"', "bytes": '71.5 (GB) or "71.5 GB"', "percent": '"42%" or 0.42',
-                  "usd": '"$1.2M", "$0.35" or 1.2e6', "days": '"41.5 days" or 41.5',
-                  "hours": '"12,345 GPU-hours" or 1.2345e4', "gpus": '"37 GPUs" or 37',
-                  "tokens/s": '"450 tokens/s" or 450', "flops": '"3.3e21 FLOPs" or 3.3e21',
-                  "epochs": '"3.5 epochs" or 3.5'}
-
-
-def entry_placeholder(unit: str) -> str:
-    """The hint inside an empty entry box: 'e.g. 41.5 days or 41.5'."""
-    return "e.g. " + ENTRY_EXAMPLES[unit].replace('"', "")
-
-
-def _strip_unit_words(text: str, unit: str) -> str:
-    words = UNIT_WORDS[unit]
-    return re.sub(rf"^\s*({words})\s*|\s*({words})\s*$", "", text.strip(), flags=re.IGNORECASE)
-
-
-def _is_bare_number(answer) -> bool:
-    return not isinstance(answer, str) or re.fullmatch(r"\s*[\d.,_eE+-]+\s*", answer) is not None
 
 
 def _percent(fraction: float) -> str:
@@ -84,19 +33,17 @@ def _percent(fraction: float) -> str:
     return f"{fraction * 100:.1f}".rstrip("0").rstrip(".") + "%"
 
 
-# What people type around an estimate: "~140 GB", "about 93k", "4.2 × 10^23", "140 GB per GPU".
-_APPROXIMATELY = re.compile(r"^\s*(~|≈|about|around|roughly|approx\.?|approximately|circa|ca\.)\s*", re.IGNORECASE)
-_PER_GPU = re.compile(r"\s*((per|a|each)\s+gpu|each)\s*$", re.IGNORECASE)
-_POWER_OF_TEN = re.compile(r"^\s*(?:([\d.]+)\s*[x×*·]\s*)?10\s*\^\s*([+-]?\d+)", re.IGNORECASE)
+def _size_of_miss(factor: float) -> str:
+    """How far off, coarsely: a finer figure, with the value entered, would give the answer away."""
+    if factor < 10:
+        return f"{CLOSE_FACTOR:g} to 10×"
+    return "10 to 1,000×" if factor < 1000 else "more than 1,000×"
 
 
-def _normalise(text: str) -> str:
-    text = _PER_GPU.sub("", _APPROXIMATELY.sub("", text)).strip()
-    return _POWER_OF_TEN.sub(lambda m: f"{m.group(1) or '1'}e{m.group(2)}", text)
-
-
-def _unit_hint(value: float, expected: float) -> str:
-    """' Did you mean 6.6B?' for a bare 6.6 where billions are asked for."""
+def _unit_hint(entry, value: float, expected: float) -> str:
+    """' Did you mean 6.6B?' for a bare 6.6 where billions are asked for: the unit only, no closer than "close"."""
+    if isinstance(entry, str) and not re.fullmatch(r"\s*[\d.,_eE+-]+\s*", entry):
+        return ""
     for suffix, scale in (("K", 1e3), ("M", 1e6), ("B", 1e9), ("T", 1e12)):
         if 1 / CLOSE_FACTOR <= value * scale / expected <= CLOSE_FACTOR:
             return f" Did you mean {value:g}{suffix}?"
@@ -141,42 +88,22 @@ class Exercise:
             return f"{format_flops(value)} FLOPs"
         if self.unit in ("days", "hours", "gpus", "tokens/s", "epochs"):
             number = format_int(value) if abs(value) >= 100 or float(value).is_integer() else f"{value:.3g}"
-            word = {"gpus": "GPU", "days": "day", "hours": "hour", "tokens/s": "tokens/s", "epochs": "epoch"}[self.unit]
+            word = {"gpus": "GPU", "days": "day", "hours": "GPU-hour", "tokens/s": "tokens/s",
+                    "epochs": "epoch"}[self.unit]
             return f"{number} {word}" + ("s" if value != 1 and self.unit != "tokens/s" else "")
         if abs(value) >= 1e4:
             return f"{format_int(value)} ({format_count(value)})"
         return format_int(value) if float(value).is_integer() else f"{value:,.4g}"
 
     def check(self, answer) -> Verdict:
-        """Grade an answer: a number, or text such as "6.7B"."""
+        """Grade an answer: a number, or text such as "6.7B", "15.2 天" or "$1.2M". A miss gets its direction and
+        a coarse size, never a figure from which the answer follows."""
         if answer is None or (isinstance(answer, str) and not answer.strip()):
             return Verdict("empty", f"No answer yet: give a number, such as {ENTRY_EXAMPLES[self.unit]}.")
-        if self.unit == "bytes" and isinstance(answer, str) and _tiny_byte_count(answer):
-            return Verdict("invalid", f"Could not read that: {answer.strip()!r} means bytes, and this question asks for "
-                                      "GB: type the number of GB, or add the unit, as in \"71.5 GB\".")
-        if isinstance(answer, str):
-            answer = _normalise(answer)
         try:
-            if self.unit == "bytes":
-                value = parse_bytes(str(answer) if not isinstance(answer, str) else answer, "answer")
-                if _is_bare_number(answer) and value < 1e6:
-                    value *= 1e9  # these questions ask for GB: a bare 71.5 is GB (a bare 7.15e10 is bytes)
-            elif isinstance(answer, str) and self.unit == "percent":
-                value = _parse_percent(answer)
-            elif isinstance(answer, str) and self.unit in UNIT_WORDS:
-                try:
-                    value = parse_count(_strip_unit_words(answer, self.unit), "answer")
-                except InputError:
-                    raise InputError("answer", f"answer == {answer.strip()!r} is not a number of {self.unit}: type "
-                                               f"something such as {ENTRY_EXAMPLES[self.unit]}.") from None
-            elif isinstance(answer, str):
-                value = parse_count(answer, "answer")
-            else:
-                value = float(answer)
-        except (InputError, TypeError, ValueError) as err:
+            value = read_entry(answer, self.unit)
+        except InputError as err:
             return Verdict("invalid", f"Could not read that: {err}")
-        if not math.isfinite(value) or value <= 0:
-            return Verdict("invalid", f"Could not read that: answer == {answer!r}, must be a positive number.")
         expected = self.expected()
         ratio = value / expected
         shown = self._fmt(value)
@@ -195,14 +122,13 @@ class Exercise:
                 return Verdict("correct", f"Correct: {shown}, exactly.")
             return Verdict("correct", f"Correct: {shown} is within {_percent(self.rel_tol)} of {self._fmt(expected)}.")
         if 1 / CLOSE_FACTOR <= ratio <= CLOSE_FACTOR:
-            wanted = "the exact count" if exact else f"within {_percent(self.rel_tol)}"
-            off = _percent(abs(ratio - 1)) + (" (relative)" if self.unit == "percent" else "")
-            return Verdict("close", f"Close: {shown} is {off} too {direction}; this exercise asks for {wanted}."
-                                    f"{self._try_hint}")
-        factor = max(ratio, 1 / ratio)
-        hint = _unit_hint(value, expected) if self.unit == "count" and _is_bare_number(answer) else ""
-        times = f"{factor:,.3g}" if factor < 1e4 else format_flops(factor)  # 3.57, or 1e9 rather than 1e+09
-        return Verdict("wrong", f"Not yet: {shown} is {times}× too {direction}.{hint}{self._try_hint}")
+            relative = " (relative, not percentage points)" if self.unit == "percent" else ""
+            wanted = "the exact count" if exact else f"within {_percent(self.rel_tol)} of the answer{relative}"
+            return Verdict("close", f"Close: {shown} is too {direction}, within {CLOSE_FACTOR:g}×; this exercise asks "
+                                    f"for {wanted}.{self._try_hint}")
+        hint = _unit_hint(answer, value, expected) if self.unit == "count" else ""
+        return Verdict("wrong", f"Not yet: {shown} is too {direction}, by {_size_of_miss(max(ratio, 1 / ratio))}."
+                                f"{hint}{self._try_hint}")
 
     @property
     def _try_hint(self) -> str:
@@ -310,7 +236,7 @@ register(
         "The material's exercise 1: full training of a 7B with mixed-precision AdamW (16 bytes per parameter) and "
         "about 50 GB of activations, spread evenly over the GPUs. With ZeRO-2 on A100 80GB GPUs, keeping 20% of "
         "each free, how many GPUs are needed?",
-        _ex1_zero2_gpus, rel_tol=0.0,
+        _ex1_zero2_gpus, unit="gpus", rel_tol=0,
         hints=("ZeRO-2 shards gradients and optimizer states (with the master copy) but not the weights.",
                "Per GPU: 2·N + (2 + 4 + 8)·N / n + 50 GB / n must stay under 80% of 80 GB.")),
     Exercise(
@@ -328,7 +254,7 @@ register(
         "of width 128) to 32 requests of 2,048 tokens. Keeping 20% of each A100 80GB free, and with tensor "
         "parallelism that must divide its 64 heads, how many A100s?",
         lambda: mem.min_gpus(lambda n: mem.inference_memory("llama-2-70b", tokens=2048, batch=32, tp=n),
-                             "A100 80GB"), rel_tol=0.0,
+                             "A100 80GB"), unit="gpus", rel_tol=0,
         hints=("KV cache: 2 · layers · KV heads · head width · 2 bytes · tokens · requests, with 8 KV heads.",
                "Add the weights (2 bytes per parameter) and about 0.5 GB of runtime per GPU; 80% of each 80 GB is "
                "usable.",
@@ -362,7 +288,7 @@ register(
         "2.7",
         "A 34B model with mixed-precision AdamW, states sharded evenly over H100 80GB GPUs (ZeRO-3), 20% of each "
         "kept free: how many GPUs just for the states, before activations?",
-        lambda: mem.state_gpus(34e9, 16, "H100 SXM", margin=0.2), rel_tol=0.0,
+        lambda: mem.state_gpus(34e9, 16, "H100 SXM", margin=0.2), unit="gpus", rel_tol=0,
         hints=("16 bytes per parameter.", "Divide by 64 GB usable per GPU and round up.")),
 )
 
@@ -378,12 +304,14 @@ register(
     Exercise(
         "3.1",
         "A 13B model trains on 2T tokens on H100 SXM GPUs (989 dense BF16 TFLOPS) at 40% MFU. How many GPU-hours?",
-        lambda: cp.gpu_hours(cp.training_flops(13e9, 2e12), _H100.bf16_flops_per_s, 0.4), rel_tol=0.05,
+        lambda: cp.gpu_hours(cp.training_flops(13e9, 2e12), _H100.bf16_flops_per_s, 0.4), unit="hours",
+        rel_tol=0.05,
         hints=("FLOPs ≈ 6·N·D.", "FLOPs / (peak × MFU) gives GPU-seconds; divide by 3,600.")),
     Exercise(
         "3.2",
         "The same run on 512 H100s: how many days, before any margin?",
-        lambda: cp.training_days(cp.training_flops(13e9, 2e12), 512, _H100.bf16_flops_per_s, 0.4), rel_tol=0.05,
+        lambda: cp.training_days(cp.training_flops(13e9, 2e12), 512, _H100.bf16_flops_per_s, 0.4), unit="days",
+        rel_tol=0.05,
         hints=("GPU-hours / GPUs / 24.",)),
     Exercise(
         "3.3",
@@ -411,7 +339,8 @@ register(
         "3.6",
         "Llama-2-7B in BF16 decodes one sequence at a time on an H100 SXM (3.35 TB/s). Every step reads all the "
         "weights (its 6.74B parameters, 2 bytes each); ignore the KV cache. At most how many tokens per second?",
-        lambda: _H100.bandwidth_bytes_per_s / mem.model_weight_bytes("llama-2-7b", "bf16"), rel_tol=0.05,
+        lambda: _H100.bandwidth_bytes_per_s / mem.model_weight_bytes("llama-2-7b", "bf16"), unit="tokens/s",
+        rel_tol=0.05,
         hints=("At batch 1 decoding is bound by memory bandwidth, not by FLOPs.",
                "Time per token = weight bytes / bandwidth.")),
     Exercise(
@@ -470,7 +399,7 @@ register(
         "4.7",
         "You have 300B unique tokens of good data and want to train on 2.4T tokens. How many epochs is that, and "
         "is it inside the range Muennighoff et al. found nearly free?",
-        lambda: dt.epochs(2.4e12, 300e9), rel_tol=0.01,
+        lambda: dt.epochs(2.4e12, 300e9), unit="epochs", rel_tol=0.01,
         hints=("Training tokens / unique tokens.", "Compare with about 4 epochs.")),
 )
 

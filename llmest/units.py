@@ -16,7 +16,7 @@ COUNT_SCALES = {
     "m": 1e6, "mn": 1e6, "million": 1e6,
     "b": 1e9, "bn": 1e9, "billion": 1e9,
     "t": 1e12, "tn": 1e12, "trillion": 1e12,
-    "万": 1e4, "亿": 1e8, "万亿": 1e12,
+    "千": 1e3, "万": 1e4, "百万": 1e6, "千万": 1e7, "亿": 1e8, "十亿": 1e9, "百亿": 1e10, "千亿": 1e11, "万亿": 1e12,
 }
 BYTE_SCALES = {
     "b": 1.0, "byte": 1.0, "bytes": 1.0,
@@ -24,8 +24,18 @@ BYTE_SCALES = {
     "megabytes": 1e6, "gigabytes": 1e9, "terabytes": 1e12, "petabytes": 1e15,
     "kib": 2.0**10, "mib": 2.0**20, "gib": 2.0**30, "tib": 2.0**40, "pib": 2.0**50,
 }
-# Words a reader may add after a count ("7B params", "1.4T tokens"); they do not change the value.
-COUNT_NOUNS = ("parameters", "parameter", "params", "param", "tokens", "token", "flops", "flop")
+# Words a reader may add after a count ("7B params", "1.4T tokens", "67亿个参数"); they do not change the value.
+# Longer words first, so that "个参数" is taken whole.
+COUNT_NOUNS = ("parameters", "parameter", "params", "param", "tokens", "token", "flops", "flop",
+               "个参数", "参数", "个词元", "词元", "个")
+
+# Fullwidth forms, as a Chinese input method types them ("７Ｂ", "４２％", "１，０００"), read as their ASCII twins.
+_HALFWIDTH = {0xFF01 + i: 0x21 + i for i in range(94)} | {0x3000: 0x20}
+
+
+def halfwidth(text: str) -> str:
+    """'４２％' -> '42%'."""
+    return text.translate(_HALFWIDTH)
 
 _NUMBER_AND_UNIT = re.compile(
     r"^\s*(?P<number>[+-]?(?:\d[\d,_]*(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)\s*(?P<unit>[^\d\s].*?)?\s*$",
@@ -36,6 +46,7 @@ _NUMBER_AND_UNIT = re.compile(
 def _split(text, name: str, example: str) -> tuple[float, str]:
     if not isinstance(text, str):
         raise InputError(name, f"{name} == {text!r}, must be text such as {example}.")
+    text = halfwidth(text)
     match = _NUMBER_AND_UNIT.match(text)
     if not text.strip():
         raise InputError(name, f"{name} is empty: type a number such as {example}.")
@@ -54,7 +65,7 @@ def parse_count(text, name: str = "value") -> float:
             unit = unit[: -len(noun)].strip()
             break
     if unit not in COUNT_SCALES:
-        allowed = "K, M, B, T (or thousand, million, billion, trillion, 万, 亿)"
+        allowed = "K, M, B, T (or thousand, million, billion, trillion, 千, 万, 百万, 亿, 十亿, 万亿)"
         raise InputError(name, f"{name} == {text!r}: unknown suffix {unit!r}, must be one of {allowed}.")
     return value * COUNT_SCALES[unit]
 
@@ -65,9 +76,9 @@ def parse_bytes(text, name: str = "value") -> float:
     if unit == "":
         return value
     if unit not in BYTE_SCALES:
-        raise InputError(name, f"{name} == {text!r}: unknown unit {unit!r}, must be one of B, KB, MB, GB, TB, KiB, MiB, GiB, TiB.")
+        raise InputError(name, f"{name} == {text!r}: unknown unit {unit!r}, must be one of B, KB, MB, GB, TB, KiB, "
+                               "MiB, GiB, TiB.")
     return value * BYTE_SCALES[unit]
-
 
 
 def _significant(value: float, digits: int) -> str:

@@ -10,6 +10,10 @@ import llmest as le
 @pytest.mark.parametrize("text, value", [
     ("7B", 7e9), ("6.7e9", 6.7e9), ("7 billion", 7e9), ("1.2 T", 1.2e12), ("1.4T tokens", 1.4e12),
     ("6,738,415,616", 6_738_415_616), ("65亿", 6.5e9), ("201M", 2.01e8), ("7b params", 7e9), (" 12k ", 12e3),
+    # the Chinese scales, and the fullwidth forms a Chinese input method types
+    ("3千", 3e3), ("9.3万", 9.3e4), ("1.2百万", 1.2e6), ("5千万", 5e7), ("1.5十亿", 1.5e9), ("4百亿", 4e10),
+    ("1.4千亿", 1.4e11), ("2万亿", 2e12), ("67亿个参数", 6.7e9), ("2600亿个词元", 2.6e11), ("６７亿", 6.7e9),
+    ("７Ｂ", 7e9), ("１，０００", 1000),
 ])
 def test_parse_count(text, value):
     assert le.parse_count(text) == pytest.approx(value)
@@ -57,3 +61,7 @@ def test_format_bytes():
 @given(st.floats(1, 1e15))
 def test_format_then_parse_round_trips(value):
     assert le.parse_count(le.format_count(value)) == pytest.approx(value, rel=5e-3)
+
+
+def test_halfwidth_reads_fullwidth_forms():
+    assert le.units.halfwidth("４２％，７Ｂ\u3000") == "42%,7B "
