@@ -41,12 +41,28 @@ def _zero2_gpus_ex1(activations_bytes: float) -> int:
     return next(n for n in range(1, 64) if per_gpu(n) <= mem.usable_bytes(_A100))
 
 
+def _ex1_planner(recompute: str) -> mem.MemoryPlan:
+    """Seed 000 exercise 1 as the memory planner and `llmest memory` count it: Llama-2-7B, ZeRO-2 on two GPUs,
+    one micro-batch of 1 × 4,096 tokens on each GPU."""
+    return mem.plan_memory("training", "llama-2-7b", gpu=_A100, zero=2, dp=2, seq_len=4096, recompute=recompute)
+
+
 def _ex1_gpu_cause() -> str:
     states = mem.sharded_state_bytes(7e9, _MIXED, zero=2, dp=2)
+    full, none = _ex1_planner("full"), _ex1_planner("none")
+    nominal = sum(states.values()) + full.breakdown["activations"] + full.breakdown["overhead"]
     return (f"ZeRO-2 shards gradients and optimizer states but keeps a full copy of the weights on each GPU. On two "
             f"GPUs that is {format_bytes(sum(states.values()))} of states per GPU before any activations; with 50-100 "
             f"GB of activations shared out and {_MARGIN}, {_zero2_gpus_ex1(50 * _GB)}-{_zero2_gpus_ex1(100 * _GB)}"
-            " A100s are needed. The exercise's own states (14 + 14 + 28 GB) undercount the optimizer.")
+            " A100s are needed. The exercise's own states (14 + 14 + 28 GB) undercount the optimizer. "
+            "Which assumption decides: this shares a fixed batch's activations out over the GPUs. The memory planner "
+            "and `llmest memory` count what one micro-batch keeps on each GPU, which does not shrink with more GPUs: "
+            f"for Llama-2-7B ({format_count(full.trainable_params)} parameters) and 1 × 4,096 tokens with full "
+            f"recomputation that is {format_bytes(full.breakdown['activations'])}, and "
+            f"{_gpu_word(full.least_gpus)} hold it ({format_bytes(full.breakdown.total)} per GPU on two, of "
+            f"{format_bytes(full.usable_bytes)} usable; with the exercise's 7B parameters it would be "
+            f"{format_bytes(nominal)}, too much). Without recomputation one sequence keeps "
+            f"{format_bytes(none.breakdown['activations'])} per GPU, and it takes {_gpu_word(none.least_gpus)}.")
 
 
 def _ceil_gpus() -> int:
@@ -268,7 +284,8 @@ register(
            35 * _GB, lambda: mem.weight_bytes(70e9, 0.5), "weight_bytes(70e9, 0.5)", unit="bytes",
            cause="Weights only."),
     Figure("000-4.1-full-ft-70b", 2, "000", _S41, "A100s for full fine-tuning of a 70B", "全参数微调 70B：需要 8+ A100",
-           8, lambda: mem.state_gpus(70e9, 16, _A100), "state_gpus(70e9, 16 bytes, 'A100 80GB')", unit="plain",
+           8, lambda: mem.state_gpus(70e9, 16, _A100),
+           "state_gpus(70e9, 16 bytes, 'A100 80GB', margin 0): the states alone, nothing kept free", unit="plain",
            rel_tol=0.0, cause=_full_ft_cause, suffix="GPUs"),
     Figure("000-4.2-bf16", 2, "000", _S42, "model size in BF16, 7B", "模型大小 (BF16) = 2N bytes -> 7B 约 14 GB",
            14 * _GB, lambda: mem.weight_bytes(7e9, 2), "weight_bytes(7e9, 2)", unit="bytes"),
@@ -334,7 +351,8 @@ register(
            lambda: mem.training_state_bytes(70e9), "training_state_bytes(70e9)", unit="bytes"),
     Figure("004-2.3-70b-gpus", 2, "004", _S23, "80 GB GPUs that just hold those states",
            "用80G卡要16张才刚好从账面上放下", 16, lambda: mem.state_gpus(70e9, 16, _A100),
-           "state_gpus(70e9, 16 bytes, 'A100 80GB', margin 0)", unit="plain", rel_tol=0.0,
+           "state_gpus(70e9, 16 bytes, 'A100 80GB', margin 0): the states alone, nothing kept free", unit="plain",
+           rel_tol=0.0,
            cause=lambda: f"{format_bytes(mem.training_state_bytes(70e9))} / 80 GB = {mem.state_gpus(70e9, 16, _A100)} "
                          f"GPUs just hold the states on paper; 16 (two 8-GPU nodes) leave "
                          f"{1 - mem.training_state_bytes(70e9) / (16 * 80 * _GB):.1%} spare. With the material's own "

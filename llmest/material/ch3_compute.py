@@ -45,9 +45,13 @@ def _attention_share(seq_len) -> float:
     return attention / (c.training_flops_per_token(c.flops_params(cfg)) + attention)
 
 
+# A100s for the full fine-tuning of a 70B: the least that hold its 16 bytes a parameter of states with 20% free.
+_FT_GPUS = mem.state_gpus(70e9, 16, "A100 80GB", mem.MEMORY_MARGIN)
+
+
 def _ft_tokens(days) -> float:
-    """Billions of tokens a 70B fine-tunes on in ``days`` on 16 A100s at 40% MFU."""
-    return c.affordable_tokens(c.compute_budget(16, days, A100, 0.4), 70e9) / 1e9
+    """Billions of tokens a 70B fine-tunes on in ``days`` on _FT_GPUS A100s at 40% MFU."""
+    return c.affordable_tokens(c.compute_budget(_FT_GPUS, days, A100, 0.4), 70e9) / 1e9
 
 
 def _seed004_budget() -> float:
@@ -188,12 +192,15 @@ register(
            lambda: c.cost(runs.GPT3.gpu_hours, 3), "Patterson et al.'s V100-hours × $3", unit="usd", rel_tol=0.0,
            cause=lambda: f"Patterson et al. estimate {runs.GPT3.gpu_hours:,.0f} V100-hours (10,000 GPUs for 14.8 "
                          f"days), an MFU of {runs.GPT3.mfu:.0%}: the GPUs alone reach the low end at $3 an hour."),
-    Figure("000-4.1-ft-70b-time", 3, "000", _S41, "full fine-tuning of a 70B on 16 A100s, 1B tokens",
+    Figure("000-4.1-ft-70b-time", 3, "000", _S41, f"full fine-tuning of a 70B on {_FT_GPUS} A100s, 1B tokens",
            "全参数微调 70B：需要 8+ A100，数天到数周", (2, 28),
-           lambda: c.training_days(c.training_flops(70e9, 1e9), 16, A100, 0.4),
-           "training_days(6 × 70B × 1B tokens, 16 A100s, 40% MFU)", unit="plain", depends_on="tokens",
-           cause=lambda: f"Days to weeks is {_ft_tokens(2):.1f}B-{_ft_tokens(28):.1f}B tokens on 16 A100s at 40% "
-                         "MFU (16: the states alone need 14, chapter 2).", suffix="days"),
+           lambda: c.training_days(c.training_flops(70e9, 1e9), _FT_GPUS, A100, 0.4),
+           f"training_days(6 × 70B × 1B tokens, {_FT_GPUS} A100s, 40% MFU)", unit="plain", depends_on="tokens",
+           cause=lambda: f"Days to weeks is {_ft_tokens(2):.1f}B-{_ft_tokens(28):.1f}B tokens on {_FT_GPUS} A100s at "
+                         f"40% MFU. {_FT_GPUS} is the least that hold the states (16 bytes a parameter) with 20% of "
+                         f"each GPU free, before activations; with nothing free "
+                         f"{mem.state_gpus(70e9, 16, 'A100 80GB')} hold them on paper, and seed 004's 16 is two "
+                         "8-GPU nodes (chapter 2).", suffix="days"),
     # seed 004 §3
     Figure("004-3.1-7b-flops", 3, "004", _S31, "7B on 1 trillion tokens", "6×7×10⁹×10¹²＝4.2×10²²", 4.2e22,
            lambda: c.training_flops(7e9, 1e12), "training_flops(7e9, 1e12)", unit="flops", rel_tol=0.001),

@@ -11,8 +11,11 @@ _S41 = "§4.1 Chinchilla法则：20倍参数量的token数从哪来"
 _S42 = "§4.2 从语料库到token：文本规模怎么换算"
 
 
+_ENGLISH = dt.tokens_per_gb("english")   # the material's worked 2.8亿 tokens per GB, the workbook's English rate
+
+
 def _english_gb() -> float:
-    return dt.cleaned_bytes(140e9, 2.8e8)
+    return dt.cleaned_bytes(140e9, _ENGLISH)
 
 
 def _measured(kind):
@@ -63,15 +66,20 @@ register(
     Figure("004-4.2-code", 4, "004", _S42, "tokens per GB of code", "代码文本视格式化程度约每GB产出2亿到3亿token",
            (2e8, 3e8), _measured("code"), "tokens_per_byte(CPython source sample, cl100k_base) × 1e9",
            depends_on="the tokenizer and the text", cause=_measured_cause("code")),
-    Figure("004-4.2-english-gb", 4, "004", _S42, "cleaned English for 140B tokens at 2.8 × 10⁸ tokens/GB",
-           "需要准备大约500GB清洗后的英文文本", 500e9, _english_gb, "cleaned_bytes(140e9, 2.8e8)", unit="bytes"),
+    Figure("004-4.2-english-gb", 4, "004", _S42,
+           f"cleaned English for 140B tokens at {format_count(_ENGLISH)} tokens per GB",
+           "需要准备大约500GB清洗后的英文文本", 500e9, _english_gb,
+           f"cleaned_bytes(140e9, tokens_per_gb('english') = {format_count(_ENGLISH)})", unit="bytes"),
     Figure("004-4.2-raw", 4, "004", _S42, "raw crawl for that, at a 20-30% cleaning yield",
            "可能要准备2到2.5TB的原始数据", (2e12, 2.5e12), lambda: dt.raw_bytes(_english_gb(), 0.3),
            "raw_bytes(500 GB, 0.3), the material's higher yield", unit="bytes", rel_tol=0.0,
            cause=lambda: f"At the material's own 20-30% yield the raw crawl is "
                          f"{format_bytes(dt.raw_bytes(_english_gb(), 0.3))} to "
                          f"{format_bytes(dt.raw_bytes(_english_gb(), 0.2))}: the range starts lower than 2 TB."),
-    Figure("004-4.2-chinese-gb", 4, "004", _S42, "cleaned Chinese for 140B tokens at 3.5 × 10⁸ tokens/GB",
-           "按3.5亿token/GB估，400GB清洗后的中文文本就差不多了", 400e9, lambda: dt.cleaned_bytes(140e9, 3.5e8),
-           "cleaned_bytes(140e9, 3.5e8)", unit="bytes"),
+    Figure("004-4.2-chinese-gb", 4, "004", _S42,
+           f"cleaned Chinese for 140B tokens at {format_count(dt.tokens_per_gb('chinese'))} tokens per GB",
+           "按3.5亿token/GB估，400GB清洗后的中文文本就差不多了", 400e9,
+           lambda: dt.cleaned_bytes(140e9, dt.tokens_per_gb("chinese")),
+           f"cleaned_bytes(140e9, tokens_per_gb('chinese') = {format_count(dt.tokens_per_gb('chinese'))})",
+           unit="bytes"),
 )
