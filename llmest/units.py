@@ -26,7 +26,8 @@ BYTE_SCALES = {
 }
 # Words a reader may add after a count ("7B params", "1.4T tokens", "67亿个参数"); they do not change the value.
 # Longer words first, so that "个参数" is taken whole.
-COUNT_NOUNS = ("parameters", "parameter", "params", "param", "tokens", "token", "flops", "flop",
+COUNT_NOUNS = ("tokens per parameter", "tokens/parameter", "tokens per param", "tokens/param", "parameters",
+               "parameter", "params", "param", "tokens", "token", "flops", "flop", "sequences", "sequence",
                "个参数", "参数", "个词元", "词元", "个")
 
 # Fullwidth forms, as a Chinese input method types them ("７Ｂ", "４２％", "１，０００"), read as their ASCII twins.

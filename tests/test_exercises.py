@@ -107,14 +107,16 @@ def test_the_verdict_on_1_4_does_not_reveal_the_answer():
     assert "Did you mean 6.6B?" in ex.check("6.6").message, "a bare 6.6 where billions are asked for: the unit only"
 
 
-def test_drills_verdicts_give_no_figure_away():
-    p = drills.generate("training-days", 1, "easy")
-    for entry in (p.answer * 1.6, p.answer * 3, p.answer / 40):
-        message = p.check(entry).message
-        shown = p.exercise._fmt(entry)
-        assert shown in message
-        numbers = set(re.findall(r"\d[\d,.]*", message.replace(shown, "")))
-        assert numbers <= {"2", "10", "1,000", "25"}, message
+@pytest.mark.parametrize("key", sorted(drills.TEMPLATES))
+def test_drills_verdicts_give_no_figure_away(key):
+    for level in drills.LEVELS:
+        p = drills.generate(key, 3, level)
+        for ratio in MISSES + tuple(1 / r for r in MISSES):
+            entry = p.exercise._fmt(p.answer * ratio)
+            message = p.check(entry).message
+            if p.check(entry).grade in ("close", "wrong"):
+                numbers = set(re.findall(r"\d[\d,.]*", message.replace(entry, "")))
+                assert numbers <= {"2", "10", "1,000", "25"}, message  # 25%: the drills' tolerance
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -175,6 +177,12 @@ def test_a_number_of_gpus_is_taken_with_its_word(key):
     for entry in (f"{n} GPUs", f"约 {n} 张卡", f"{n} cards", f"{n}"):
         assert ex.check(entry).correct, (entry, ex.check(entry).message)
     assert ex.check(f"{n + 1} GPUs").grade == "wrong"
+
+
+def test_counts_take_the_nouns_of_their_question():
+    assert le.exercise("4.4").check("3,000 tokens per parameter").correct
+    assert le.exercise("3.5").check(f"{le.exercise('3.5').expected():.0f} tokens").correct
+    assert le.exercise("3.7").check(f"{le.exercise('3.7').expected():.0f} sequences").correct
 
 
 def test_gpu_hours_are_not_days():
