@@ -12,7 +12,7 @@ import math
 import re
 
 from ._validate import InputError
-from .units import halfwidth, parse_bytes, parse_count
+from .units import _NUMBER_AND_UNIT, halfwidth, parse_bytes, parse_count
 
 # What to type, by unit: shown as the entry's placeholder and when the entry is empty. Each is neutral: more than 2×
 # from the answer of every exercise and shown drill in its unit, and read by read_entry (tests/test_exercises.py).
@@ -131,14 +131,14 @@ def _read_one(text: str, unit: str, entry: str) -> float:
     if _BARE.fullmatch(text):
         return _bare(parse_count(text, "answer"), unit)
     if unit in ("count", "bytes"):
-        _starts_with_a_number(text, unit, entry)
+        _a_number_first(text, unit, entry)
         value = (parse_count if unit == "count" else parse_bytes)(text, "answer")  # their messages list suffixes
         if unit == "bytes" and value < 1e6 and re.fullmatch(r".*\d\s*(b|bytes?)", text, re.IGNORECASE):
             raise InputError("answer", f"answer == {entry.strip()!r} means bytes, and this question asks for GB: "
                                        f"type the number of GB, or add the unit, as in \"{_GB_EXAMPLE}\".")
         return value
     rest, factor = _strip_words(text, unit, entry)
-    _starts_with_a_number(rest, unit, entry)
+    _a_number_first(rest, unit, entry)
     try:
         return parse_count(rest, "answer") * factor
     except InputError:
@@ -146,8 +146,8 @@ def _read_one(text: str, unit: str, entry: str) -> float:
                                    f"something such as {ENTRY_EXAMPLES[unit]}.") from None
 
 
-def _starts_with_a_number(text: str, unit: str, entry: str) -> None:
-    if not re.match(r"\s*[+-]?\.?\d", text):
+def _a_number_first(text: str, unit: str, entry: str) -> None:
+    if not _NUMBER_AND_UNIT.match(text):
         of = "" if unit == "count" else f" of {UNIT_NAMES[unit]}"
         raise InputError("answer", f"answer == {entry.strip()!r} is not a number{of}: type something such as "
                                    f"{ENTRY_EXAMPLES[unit]}.")

@@ -138,6 +138,25 @@ def test_each_exercise_has_the_unit_its_question_asks_for(key):
     assert EXERCISES[key].unit == unit, ask
 
 
+# The answer as a person types it in each unit, in English and in Chinese (v: the answer in the unit's terms).
+TYPED = {"count": lambda v: [f"{v / 1e9:.10g}B", f"{v / 1e8:.10g}亿", f"约 {v:.10g}"],
+         "bytes": lambda v: [f"{v / 1e9:.4g} GB", f"约 {v / 1e9:.4g} GB", f"{v / 1e12:.4g} TB"],
+         "percent": lambda v: [f"{v * 100:.4g}%", f"{v * 100:.4g}％", f"约 {v * 100:.4g}%"],
+         "days": lambda v: [f"{v:.4g} days", f"{v:.4g} 天", f"{v * 24:.4g} hours", f"{v / 7:.4g} 周"],
+         "hours": lambda v: [f"{v:,.0f} GPU-hours", f"{v / 1e4:.4g}万 卡时", f"{v / 24:.4g} GPU-days"],
+         "gpus": lambda v: [f"{v:.0f} GPUs", f"约 {v:.0f} 张卡", f"{v:.0f}卡"],
+         "tokens/s": lambda v: [f"{v:.4g} tokens/s", f"{v:.4g} tokens per second", f"每秒 {v:.4g} 个 token"],
+         "flops": lambda v: [f"{v:.4e} FLOPs", f"{v / 1e8:.4g}亿 FLOPs", f"{v / 1e9:.4g} GFLOPs"],
+         "epochs": lambda v: [f"{v:.4g} epochs", f"{v:.4g} 轮"]}
+
+
+@pytest.mark.parametrize("key", sorted(EXERCISES))
+def test_every_exercise_takes_its_answer_in_the_words_of_its_unit(key):
+    ex = EXERCISES[key]
+    for entry in [ex._fmt(ex.expected()), *TYPED[ex.unit](ex.expected())]:
+        assert ex.check(entry).correct, (entry, ex.check(entry).message)
+
+
 def _exercise(unit, answer, rel_tol=0.05):
     return Exercise("t", "A question?", lambda: answer, unit, rel_tol)
 
@@ -251,7 +270,7 @@ def test_entry_examples_are_far_from_every_answer_in_their_unit(unit):
             assert not 1 / 2 <= value / answer <= 2, f"the {unit} example {value:g} is near {key}'s answer"
 
 
-GARBAGE = ["abc", "1e400", "-3", "nan", [1, 2], "7 apples", "0", True, {"a": 1}]
+GARBAGE = ["abc", "1e400", "-3", "nan", [1, 2], "7 apples", "7 8", "0", True, {"a": 1}]
 
 
 @pytest.mark.parametrize("key", sorted(EXERCISES))
