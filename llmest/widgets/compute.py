@@ -1,0 +1,126 @@
+"""Chapter 3's calculators: the training planner (``compute.estimate_time``) and the serving roofline."""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as w
+
+from .. import _validate as v
+from .. import compute as cp
+from .. import memory as mem
+from ..units import format_bytes, format_count, format_flops, format_int, format_usd, parse_count
+from .form import Form, field_style, gpu_field, model_field, price_field
+from .render import svg_chart
+
+
+class TrainingPlanner(Form):
+    """How long and how much: a model or a parameter count, its tokens, a GPU and how many, MFU and a price."""
+
+    def __init__(self, model="llama-2-7b", tokens="1T", gpu="A100 80GB", gpus=256, mfu=0.4, price=2.5, params=""):
+        style, layout = field_style()
+        inputs = {
+            "model": model_field(model),
+            "params": w.Text(value=params, placeholder="e.g. 7B, or empty: the model's", description="parameters N",
+                             style=style, layout=layout),
+            "tokens": w.Text(value=tokens, description="training tokens", style=style, layout=layout),
+            "gpu": gpu_field(gpu),
+            "gpus": w.IntText(value=gpus, description="GPUs", style=style, layout=layout),
+            "mfu": w.FloatSlider(value=mfu, min=0.05, max=0.7, step=0.01, description="MFU", style=style,
+                                 layout=layout, continuous_update=False, readout_format=".0%"),
+            "price": price_field(price),
+        }
+        self.summary, self.chart = w.HTML(), w.HTML()
+        self.summary.add_class("llmest-training-summary")
+        self.result = self.estimate = None
+        self._build(inputs, [self.summary, self.chart], "llmest-training-planner")
+        self._recompute()
+
+    ALIASES = {**Form.ALIASES, "n_params": "params"}
+
+    def _clear(self):
+        self.result = self.estimate = None
+        self.summary.value, self.chart.value = "", ""
+
+    def _update(self):
+        value = {name: box.value for name, box in self.inputs.items()}
+        given = value["params"].strip()
+        est = self.estimate = cp.estimate_time(
+            parse_count(value["tokens"], "tokens"), n_params=parse_count(given, "params") if given else None,
+            model=None if given else value["model"], gpus=value["gpus"], gpu=value["gpu"], mfu=value["mfu"],
+            price_per_gpu_hour=value["price"])
+        self.result = dict(flops=est.flops, days=est.days, gpu_hours=est.gpu_hours, cost=est.cost_usd)
+        low, high = est.days_with_margin
+        margin = f"{cp.TIME_MARGIN[0]:.0%}-{cp.TIME_MARGIN[1]:.0%}"
+        n_from = (f"<br><small>{html.escape(est.n_params_from)}. Type a count under 'parameters' (e.g. 7B, as the "
+                  "material's exercises do) to use it instead; the hours scale with N.</small>"
+                  if est.n_params_from else "")
+        self.summary.value = (
+            f"6·N·D = 6 × {format_count(est.n_params)} × {format_count(est.tokens)} = <b>{format_flops(est.flops)}"
+            f"</b> FLOPs<br><b>{est.days:,.1f} days</b> on {est.gpus:,} × {est.gpu} ({low:,.1f}-{high:,.1f} with the "
+            f"{margin} margin) · {format_int(est.gpu_hours)} GPU-hours · <b>{format_usd(est.cost_usd)}</b> at "
+            f"${est.price_per_gpu_hour:g}/GPU-hour{n_from}")
+        counts = [2 ** k for k in range(3, 15)]
+        series = [(counts, [cp.training_days(est.flops, g, est.peak_flops_per_s, mfu) for g in counts], color,
+                   f"MFU {mfu:.0%}") for mfu, color in ((est.mfu, "#4c72b0"), (0.6, "#55a868"), (0.2, "#c44e52"))]
+        self.chart.value = svg_chart(series, "GPUs", "days", marker=(est.gpus, est.days))
+
+
+class RooflineExplorer(Form):
+    """Serving speed: time per decoding step bound by memory bandwidth or by compute, tokens/s and cost."""
+
+    def __init__(self, model="llama-2-7b", gpu="A100 80GB", weights="bf16", context=2048, batch=8, price=2.5):
+        style, layout = field_style()
+        inputs = {
+            "model": model_field(model),
+            "gpu": gpu_field(gpu),
+            "weights": w.Dropdown(options=list(mem.WEIGHT_FORMATS), value=weights, description="weights",
+                                  style=style, layout=layout),
+            "context": w.IntText(value=context, description="context tokens", style=style, layout=layout),
+            "batch": w.IntSlider(value=batch, min=1, max=1024, description="batch", style=style, layout=layout,
+                                 continuous_update=False),
+            "tp": w.IntText(value=1, description="tensor parallel", style=style, layout=layout),
+            "price": price_field(price),
+        }
+        self.summary, self.chart = w.HTML(), w.HTML()
+        self.summary.add_class("llmest-roofline-summary")
+        self.estimate = None
+        self._build(inputs, [self.summary, self.chart], "llmest-roofline")
+        self._recompute()
+
+    def _clear(self):
+        self.estimate, self.summary.value, self.chart.value = None, "", ""
+
+    def _update(self):
+        value = {name: box.value for name, box in self.inputs.items()}
+        v.check_number("price", value["price"], low=0)
+
+        def at(batch):
+            return cp.decode_estimate(value["model"], value["gpu"], batch=batch, context_tokens=value["context"],
+                                      weights=value["weights"], tp=value["tp"])
+
+        est = self.estimate = at(value["batch"])
+        per_gpu = mem.inference_memory(value["model"], weights=value["weights"], tokens=value["context"],
+                                       batch=value["batch"], tp=value["tp"])
+        fits = mem.fits(per_gpu, value["gpu"])
+        dollars = cp.cost_per_million_tokens(value["price"], value["tp"], est.tokens_per_s)
+        self.summary.value = (
+            f"step {est.step_seconds * 1e3:.2f} ms (memory {est.memory_seconds * 1e3:.2f} ms, compute "
+            f"{est.compute_seconds * 1e3:.2f} ms): <b>{est.bound}-bound</b> · <b>{est.tokens_per_s:,.0f} tokens/s</b>"
+            f" · ${dollars:,.2f} per million tokens<br>memory per GPU {format_bytes(per_gpu.total)}: "
+            + ('<span style="color:#1b7f3b">fits</span>' if fits else
+               '<span style="color:#b00020">does not fit</span>') + " with 20% kept free")
+        batches = [2 ** k for k in range(0, 11)]
+        estimates = [at(b) for b in batches]
+        series = [(batches, [e.tokens_per_s for e in estimates], "#4c72b0", "tokens/s (roofline)"),
+                  (batches, [b / e.memory_seconds for b, e in zip(batches, estimates)], "#dd8452", "memory bound"),
+                  (batches, [b / e.compute_seconds for b, e in zip(batches, estimates)], "#55a868", "compute bound")]
+        self.chart.value = svg_chart(series, "batch", "tokens/s", marker=(value["batch"], est.tokens_per_s))
+
+
+def training_planner(**kwargs) -> TrainingPlanner:
+    return TrainingPlanner(**kwargs)
+
+
+def roofline_explorer(**kwargs) -> RooflineExplorer:
+    return RooflineExplorer(**kwargs)

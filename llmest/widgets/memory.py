@@ -1,0 +1,128 @@
+"""Chapter 2's memory planner: a thin form over ``memory.plan_memory``."""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as w
+
+from .. import hardware
+from .. import memory as mem
+from .. import model as m
+from .._validate import InputError
+from ..units import format_bytes, format_count
+from .render import error_html, memory_bar_html
+
+
+class MemoryPlanner:
+    """Will it fit? Memory per GPU for training or serving a model, and the smallest GPU count that fits."""
+
+    def __init__(self, model: str = "llama-2-7b", gpu: str = "A100 80GB"):
+        style = {"description_width": "9em"}
+        small = w.Layout(width="20em")  # wide enough for "llama-3.1-70b" and "A100 80GB" beside their labels
+
+        def dropdown(label, options, value):
+            return w.Dropdown(options=options, value=value, description=label, style=style, layout=small)
+
+        def number(label, value):
+            return w.IntText(value=value, description=label, style=style, layout=small)
+
+        self.inputs = {
+            "model": dropdown("model", list(m.PRESETS), model),
+            "config": w.Textarea(placeholder="…or paste a config.json here", layout=w.Layout(width="32em",
+                                                                                          height="4em")),
+            "task": w.ToggleButtons(options=["training", "inference"], value="training"),
+            "gpu": dropdown("GPU", list(hardware.CATALOG), gpu),
+            "convention": dropdown("precision", list(mem.CONVENTIONS), "mixed"),
+            "optimizer": dropdown("optimizer", list(mem.OPTIMIZERS), "adamw"),
+            "micro_batch": number("micro-batch", 1),
+            "seq_len": number("sequence", 4096),
+            "recompute": dropdown("recomputation", list(mem.RECOMPUTE), "none"),
+            "flash": w.Checkbox(value=True, description="FlashAttention", indent=False),
+            "zero": dropdown("ZeRO stage", [0, 1, 2, 3], 3),
+            "dp": number("data parallel", 8),
+            "tp": number("tensor parallel", 1),
+            "pp": number("pipeline parallel", 1),
+            "weights": dropdown("weights", list(mem.WEIGHT_FORMATS), "bf16"),
+            "tokens": number("tokens / request", 2048),
+            "batch": number("requests", 1),
+        }
+        self.errors = {name: w.HTML() for name in self.inputs}
+        self.general_error, self.bar, self.verdict = w.HTML(), w.HTML(), w.HTML()
+        self.plan = self.breakdown = self.smallest = None
+        self._training_only = ("convention", "optimizer", "micro_batch", "seq_len", "recompute", "flash", "zero",
+                               "dp", "pp")
+        self._inference_only = ("weights", "tokens", "batch")
+        self.rows = {name: w.HBox([box, self.errors[name]]) for name, box in self.inputs.items()}
+        for box in self.inputs.values():
+            box.observe(self._recompute, names="value")
+        self.widget = w.VBox([*self.rows.values(), self.general_error, self.bar, self.verdict])
+        # Stable handles for the browser test.
+        self.widget.add_class("llmest-memory-planner")
+        self.verdict.add_class("llmest-verdict")
+        for name, box in self.inputs.items():
+            box.add_class(f"llmest-{name}")
+        self._recompute()
+
+    def _config(self):
+        text = self.inputs["config"].value.strip()
+        if text:
+            try:
+                return m.ModelConfig.from_hf_config(text)
+            except InputError as err:
+                raise InputError("config", str(err)) from None
+        return m.preset(self.inputs["model"].value)
+
+    def _settings(self) -> dict:
+        """The fields as the keywords of the task's memory function."""
+        value = {name: box.value for name, box in self.inputs.items()}
+        if value["task"] == "training":
+            names = ("convention", "optimizer", "zero", "dp", "tp", "pp", "micro_batch", "seq_len", "recompute",
+                     "flash")
+            return {name: value[name] for name in names}
+        return dict(weights=value["weights"], tokens=value["tokens"], batch=value["batch"], tp=value["tp"])
+
+    def _recompute(self, _=None):
+        training = self.inputs["task"].value == "training"
+        for name in self._training_only:
+            self.rows[name].layout.display = "" if training else "none"
+        for name in self._inference_only:
+            self.rows[name].layout.display = "none" if training else ""
+        for label in (*self.errors.values(), self.general_error):
+            label.value = ""
+        gpu = self.inputs["gpu"].value
+        try:
+            plan = mem.plan_memory(self.inputs["task"].value, self._config(), gpu=gpu, **self._settings())
+        except InputError as err:
+            self.plan = self.breakdown = self.smallest = None
+            self.errors.get(err.param, self.general_error).value = error_html(str(err))
+            self.bar.value, self.verdict.value = "", ""
+            return
+        self.plan, self.breakdown, self.smallest = plan, plan.breakdown, plan.least
+        self.bar.value = memory_bar_html(self.breakdown, gpu, plan.margin)
+        usable = format_bytes(plan.usable_bytes)
+        per_gpu = f"{format_bytes(self.breakdown.total)} per GPU on {self.breakdown.gpus} GPU(s)"
+        verdict = (f'<b style="color:#1b7f3b">Fits</b>: {per_gpu}, within the {usable} usable.' if plan.fits else
+                   f'<b style="color:#b00020">Does not fit</b>: {per_gpu}, over the {usable} usable.')
+        if plan.least is None:
+            smallest = f"No count up to {mem.GPU_SEARCH_LIMIT:,} fits with these settings."
+        elif training:
+            smallest = (f"Smallest that fits: data parallel {plan.least} × TP·PP {plan.other_gpus} = "
+                        f"{plan.least_gpus} GPUs (ZeRO stage {plan.settings['zero']}).")
+        else:
+            smallest = f"Smallest that fits: tensor parallel over {plan.least} GPUs."
+        lines = [verdict, smallest]
+        if training:
+            lines.append(f"{html.escape(plan.model.name or 'The model')} has {format_count(plan.trainable_params)} "
+                         f"parameters; their states alone, sharded evenly (ZeRO-3), need {plan.state_gpus} GPU(s).")
+            lines.append(html.escape(plan.activations_note[0].upper() + plan.activations_note[1:]) + ".")
+        self.verdict.value = "<br>".join(lines)
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
+
+
+def memory_planner(model: str = "llama-2-7b", gpu: str = "A100 80GB") -> MemoryPlanner:
+    return MemoryPlanner(model, gpu)

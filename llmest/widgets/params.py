@@ -1,0 +1,136 @@
+"""Chapter 1's calculator: a model's parameters by part, live."""
+
+from __future__ import annotations
+
+import ipywidgets as w
+
+from .. import model as m
+from .._validate import InputError
+from ..units import format_count, format_int
+from .render import breakdown_chart_html, error_html
+
+
+def _derived_fields(cfg: m.ModelConfig) -> dict:
+    """The fields a preset derives from others, set back to None so that they follow the inputs
+    (head_dim follows hidden/heads unless the model sets its own, as Gemma does)."""
+    derived = {}
+    if cfg.head_dim * cfg.num_heads == cfg.hidden_size:
+        derived["head_dim"] = None
+    if cfg.is_moe and cfg.expert_ffn_hidden_size == cfg.ffn_hidden_size:
+        derived["expert_ffn_hidden_size"] = None
+    if cfg.moe_layers == cfg.num_layers:
+        derived["moe_layers"] = None
+    if cfg.embedding_dim == cfg.hidden_size:
+        derived["embedding_dim"] = None
+    return derived
+
+
+class ParamCalculator:
+    """Pick a model or set the shape by hand; see the count by part, live."""
+
+    NUMBERS = {  # field: (label, minimum, maximum)
+        "vocab_size": ("vocabulary V", 1, 2_000_000),
+        "num_heads": ("attention heads", 1, 4096),
+        "num_kv_heads": ("KV heads", 1, 4096),
+        "ffn_hidden_size": ("FFN width F", 1, 2_000_000),
+        "num_experts": ("experts (0 = dense)", 0, 4096),
+        "experts_per_token": ("experts per token", 0, 4096),
+    }
+
+    def __init__(self, model: str = "llama-2-7b"):
+        self._updating = False
+        self.model = w.Dropdown(options=list(m.PRESETS), value=model, description="model",
+                                style={"description_width": "11em"})
+        style, layout = {"description_width": "11em"}, w.Layout(width="28em")
+        self.inputs = {
+            "hidden_size": w.IntSlider(min=64, max=32768, step=64, description="hidden size H", style=style,
+                                       layout=layout, continuous_update=False),
+            "num_layers": w.IntSlider(min=1, max=200, description="layers L", style=style, layout=layout,
+                                      continuous_update=False),
+        }
+        for field, (label, low, high) in self.NUMBERS.items():
+            self.inputs[field] = w.IntText(description=label, style=style, layout=w.Layout(width="22em"))
+        self.inputs["gated_ffn"] = w.Checkbox(description="gated FFN (SwiGLU: 3 matrices)", indent=False)
+        self.inputs["tie_embeddings"] = w.Checkbox(description="output head tied to the embedding", indent=False)
+        self.errors = {field: w.HTML() for field in self.inputs}
+        self.general_error = w.HTML()
+        self.summary = w.HTML()
+        self.chart = w.HTML(layout=w.Layout(width="40em"))
+        self.count: m.ParamCount | None = None
+
+        self.model.observe(self._load_preset, names="value")
+        self.inputs["num_heads"].observe(self._kv_heads_follow, names="value")
+        for box in self.inputs.values():
+            box.observe(self._recompute, names="value")
+        rows = [w.HBox([box, self.errors[field]]) for field, box in self.inputs.items()]
+        self.widget = w.VBox([self.model, *rows, self.general_error, self.summary, self.chart])
+        # Stable handles for the browser test.
+        self.widget.add_class("llmest-param-calculator")
+        self.summary.add_class("llmest-summary")
+        for field, box in self.inputs.items():
+            box.add_class(f"llmest-{field}")
+            self.errors[field].add_class(f"llmest-error-{field}")
+        self._load_preset()
+
+    def _load_preset(self, _=None):
+        self._base = m.preset(self.model.value)
+        self._derived = _derived_fields(self._base)
+        self._updating = True
+        try:
+            for field, box in self.inputs.items():
+                box.value = getattr(self._base, field)
+        finally:
+            self._updating = False
+        self._recompute()
+
+    def _kv_heads_follow(self, change):
+        """Multi-head attention stays multi-head: KV heads follow the heads while the two are equal."""
+        kv = self.inputs["num_kv_heads"]
+        if kv.value == change["old"]:
+            self._updating = True
+            try:
+                kv.value = change["new"]
+            finally:
+                self._updating = False
+
+    def config(self) -> m.ModelConfig:
+        """The ModelConfig the fields describe (raises InputError naming the bad field)."""
+        values = {field: box.value for field, box in self.inputs.items()}
+        if values["num_experts"] == 0:
+            moe_fields = ("experts_per_token", "expert_ffn_hidden_size", "shared_expert_ffn_hidden_size",
+                          "moe_layers")
+            values.update({f: None for f in moe_fields}, num_shared_experts=0, shared_expert_gate=False)
+        return self._base.replace(**{**self._derived, **values}, name="")
+
+    def _recompute(self, _=None):
+        if self._updating:
+            return
+        for label in (*self.errors.values(), self.general_error):
+            label.value = ""
+        try:
+            cfg = self.config()
+        except InputError as err:
+            target = self.errors.get(err.param, self.general_error)
+            target.value = error_html(str(err))
+            self.count = None
+            self.summary.value = '<span style="color:#555">Fix the highlighted field to see the count.</span>'
+            self.chart.value = ""  # no chart of a model the fields no longer describe
+            return
+        self.count = m.count_params(cfg)
+        rule = m.rule_params(cfg.hidden_size, cfg.num_layers, cfg.vocab_size)
+        active = (f" · active per token <b>{format_int(self.count.active)}</b> ({format_count(self.count.active)})"
+                  if self.count.active != self.count.total else "")
+        self.summary.value = (
+            f"Total <b>{format_int(self.count.total)}</b> ({format_count(self.count.total)}){active}"
+            f"<br>The 12·H² rule (L·12H² + V·H) gives {format_count(rule)}, "
+            f"{rule / self.count.total - 1:+.1%} from the exact count.")
+        self.chart.value = breakdown_chart_html(self.count)
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
+
+
+def param_calculator(model: str = "llama-2-7b") -> ParamCalculator:
+    return ParamCalculator(model)

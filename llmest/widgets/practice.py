@@ -1,0 +1,248 @@
+"""Practice: the exercise box, flashcards and timed drill sessions."""
+
+from __future__ import annotations
+
+import html
+import threading
+
+import ipywidgets as w
+
+from .. import _validate as v
+
+
+GRADE_COLORS = {"correct": "#1b7f3b", "close": "#9a6700", "wrong": "#b00020", "empty": "#555", "invalid": "#b00020"}
+
+
+def verdict_html(result) -> str:
+    return f'<span style="color:{GRADE_COLORS[result.grade]}">{html.escape(result.message)}</span>'
+
+
+def exercise_widget(ex) -> w.VBox:
+    """Question, an entry box, Check and Hint buttons, and the verdict."""
+    from ..exercises import entry_placeholder
+
+    entry = w.Text(placeholder=entry_placeholder(ex.unit), layout=w.Layout(width="16em"))
+    check = w.Button(description="Check", button_style="primary", layout=w.Layout(width="6em"))
+    hint = w.Button(description="Hint", layout=w.Layout(width="6em"))
+    verdict = w.HTML()
+    hints = w.HTML()
+
+    def on_check(_=None):
+        verdict.value = verdict_html(ex.check(entry.value))
+
+    def on_hint(_=None):
+        hints.value = "<br>".join(html.escape(line) for line in ex.hint().splitlines())
+
+    check.on_click(on_check)
+    hint.on_click(on_hint)
+    box = w.VBox([w.HTML(f"<b>Exercise {ex.key}.</b> {html.escape(ex.question)}"),
+                  w.HBox([entry, check, hint]), verdict, hints])
+    box.add_class("llmest-exercise")  # a stable handle for the browser test
+    box.entry, box.check_button, box.hint_button, box.verdict, box.hints = entry, check, hint, verdict, hints
+    return box
+
+
+class FlashcardDeck:
+    """The numbers to know, one card at a time: think of the answer, reveal it, and say whether you knew it.
+    At the end, a summary and the cards you missed, which you can go through again."""
+
+    def __init__(self, topics=None, seed: int = 0):
+        import random
+
+        from ..drills import flashcards
+
+        self.cards = flashcards(topics)
+        random.Random(seed).shuffle(self.cards)
+        self.progress, self.front, self.back, self.summary = w.HTML(), w.HTML(), w.HTML(), w.HTML()
+        self.reveal = w.Button(description="Show answer", button_style="primary")
+        self.knew = w.Button(description="I knew it", button_style="success")
+        self.missed = w.Button(description="I didn't", button_style="warning")
+        self.again = w.Button(description="Go through the missed cards")
+        self.reveal.on_click(self._reveal)
+        self.knew.on_click(lambda _: self.grade(True))
+        self.missed.on_click(lambda _: self.grade(False))
+        self.again.on_click(lambda _: self._start([c for c, known in self.results if not known]))
+        self.widget = w.VBox([self.progress, self.front, self.back, w.HBox([self.reveal, self.knew, self.missed]),
+                              self.summary, self.again])
+        self.widget.add_class("llmest-flashcards")
+        self._start(self.cards)
+
+    def _start(self, cards):
+        self.deck, self.index, self.results = list(cards), 0, []
+        self.summary.value = ""
+        self._show()
+
+    def _show(self):
+        done = self.index >= len(self.deck)
+        for button in (self.reveal, self.knew, self.missed):
+            button.layout.display = "none" if done else None
+        self.again.layout.display = "none"
+        self.back.value = ""
+        self.knew.disabled = self.missed.disabled = True
+        if done:
+            self._finish()
+            return
+        card = self.deck[self.index]
+        self.progress.value = f"<small>card {self.index + 1} of {len(self.deck)} · {html.escape(card.topic)}</small>"
+        self.front.value = f"<b>{html.escape(card.front)}</b>"
+
+    def _reveal(self, _=None):
+        self.back.value = html.escape(self.deck[self.index].back)
+        self.knew.disabled = self.missed.disabled = False
+
+    def grade(self, known: bool):
+        """Record the current card as known or missed and move on (nothing once the deck is done)."""
+        if self.index >= len(self.deck):
+            return
+        self.results.append((self.deck[self.index], known))
+        self.index += 1
+        self._show()
+
+    def _finish(self):
+        known = sum(k for _, k in self.results)
+        missed = [card for card, k in self.results if not k]
+        self.progress.value = ""
+        self.front.value = f"<b>Done: you knew {known} of {len(self.results)}.</b>"
+        rows = "".join(f"<li>{html.escape(c.front)}: <b>{html.escape(c.back)}</b></li>" for c in missed)
+        self.summary.value = f"To review:<ul>{rows}</ul>" if missed else "Nothing to review."
+        self.again.layout.display = None if missed else "none"
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
+
+
+class TimedSession:
+    """Interview practice: ``n`` problems from the drill generator, a clock per question, the score, and a review
+    of the misses with their worked solutions. When the time for a question runs out, what is typed is graded."""
+
+    def __init__(self, n: int = 5, seed: int = 0, topics=None, level: str = "medium", seconds_per_question=180):
+        import time
+
+        from ..drills import drill_set
+
+        v.check_int("seconds_per_question", seconds_per_question, minimum=10, maximum=3600)
+        self.problems = drill_set(seed, n, topics, level)
+        self.limit = seconds_per_question
+        self._clock = time.monotonic
+        self.header, self.question, self.verdict, self.review = w.HTML(), w.HTML(), w.HTML(), w.HTML()
+        self.timer = w.HTML()
+        self.entry = w.Text(layout=w.Layout(width="18em"))
+        self.submit = w.Button(description="Submit", button_style="primary")
+        self.next = w.Button(description="Next question")
+        self._stopped = threading.Event()
+        self._lock = threading.RLock()  # the clock thread and a click may grade at the same moment
+        self.submit.on_click(lambda _: self.answer(self.entry.value))
+        self.next.on_click(lambda _: self._advance())
+        self.widget = w.VBox([w.HBox([self.header, self.timer]), self.question, w.HBox([self.entry, self.submit]),
+                              self.verdict, self.next, self.review])
+        self.widget.add_class("llmest-timed-session")
+        self.timer.add_class("llmest-timer")
+        self.results: list[tuple] = []   # (problem, verdict, seconds, timed_out)
+        self.index = 0
+        self._show_question()
+
+    @property
+    def current(self):
+        return self.problems[self.index]
+
+    def elapsed(self) -> float:
+        return self._clock() - self._started
+
+    def _advance(self):
+        with self._lock:
+            if len(self.results) <= self.index:
+                return  # the current question is not graded yet
+            self.index += 1
+            if self.index >= len(self.problems):
+                self._finish()
+            else:
+                self._show_question()
+
+    def _show_question(self):
+        p = self.current
+        self.header.value = f"<b>Question {self.index + 1} of {len(self.problems)}</b> · {p.topic} · {p.level}&nbsp;"
+        self.question.value = html.escape(p.question)
+        self.entry.value, self.entry.disabled, self.submit.disabled = "", False, False
+        from ..exercises import entry_placeholder
+
+        self.entry.placeholder = entry_placeholder(p.unit)
+        self.verdict.value = ""
+        self.next.layout.display = "none"
+        self._started = self._clock()
+        self._tick()
+
+    def _tick(self, _=None):
+        with self._lock:
+            if self.index >= len(self.problems) or self.submit.disabled:
+                return
+            left = max(self.limit - self.elapsed(), 0)
+            self.timer.value = f"<span>{int(left) // 60}:{int(left) % 60:02d} left</span>"
+            if left <= 0:
+                self.answer(self.entry.value, timed_out=True)
+
+    def answer(self, entry, timed_out: bool = False):
+        """Grade the entry for the current question. An unreadable entry gets its message and can be retyped,
+        unless the time is up."""
+        with self._lock:
+            if self.submit.disabled:  # already graded
+                return self.results[-1][1]
+            return self._grade(entry, timed_out)
+
+    def _grade(self, entry, timed_out):
+        verdict = self.current.check(entry)
+        if verdict.grade in ("empty", "invalid") and not timed_out:
+            self.verdict.value = verdict_html(verdict)
+            return verdict
+        self.results.append((self.current, verdict, self.elapsed(), timed_out))
+        self.entry.disabled = self.submit.disabled = True
+        shown = type(verdict)(verdict.grade, "Time is up. " + verdict.message) if timed_out else verdict
+        self.verdict.value = f"{verdict_html(shown)}<br><small>Answer: {html.escape(self.current.answer_text)}</small>"
+        self.next.description = "See the score" if self.index == len(self.problems) - 1 else "Next question"
+        self.next.layout.display = None
+        return verdict
+
+    def score(self) -> dict:
+        grades = [verdict.grade for _, verdict, _, _ in self.results]
+        return {grade: grades.count(grade) for grade in ("correct", "close", "wrong", "empty", "invalid")}
+
+    def _finish(self):
+        self._stopped.set()
+        score = self.score()
+        self.header.value = (f"<b>Score: {score['correct']} correct, {score['close']} close, "
+                             f"{len(self.results) - score['correct'] - score['close']} missed, "
+                             f"of {len(self.results)}</b>")
+        self.timer.value = self.question.value = self.verdict.value = ""
+        for part in (self.entry, self.submit, self.next):
+            part.layout.display = "none"
+        rows = []
+        for problem, verdict, seconds, timed_out in self.results:
+            took = f"{seconds:.0f} s" + (", time up" if timed_out else "")
+            if verdict.grade == "correct":
+                rows.append(f"<li>✓ {html.escape(problem.template)} ({took})</li>")
+                continue
+            steps = "<br>".join(html.escape(step) for step in problem.solution().splitlines())
+            rows.append(f"<li>✗ {html.escape(problem.question)} ({took})<br>{verdict_html(verdict)}"
+                        f"<div style='margin:4px 0 8px 1em;font-size:0.9em'>{steps}</div></li>")
+        self.review.value = "<ul>" + "".join(rows) + "</ul>"
+
+    def _run_clock(self):
+        while not self._stopped.wait(1.0):
+            self._tick()
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
+        # The clock runs only once shown: a kernel thread ticks each second (widgets may be updated from threads).
+        threading.Thread(target=self._run_clock, daemon=True).start()
+
+
+def flashcard_deck(topics=None, seed: int = 0) -> FlashcardDeck:
+    return FlashcardDeck(topics, seed)
+
+
+def timed_session(n: int = 5, seed: int = 0, topics=None, level: str = "medium",
+                  seconds_per_question=180) -> TimedSession:
+    return TimedSession(n, seed, topics, level, seconds_per_question)

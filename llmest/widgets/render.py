@@ -1,0 +1,109 @@
+"""Drawing without matplotlib: HTML bars, a stacked memory bar and a small SVG line chart, which redraw in
+well under a millisecond as a field changes; and the red message shown beside a field."""
+
+from __future__ import annotations
+
+import html
+
+from .. import hardware
+from .. import model as m
+from ..plots import MEMORY_COLORS, PART_COLORS
+from ..units import format_bytes, format_count
+
+
+ERROR_STYLE = "color:#b00020;font-size:0.9em"
+
+
+def error_html(message: str) -> str:
+    return f'<span style="{ERROR_STYLE}">{html.escape(message)}</span>' if message else ""
+
+
+def bar_chart_html(rows, title: str = "") -> str:
+    """A horizontal bar chart in HTML: rows of (label, value, text, color). Live widgets use it because it
+    redraws in well under a millisecond, where a matplotlib figure takes tens of milliseconds."""
+    largest = max((value for _, value, _, _ in rows), default=0) or 1
+    lines = [f'<div style="font-size:0.9em;font-weight:bold;margin:4px 0">{html.escape(title)}</div>'] if title else []
+    for label, value, text, color in rows:
+        lines.append(
+            '<div style="display:flex;align-items:center;font-size:0.85em;line-height:1.5">'
+            f'<div style="width:11em;text-align:right;padding-right:6px">{html.escape(label)}</div>'
+            f'<div style="width:{60 * value / largest:.2f}%;background:{color};height:1em"></div>'
+            f'<div style="padding-left:6px;white-space:nowrap">{html.escape(text)}</div></div>')
+    return "".join(lines)
+
+
+def breakdown_chart_html(count: m.ParamCount) -> str:
+    rows = [(part.replace("_", " "), n, f"{format_count(n)} ({n / count.total:.1%})", PART_COLORS[part])
+            for part, n in count.parts.items() if n]
+    return bar_chart_html(rows, "parameters by part")
+
+
+_MEMORY_LABELS = {"weights": "weights", "gradients": "gradients", "optimizer": "optimizer + master",
+                  "adapters": "adapters", "activations": "activations", "kv_cache": "KV cache", "overhead": "overhead"}
+
+
+def memory_bar_html(breakdown, gpu, margin) -> str:
+    """A stacked bar of one GPU's memory by part, against the GPU's capacity and its usable part."""
+    parts = dict(breakdown.parts)
+    parts["optimizer"] = parts.get("optimizer", 0) + parts.pop("master", 0)
+    capacity = hardware.gpu(gpu).memory_bytes
+    scale = max(breakdown.total, capacity) * 1.05
+    segments = "".join(
+        f'<div title="{_MEMORY_LABELS[p]}: {format_bytes(b)}" style="width:{100 * b / scale:.3f}%;'
+        f'background:{MEMORY_COLORS[p]};height:100%"></div>' for p, b in parts.items() if b > 0)
+    marks = "".join(
+        f'<div style="position:absolute;left:{100 * x / scale:.3f}%;top:0;height:100%;border-left:2px '
+        f'{style} #000"></div>' for x, style in ((capacity * (1 - margin), "dashed"), (capacity, "solid")))
+    legend = " · ".join(
+        f'<span style="color:{MEMORY_COLORS[p]}">■</span> {_MEMORY_LABELS[p]} {format_bytes(b)}'
+        for p, b in parts.items() if b > 0)
+    return (f'<div style="position:relative;display:flex;height:1.6em;width:36em;border:1px solid #ccc">'
+            f'{segments}{marks}</div><div style="font-size:0.85em;margin-top:3px">{legend}<br>dashed: usable '
+            f'({1 - margin:.0%} of {format_bytes(capacity)}); solid: the GPU\'s memory</div>')
+
+
+def svg_chart(series, x_label: str, y_label: str, marker=None, width=460, height=220, y_log=True) -> str:
+    """A small line chart in SVG, log x (and log y unless ``y_log`` is False): ``series`` are
+    (xs, ys, color, label); ``marker`` an (x, y) dot. Live widgets use it because it redraws in well under a
+    millisecond."""
+    import math
+
+    def ty(y):
+        return math.log10(y) if y_log else y
+
+    xs = [x for s in series for x in s[0]]
+    ys = [y for s in series for y in s[1] if y > 0]
+    x0, x1 = math.log10(min(xs)), math.log10(max(xs))
+    y0, y1 = ty(min(ys)), ty(max(ys))
+    pad = 0.1 if y_log else 0.05 * (y1 - y0)
+    y0, y1 = (y0 - pad, y1 + pad) if y1 - y0 > 1e-9 else (y0 - 1, y1 + 1)
+    left, bottom, right, top = 56, height - 34, width - 10, 10
+
+    def px(x):
+        return left + (math.log10(x) - x0) / (x1 - x0) * (right - left)
+
+    def py(y):
+        return bottom - (ty(y) - y0) / (y1 - y0) * (bottom - top)
+
+    parts = [f'<svg width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg" '
+             f'style="font:11px sans-serif">',
+             f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#888"/>',
+             f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" stroke="#888"/>']
+    for decade in range(math.ceil(x0), math.floor(x1) + 1):
+        parts.append(f'<text x="{px(10 ** decade):.1f}" y="{bottom + 14}" text-anchor="middle">'
+                     f'{10 ** decade:g}</text>')
+    y_ticks = ([10 ** d for d in range(math.ceil(y0), math.floor(y1) + 1)] if y_log
+               else [y0 + (y1 - y0) * k / 4 for k in range(5)])
+    for tick in y_ticks:
+        parts.append(f'<text x="{left - 4}" y="{py(tick) + 4:.1f}" text-anchor="end">{tick:.3g}</text>')
+    for i, (sx, sy, color, label) in enumerate(series):
+        points = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(sx, sy) if y > 0)
+        parts.append(f'<polyline fill="none" stroke="{color}" stroke-width="2" points="{points}"/>')
+        parts.append(f'<text x="{right - 4}" y="{top + 12 + 13 * i}" text-anchor="end" fill="{color}">'
+                     f'{html.escape(label)}</text>')
+    if marker is not None:
+        parts.append(f'<circle cx="{px(marker[0]):.1f}" cy="{py(marker[1]):.1f}" r="4" fill="#b00020"/>')
+    parts.append(f'<text x="{(left + right) / 2}" y="{height - 4}" text-anchor="middle">{html.escape(x_label)}</text>')
+    parts.append(f'<text x="12" y="{(top + bottom) / 2}" text-anchor="middle" '
+                 f'transform="rotate(-90 12 {(top + bottom) / 2})">{html.escape(y_label)}</text></svg>')
+    return "".join(parts)
