@@ -55,8 +55,9 @@ CATALOG = {gpu.name: gpu for gpu in [
         "38.7 TFLOPS is the FP32 CUDA-core peak (10,752 cores × 2 × 1.80 GHz), not BF16.",
         recalled=("TF32", "interconnect")),
     GPU("RTX 4090", 24e9, 1008e9, 165.2 * TERA, 330.3 * TERA, 82.6 * TERA, 82.6 * TERA, None, "none (PCIe only)",
-        "NVIDIA Ada Lovelace whitepaper, Appendix A",
-        "82.6 TFLOPS is the FP32 CUDA-core peak; BF16 with FP32 accumulate is 165.2 (330.3 with FP16 accumulate).",
+        "NVIDIA Ada Lovelace whitepaper (v2.02), Appendix A",
+        "82.6 TFLOPS is the FP32 CUDA-core peak. Dense BF16 tensor (FP32 accumulate) is 165.2, as is FP16 with FP32 "
+        "accumulate; 330.3 is FP16 with FP16 accumulate, a mode BF16 does not have.",
         recalled=("TF32",)),
     GPU("L40S", 48e9, 864e9, 362.05 * TERA, 733 * TERA, 183 * TERA, 91.6 * TERA, None, "none (PCIe Gen4)",
         "NVIDIA L40S datasheet", "733 TFLOPS BF16 is the sparse figure."),

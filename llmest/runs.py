@@ -1,11 +1,13 @@
 """Published training runs, as data, and the MFU each implies.
 
 GPU-hours, tokens and parameters are the papers' own; where llmest has the model's exact shape (``model``), its
-FLOP-carrying parameter count (``compute.flops_params``) is used beside the published size.
+FLOP-carrying parameter count (``compute.flops_params``) is used beside the published size. ``mfu_range`` gives the
+range over every run here; every text that quotes "the published range" calls it.
 """
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 
 from . import compute
@@ -55,7 +57,8 @@ RUNS = [
 ]
 
 # GPT-3 175B (Brown et al. 2020, Appendix D, Table D.1): 3.14e23 training FLOPs for 174.6B parameters and 300B tokens.
-# The paper gives no GPU-hours; Patterson et al. 2021 estimate 10,000 V100s for 14.8 days.
+# The paper gives no GPU-hours; Patterson et al. 2021 (arXiv 2104.10350, Table 4) estimate 10,000 V100s for 14.8 days,
+# so its MFU rests on an estimate. 125 TFLOPS is the V100's FP16 tensor peak (it has no BF16).
 GPT3 = Run("GPT-3 175B", 174.6e9, 300e9, 10_000 * 14.8 * 24, hardware.gpu("V100").bf16_flops_per_s, "V100",
            "Brown et al. 2020 Table D.1; GPU-hours estimated by Patterson et al. 2021")
 GPT3_PUBLISHED_FLOPS = 3.14e23
@@ -72,3 +75,47 @@ def palm_mfu(with_attention: bool) -> float:
         per_token += compute.attention_flops_per_token(PALM["layers"], PALM["heads"], PALM["head_dim"],
                                                        PALM["seq_len"])
     return compute.mfu_from_throughput(PALM["tokens_per_s"], per_token, PALM["chips"], PALM["peak_flops_per_s"])
+
+
+@dataclass(frozen=True)
+class PublishedMFU:
+    name: str
+    mfu: float     # counting 6·N FLOPs per token, no attention term
+    basis: str     # where the figure comes from
+
+
+def published_mfus() -> list[PublishedMFU]:
+    """The MFU of every run in this module, each counting 6·N FLOPs per token only (PaLM without its attention term,
+    as the other runs have no figure for it)."""
+    rows = [PublishedMFU(r.name, r.mfu, "reported GPU-hours") for r in RUNS]
+    rows.append(PublishedMFU(GPT3.name, GPT3.mfu, "Patterson et al.'s estimate of its V100-hours (the paper gives none)"))
+    rows.append(PublishedMFU("PaLM 540B", palm_mfu(False), "its measured throughput (Chowdhery et al. 2022, App. B)"))
+    return rows
+
+
+@dataclass(frozen=True)
+class MFURange:
+    low: PublishedMFU
+    high: PublishedMFU
+    median: float
+    runs: tuple
+
+    @property
+    def covers(self) -> str:
+        """Which runs the range is drawn from, grouped by how each MFU is known."""
+        bases = {}
+        for run in self.runs:
+            bases.setdefault(run.basis, []).append(run.name)
+        groups = "; ".join(f"{', '.join(names)} from {basis}" for basis, names in bases.items())
+        return f"{len(self.runs)} published runs ({groups}), each counting 6·N FLOPs per token, no attention term"
+
+    def __str__(self) -> str:
+        return (f"{self.low.mfu:.0%} ({self.low.name}) to {self.high.mfu:.0%} ({self.high.name}), "
+                f"median {self.median:.0%}, over {self.covers}")
+
+
+def mfu_range() -> MFURange:
+    """The range of MFU that the published runs imply, with the runs at either end."""
+    rows = published_mfus()
+    low, high = min(rows, key=lambda r: r.mfu), max(rows, key=lambda r: r.mfu)
+    return MFURange(low, high, statistics.median(r.mfu for r in rows), tuple(rows))

@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 from .. import compute as c
+from .. import data as dt
 from .. import hardware
 from .. import memory as mem
 from .. import runs
 from ..model import preset
 from ..units import format_bytes, format_count, format_flops, format_usd
-from . import Figure, register
+from . import SIX_ND, Figure, register
 
 _S11, _S12, _S2 = "§1.1 FLOPs 估算", "§1.2 GPU 时间估算", "§2 GPU 算力参考"
 _EX1, _EX2 = "§3 练习 1：训练 7B 模型需要多少资源？", "§3 练习 2：QLoRA 微调 70B 模型需要什么？"
@@ -30,9 +31,12 @@ def _ex1_gpu_hours() -> float:
     return c.gpu_hours(_EX1_FLOPS, A100, 0.4)
 
 
-def _published_mfus() -> list:
-    """LLaMA, Llama 2 and PaLM, all counting 6N only (PaLM's figure without the attention term)."""
-    return sorted([r.mfu for r in runs.RUNS] + [runs.palm_mfu(False)])
+def _mfu_cause(low, high) -> str:
+    span = runs.mfu_range()
+    below = sum(r.mfu < low for r in span.runs)
+    above = sum(r.mfu > high for r in span.runs)
+    return (f"The median run is in the range, but the runs span {span}. Of the {len(span.runs)}, {below} lie below "
+            f"{low:.0%} and {above} above {high:.0%}.")
 
 
 def _seed004_days(n, d, gpus) -> float:
@@ -58,16 +62,24 @@ def _seed004_budget() -> float:
     return c.compute_budget(64, 30, GENERIC, 0.5)
 
 
+def _moe_cause() -> str:
+    month = c.DAYS_PER_YEAR / 12
+    largest = {g: dt.chinchilla_params_for_flops(c.compute_budget(g, month, GENERIC, 0.5)) for g in (256, 512, 1024)}
+    return (f"At 20 tokens per parameter a dense model finishes within a month on §3.3's cards up to about "
+            + ", ".join(f"{format_count(n)} on {g:,}" for g, n in largest.items())
+            + ": tens of B on hundreds of cards in a month does not by itself point to a mixture of experts. "
+            "It does for a dense model trained on many more tokens per parameter, or on fewer cards.")
+
+
+def _lora_flops(model, recompute=False) -> float:
+    """FLOPs of LoRA fine-tuning on exercise 2's 10K examples of 2,048 tokens (rank 64 on every projection)."""
+    per_token = c.lora_training_flops_per_token(c.flops_params(model),
+                                                mem.lora_params(model, 64, mem.LORA_TARGETS), recompute)
+    return per_token * 10_000 * 2048
+
+
 def _qlora_hours(recompute=False) -> float:
-    per_token = c.lora_training_flops_per_token(c.flops_params("llama-2-70b"),
-                                                mem.lora_params("llama-2-70b", 64, mem.LORA_TARGETS), recompute)
-    return c.gpu_hours(per_token * 10_000 * 2048, A100, 0.4)
-
-
-def _lora_7b_hours() -> float:
-    per_token = c.lora_training_flops_per_token(c.flops_params("llama-2-7b"),
-                                                mem.lora_params("llama-2-7b", 64, mem.LORA_TARGETS))
-    return c.gpu_hours(per_token * 10_000 * 2048, A100, 0.4)
+    return c.gpu_hours(_lora_flops("llama-2-70b", recompute), A100, 0.4)
 
 
 def _gpt3_hours() -> float:
@@ -90,25 +102,27 @@ def _tokens_per_request(dollars_per_month: float) -> float:
 _HOURS_PER_MONTH = 730
 
 
-def _catalog_figure(key, name, quote, stated, what="BF16 TFLOPS"):
+def _catalog_figure(key, name, quote, stated, aside=""):
     gpu = hardware.gpu(name)
-    return Figure(key, 3, "000", _S2, f"{name}: {what}", quote, stated,
-                  lambda: gpu.bf16_flops_per_s / 1e12, f"hardware.gpu({name!r}).bf16_flops_per_s (dense)",
-                  unit="plain", rel_tol=0.01, cause=gpu.note, suffix="TFLOPS")
+    return Figure(key, 3, "000", _S2, f"{name}: dense BF16 tensor peak", quote, stated,
+                  lambda: gpu.bf16_flops_per_s, f"hardware.gpu({name!r}).bf16_flops_per_s (dense)",
+                  unit="FLOP/s", stated_in="TFLOPS", rel_tol=0.01, cause=aside + gpu.note)
 
 
 register(
     # seed 000 §1-§2
-    Figure("000-1.2-mfu", 3, "000", _S12, "typical MFU", "MFU：通常 30-50%", (0.30, 0.50),
-           lambda: sorted(_published_mfus())[len(_published_mfus()) // 2], "the median MFU implied by LLaMA, Llama 2 "
-           "and PaLM (llmest.runs)", unit="percent", rel_tol=0.0,
-           cause=lambda: f"Published runs imply {min(_published_mfus()):.0%} to {max(_published_mfus()):.0%}."),
+    Figure("000-1.2-mfu", 3, "000", _S12, "typical MFU", "MFU（Model FLOPs Utilization）：通常 30-50%",
+           (0.30, 0.50), lambda: runs.mfu_range().median, "the median MFU of the published runs (runs.mfu_range)",
+           unit="fraction", rel_tol=0.0, cause=lambda: _mfu_cause(0.30, 0.50)),
     _catalog_figure("000-2-a100", "A100 80GB", "A100 80GB 312 TFLOPS", 312),
-    _catalog_figure("000-2-h100", "H100 SXM", "H100 80GB 990 TFLOPS (the SXM card; H100 PCIe is 756)", 990),
+    _catalog_figure("000-2-h100", "H100 SXM", "H100 80GB 990 TFLOPS", 990,
+                    "The material's H100 80GB is the SXM card; H100 PCIe is 756. "),
     _catalog_figure("000-2-h200", "H200", "H200 141GB 990 TFLOPS", 990),
     _catalog_figure("000-2-b200", "B200", "B200 192GB 2250 TFLOPS", 2250),
-    _catalog_figure("000-2-a6000", "RTX A6000", "A6000 38 TFLOPS (in the BF16 column)", 38),
-    _catalog_figure("000-2-4090", "RTX 4090", "RTX 4090 82 TFLOPS (in the BF16 column)", 82),
+    _catalog_figure("000-2-a6000", "RTX A6000", "GPU BF16 算力 显存 适用场景 … A6000 38 TFLOPS", 38,
+                    "The material's table lists it in its BF16 column. "),
+    _catalog_figure("000-2-4090", "RTX 4090", "GPU BF16 算力 显存 适用场景 … RTX 4090 82 TFLOPS", 82,
+                    "The material's table lists it in its BF16 column. "),
     Figure("000-2-b200-memory", 3, "000", _S2, "B200 memory", "B200 192GB", 192e9,
            lambda: hardware.gpu("B200").physical_memory_bytes, "hardware.gpu('B200').physical_memory_bytes",
            unit="bytes", rel_tol=0.0,
@@ -116,45 +130,46 @@ register(
                          f"{format_bytes(hardware.gpu('B200').memory_bytes)} the HGX B200 datasheet gives as usable."),
     # seed 000 exercise 1: time
     Figure("000-ex1-flops", 3, "000", _EX1, "FLOPs to train a 7B on 1T tokens", "FLOPs = 6 x 7e9 x 1e12 = 4.2e22",
-           4.2e22, lambda: _EX1_FLOPS, "training_flops(7e9, 1e12)", unit="flops", rel_tol=0.001),
+           4.2e22, lambda: _EX1_FLOPS, "training_flops(7e9, 1e12)", unit="FLOPs", rel_tol=0.001),
     Figure("000-ex1-gpu-hours", 3, "000", _EX1, "A100 GPU-hours at 40% MFU",
            "GPU Hours = 4.2e22 / (3.12e14 x 0.4) = 336,538 小时", 336_538, _ex1_gpu_hours,
-           "gpu_hours(4.2e22, 312e12, 0.4)", unit="plain",
+           "gpu_hours(4.2e22, 312e12, 0.4)", unit="GPU-hours",
            cause=lambda: f"4.2e22 / (3.12e14 × 0.4) = {c.gpu_seconds(_EX1_FLOPS, A100, 0.4):,.0f}: FLOPs over "
                          "FLOP/s are GPU-seconds. The material's 336,538 is that over 1,000; hours need ÷3,600, "
                          f"which gives {_ex1_gpu_hours():,.0f}. §1.2's formula, GPU Hours = FLOPs / (GPU_FLOPS × MFU), "
-                         "also gives seconds.", suffix="GPU-hours"),
+                         "also gives seconds."),
     Figure("000-ex1-single-gpu", 3, "000", _EX1, "days and years on one A100", "约 14,022 天 / 38.4 年（单卡）",
-           14_022, lambda: _ex1_gpu_hours() / 24, "GPU-hours / 24", unit="plain",
+           14_022, lambda: c.training_days(_EX1_FLOPS, 1, A100, 0.4), "training_days(4.2e22, 1, 312e12, 0.4)",
+           unit="days",
            cause=lambda: f"{_ex1_gpu_hours() / 24:,.0f} days, {_ex1_gpu_hours() / 24 / c.DAYS_PER_YEAR:.1f} years: "
-                         "the material carries its hours error on.", suffix="days"),
+                         "the material carries its hours error on."),
     Figure("000-ex1-256", 3, "000", _EX1, "days on 256 A100s", "256 卡集群约 55 天", 55,
            lambda: c.training_days(_EX1_FLOPS, 256, A100, 0.4), "training_days(4.2e22, 256, 312e12, 0.4)",
-           unit="plain",
-           cause=lambda: f"The same factor of {336_538 / _ex1_gpu_hours():.1f} from the hours error.", suffix="days"),
+           unit="days", cause=lambda: f"The same factor of {336_538 / _ex1_gpu_hours():.1f} from the hours error."),
     # seed 000 exercise 2: QLoRA time
     Figure("000-ex2-hours", 3, "000", _EX2, "QLoRA of a 70B on 20M tokens, one A100",
-           "FLOPs 很小（只算 LoRA 参数部分）… 预计 1-4 小时", (1, 4), _qlora_hours,
-           "(4·N + 6·adapters) × 20.48M tokens at 40% MFU of one A100", unit="plain",
+           "FLOPs 很小（只算 LoRA 参数部分）… 预计 1-4 小时", (1, 4),
+           lambda: c.training_days(_lora_flops("llama-2-70b"), 1, A100, 0.4),
+           "training_days((4·N + 6·adapters) × 20.48M tokens, 1 A100, 40% MFU)", unit="days", stated_in="hours",
            cause=lambda: "The FLOPs are not small: the forward pass and the gradients for the activations still go "
                          "through every frozen weight, 4·N per token; only the weight gradients are skipped. That is "
                          f"{_qlora_hours():.0f} hours at 40% MFU, {_qlora_hours(True):.0f} with the gradient "
-                         "checkpointing QLoRA uses, and more in practice, as 4-bit weights are dequantised on the fly.", suffix="hours"),
+                         "checkpointing QLoRA uses, and more in practice, as 4-bit weights are dequantised on the fly."),
     # seed 000 §4
     Figure("000-4.1-7b-hours", 3, "000", _S41, "A100-hours to train a 7B on 1T tokens",
            "训练 7B 模型（1T token）：336K A100 小时", 336e3, _ex1_gpu_hours, "gpu_hours(4.2e22, 312e12, 0.4)",
-           unit="plain", cause="Exercise 1's seconds-for-hours slip again.", suffix="GPU-hours"),
+           unit="GPU-hours", cause="Exercise 1's seconds-for-hours slip again."),
     Figure("000-4.1-7b-cost", 3, "000", _S41, "its cloud cost at the material's $2-3 per A100-hour", "（$1M 云计算成本）",
-           1e6, lambda: c.cost(_ex1_gpu_hours(), 3), "gpu_hours × $3", unit="usd",
+           1e6, lambda: c.cost(_ex1_gpu_hours(), 3), "gpu_hours × $3", unit="USD",
            cause=lambda: f"${c.cost(_ex1_gpu_hours(), 2):,.0f} to ${c.cost(_ex1_gpu_hours(), 3):,.0f} at $2-3 an "
                          "hour; $1M follows from the wrong hours."),
     Figure("000-4.1-lora-7b", 3, "000", _S41, "LoRA fine-tuning of a 7B on one A100 (20M tokens, as exercise 2)",
-           "LoRA 微调 7B：1-4 小时，单卡 A100", (1, 4), _lora_7b_hours,
-           "(4·N + 6·adapters) × 20.48M tokens at 40% MFU", unit="plain", rel_tol=0.0,
-           cause="For exercise 2's 10K examples of 2,048 tokens; the time scales with the data.", suffix="hours"),
+           "LoRA 微调 7B：1-4 小时，单卡 A100", (1, 4), lambda: c.training_days(_lora_flops("llama-2-7b"), 1, A100, 0.4),
+           "training_days((4·N + 6·adapters) × 20.48M tokens, 1 A100, 40% MFU)", unit="days", stated_in="hours",
+           rel_tol=0.0, cause="For exercise 2's 10K examples of 2,048 tokens; the time scales with the data."),
     Figure("000-4.3-7b-cost", 3, "000", _S43, "training a 7B on 1T tokens with 256 A100s",
            "训练 7B 模型（1T token，256 A100）：~$160K-240K", (160e3, 240e3),
-           lambda: c.cost(_ex1_gpu_hours(), 2.5), "GPU-hours at 40% MFU × $2.5, the middle of $2-3", unit="usd",
+           lambda: c.cost(_ex1_gpu_hours(), 2.5), "GPU-hours at 40% MFU × $2.5, the middle of $2-3", unit="USD",
            depends_on="MFU",
            cause=lambda: f"$160-240K is {160e3 / 2:,.0f} GPU-hours at $2-3, an MFU of "
                          f"{c.implied_mfu(7e9, 1e12, 160e3 / 2, A100):.0%}; at exercise 1's 40% it is "
@@ -163,7 +178,7 @@ register(
     Figure("000-4.3-serving", 3, "000", _S43, "serving a 7B at 1,000 requests/s, per month",
            "推理 7B（1000 RPS）：~$5K-10K/月", (5e3, 10e3),
            lambda: _serving_gpus() * 2 * _HOURS_PER_MONTH,
-           "A100s for 1,000 × 100 new tokens/s at batch 64 (decode_estimate) × $2 × 730 h", unit="usd",
+           "A100s for 1,000 × 100 new tokens/s at batch 64 (decode_estimate) × $2 × 730 h", unit="USD/month",
            depends_on="tokens per request",
            cause=lambda: f"With 100 new tokens per request, batches of 64 and a 1,024-token context, an A100 makes "
                          f"{_a100_tokens_per_s():,.0f} tokens/s: {_serving_gpus()} A100s. $5-10K a month pays for "
@@ -172,105 +187,103 @@ register(
                          "per request, before any prompt processing."),
     # seed 000 §5: GPT-3
     Figure("000-5-gpt3-flops", 3, "000", _S5, "GPT-3's training FLOPs", "175B 模型训练 300B token 的 FLOPs 约 3.15e23",
-           3.15e23, lambda: c.training_flops(175e9, 300e9), "training_flops(175e9, 300e9)", unit="flops",
+           3.15e23, lambda: c.training_flops(175e9, 300e9), "training_flops(175e9, 300e9)", unit="FLOPs",
            rel_tol=0.005,
-           cause=lambda: f"Right; the paper reports {format_flops(runs.GPT3_PUBLISHED_FLOPS)} for 174.6B parameters. The "
-                         "6·N·D rule is Kaplan et al.'s (2020), not Chinchilla's, as the answer says."),
+           cause=lambda: f"Right; the paper reports {format_flops(runs.GPT3_PUBLISHED_FLOPS)} for 174.6B parameters. "
+                         f"{SIX_ND}; the answer's slip is calling it the Chinchilla formula (按 Chinchilla 公式)."),
     Figure("000-5-gpt3-hours", 3, "000", _S5, "V100 GPU-hours for GPT-3 at 40% MFU",
            "在 V100 (125 TFLOPS) 上以 40% MFU 需约 630 万 GPU 小时", 6.3e6,
            lambda: c.gpu_hours(c.training_flops(175e9, 300e9), V100, 0.4), "gpu_hours(3.15e23, 125e12, 0.4)",
-           unit="count",
+           unit="GPU-hours",
            cause=lambda: f"3.15e23 / (125e12 × 0.4) = {format_flops(c.gpu_seconds(c.training_flops(175e9, 300e9), V100, 0.4))}"
                          " GPU-seconds; 6.3M is that over 1,000, as in exercise 1. Over 3,600 it is "
                          f"{format_count(_gpt3_hours())} GPU-hours."),
     Figure("000-5-gpt3-cost", 3, "000", _S5, "GPT-3's GPU cost at $3 per V100-hour", "纯 GPU 成本约 1900 万",
            19e6, lambda: c.cost(c.gpu_hours(c.training_flops(175e9, 300e9), V100, 0.4), 3), "GPU-hours × $3",
-           unit="usd",
+           unit="USD",
            cause=lambda: f"Follows from the hours above: {format_count(_gpt3_hours())} V100-hours at $3 are "
                          f"{format_usd(c.cost(_gpt3_hours(), 3))}."),
     Figure("000-5-gpt3-total", 3, "000", _S5, "GPT-3's whole cost", "实际总成本可能 $10M-50M", (10e6, 50e6),
-           lambda: c.cost(runs.GPT3.gpu_hours, 3), "Patterson et al.'s V100-hours × $3", unit="usd", rel_tol=0.0,
+           lambda: c.cost(runs.GPT3.gpu_hours, 3), "Patterson et al.'s V100-hours × $3", unit="USD", rel_tol=0.0,
            cause=lambda: f"Patterson et al. estimate {runs.GPT3.gpu_hours:,.0f} V100-hours (10,000 GPUs for 14.8 "
                          f"days), an MFU of {runs.GPT3.mfu:.0%}: the GPUs alone reach the low end at $3 an hour."),
     Figure("000-4.1-ft-70b-time", 3, "000", _S41, f"full fine-tuning of a 70B on {_FT_GPUS} A100s, 1B tokens",
-           "全参数微调 70B：需要 8+ A100，数天到数周", (2, 28),
+           "全参数微调 70B：需要 8+ A100，数天到数周", None,
            lambda: c.training_days(c.training_flops(70e9, 1e9), _FT_GPUS, A100, 0.4),
-           f"training_days(6 × 70B × 1B tokens, {_FT_GPUS} A100s, 40% MFU)", unit="plain", depends_on="tokens",
+           f"training_days(6 × 70B × 1B tokens, {_FT_GPUS} A100s, 40% MFU)", unit="days", depends_on="tokens",
            cause=lambda: f"Days to weeks is {_ft_tokens(2):.1f}B-{_ft_tokens(28):.1f}B tokens on {_FT_GPUS} A100s at "
                          f"40% MFU. {_FT_GPUS} is the least that hold the states (16 bytes a parameter) with 20% of "
                          f"each GPU free, before activations; with nothing free "
                          f"{mem.state_gpus(70e9, 16, 'A100 80GB')} hold them on paper, and seed 004's 16 is two "
-                         "8-GPU nodes (chapter 2).", suffix="days"),
+                         "8-GPU nodes (chapter 2)."),
     # seed 004 §3
-    Figure("004-3.1-7b-flops", 3, "004", _S31, "7B on 1 trillion tokens", "6×7×10⁹×10¹²＝4.2×10²²", 4.2e22,
-           lambda: c.training_flops(7e9, 1e12), "training_flops(7e9, 1e12)", unit="flops", rel_tol=0.001),
+    Figure("004-3.1-7b-flops", 3, "004", _S31, "7B on 1 trillion tokens", "6×7×10⁹×10¹² 4.2×10²²", 4.2e22,
+           lambda: c.training_flops(7e9, 1e12), "training_flops(7e9, 1e12)", unit="FLOPs", rel_tol=0.001),
     Figure("004-3.1-petaflop", 3, "004", _S31, "hours at a sustained 10¹⁵ FLOP/s",
            "每秒10¹⁵次浮点运算也需要约1.16万小时", 1.16e4,
-           lambda: c.training_flops(7e9, 1e12) / 1e15 / c.SECONDS_PER_HOUR, "4.2e22 / 1e15 / 3,600",
-           unit="plain", rel_tol=0.01, suffix="hours"),
+           lambda: c.training_seconds(c.training_flops(7e9, 1e12), 1, 1e15, 1.0),
+           "training_seconds(4.2e22, 1 machine, 1e15 FLOP/s, MFU 1)", unit="seconds", stated_in="hours"),
     Figure("004-3.1-attention", 3, "004", _S31, "attention FLOPs that 6N leaves out, a 7B at 4,096 tokens",
-           "这个公式已经把所有线性层、注意力、FFN、反向计算全部折进去了", 0, lambda: _attention_share(4096),
-           "12·L·H·Q·T / (6N + 12·L·H·Q·T) for Llama-2-7B", unit="percent", rel_tol=0.0,
-           cause=lambda: "6N counts the multiplications by weights, including the Q, K, V and output projections, "
-                         "but not the attention scores (Q·Kᵀ and scores·V), which multiply activations by "
-                         f"activations: {_attention_share(2048):.0%} of a training token's FLOPs at 2,048 tokens, "
-                         f"{_attention_share(4096):.0%} at 4,096."),
-    Figure("004-3.2-flops", 3, "004", _S32, "7B on 100B tokens", "总FLOPs等于6×7×10⁹×10¹¹＝4.2×10²¹", 4.2e21,
-           lambda: c.training_flops(7e9, 1e11), "training_flops(7e9, 1e11)", unit="flops", rel_tol=0.001),
+           "这个公式已经把所有线性层、注意力、FFN、反向计算全部折进去了", None, lambda: _attention_share(4096),
+           "12·L·H·Q·T / (6N + 12·L·H·Q·T) for Llama-2-7B", unit="fraction", verdict="erratum",
+           cause=lambda: "The material says 6N folds in attention. It folds in attention's weights (the Q, K, V and "
+                         "output projections) but not the attention scores (Q·Kᵀ and scores·V), which multiply "
+                         "activations by activations and grow with the sequence: "
+                         f"{_attention_share(2048):.0%} of a training token's FLOPs at 2,048 tokens, "
+                         f"{_attention_share(4096):.0%} at 4,096 (Kaplan et al. 2020 count them apart from 6N)."),
+    Figure("004-3.2-flops", 3, "004", _S32, "7B on 100B tokens", "总FLOPs等于6×7×10⁹×10¹¹ 4.2×10²¹", 4.2e21,
+           lambda: c.training_flops(7e9, 1e11), "training_flops(7e9, 1e11)", unit="FLOPs", rel_tol=0.001),
     Figure("004-3.2-per-gpu", 3, "004", _S32, "effective FLOP/s of one 200 TFLOPS card at 50%",
-           "单卡每秒有效浮点运算等于200×10¹²×0.5＝10¹⁴", 1e14, lambda: GENERIC * 0.5, "200e12 × 0.5", unit="flops",
-           rel_tol=0.001),
+           "单卡每秒有效浮点运算等于200×10¹²×0.5 10¹⁴", 1e14, lambda: GENERIC * 0.5, "200e12 × 0.5",
+           unit="FLOP/s", rel_tol=0.001),
     Figure("004-3.2-cluster", 3, "004", _S32, "of 64 such cards", "总有效算力是6.4×10¹⁵", 6.4e15,
-           lambda: 64 * GENERIC * 0.5, "64 × 200e12 × 0.5", unit="flops", rel_tol=0.001),
-    Figure("004-3.2-weeks", 3, "004", _S32, "the same run, in weeks", "一到两周内完成", (7, 14),
-           lambda: _seed004_days(7e9, 1e11, 64), "training_days(...) in days", unit="plain", rel_tol=0.0, suffix="weeks"),
+           lambda: 64 * GENERIC * 0.5, "64 × 200e12 × 0.5", unit="FLOP/s", rel_tol=0.001),
+    Figure("004-3.2-weeks", 3, "004", _S32, "the same run, in weeks", "一到两周内完成", (1, 2),
+           lambda: _seed004_days(7e9, 1e11, 64), "training_days(6 × 7e9 × 1e11, 64, 200e12, 0.5)", unit="days",
+           stated_in="weeks", rel_tol=0.0),
     Figure("004-3.2-mfu", 3, "004", _S32, "MFU of real pre-training", "MFU通常在40%到60%之间", (0.40, 0.60),
-           lambda: sorted(_published_mfus())[len(_published_mfus()) // 2], "the median MFU of LLaMA, Llama 2 and PaLM",
-           unit="percent", rel_tol=0.0,
-           cause=lambda: f"The typical run is in the range, but the published runs span {min(_published_mfus()):.0%} "
-                         f"to {max(_published_mfus()):.0%}: {sum(m < 0.4 for m in _published_mfus())} of "
-                         f"{len(_published_mfus())} fall below 40% and none comes near 60%."),
+           lambda: runs.mfu_range().median, "the median MFU of the published runs (runs.mfu_range)",
+           unit="fraction", rel_tol=0.0, cause=lambda: _mfu_cause(0.40, 0.60)),
     Figure("004-3.2-days", 3, "004", _S32, "7B, 100B tokens, 64 × 200 TFLOPS at 50% MFU", "约7.6天", 7.6,
-           lambda: _seed004_days(7e9, 1e11, 64), "training_days(6 × 7e9 × 1e11, 64, 200e12, 0.5)", unit="plain",
-           rel_tol=0.01, suffix="days"),
+           lambda: _seed004_days(7e9, 1e11, 64), "training_days(6 × 7e9 × 1e11, 64, 200e12, 0.5)", unit="days"),
     Figure("004-3.2-seconds", 3, "004", _S32, "the same in seconds", "≈65.6万秒", 6.56e5,
-           lambda: c.training_seconds(c.training_flops(7e9, 1e11), 64, GENERIC, 0.5), "training_seconds(...)",
-           unit="plain", rel_tol=0.001, suffix="seconds"),
+           lambda: c.training_seconds(c.training_flops(7e9, 1e11), 64, GENERIC, 0.5),
+           "training_seconds(6 × 7e9 × 1e11, 64, 200e12, 0.5)", unit="seconds", rel_tol=0.001),
     *[Figure(f"004-3.3-{label}", 3, "004", _S33, f"size table: {label.replace('-', ' on ')} GPUs", quote, days,
              (lambda n=n, d=d, g=g: _seed004_days(n, d, g)),
-             f"training_days(6 × {format_count(n)} × {format_count(d)}, {g} GPUs, 200 TFLOPS, 50%)",
-             unit="plain", rel_tol=0.01, suffix="days")
-      for label, n, d, g, days, quote in [
-          ("7B-32", 7e9, 1e11, 32, 15.2, "7B 1000亿 32卡 15.2天"),
-          ("7B-64", 7e9, 1e11, 64, 7.6, "7B 1000亿 64卡 7.6天"),
-          ("13B-128", 13e9, 2e11, 128, 14.1, "13B 2000亿 128卡 14.1天"),
-          ("70B-512", 70e9, 1.4e12, 512, 133, "70B 1.4万亿 512卡 133天"),
-          ("70B-1024", 70e9, 1.4e12, 1024, 66.5, "70B 1.4万亿 1024卡 66.5天")]],
-    Figure("004-3.3-months", 3, "004", _S33, "70B on 1.4T tokens with 512 cards, in months", "超过4个月", (4, 12),
-           lambda: _seed004_days(70e9, 1.4e12, 512) / (c.DAYS_PER_YEAR / 12), "training_days(...) / 30.4",
-           unit="plain", rel_tol=0.0, suffix="months"),
-    Figure("004-3.3-moe", 3, "004", _S33, "days for a dense 30B on 600B tokens (20 per parameter) on 512 such cards",
-           "听到“几十B模型几百卡一个月完成预训练”大概率是激活参数小于总参数的MoE", (30, 10_000),
+             f"training_days(6 × {format_count(n)} × {format_count(d)}, {g} GPUs, 200 TFLOPS, 50%)", unit="days")
+      for label, n, d, g, days, quote in [   # the table's cells: size, tokens, cards, days
+          ("7B-32", 7e9, 1e11, 32, 15.2, "7B 1000亿 32 15.2天"),
+          ("7B-64", 7e9, 1e11, 64, 7.6, "7B 1000亿 64 7.6天"),
+          ("13B-128", 13e9, 2e11, 128, 14.1, "13B 2000亿 128 14.1天"),
+          ("70B-512", 70e9, 1.4e12, 512, 133, "70B 1.4万亿 512 133天"),
+          ("70B-1024", 70e9, 1.4e12, 1024, 66.5, "70B 1.4万亿 1024 66.5天")]],
+    Figure("004-3.3-months", 3, "004", _S33, "70B on 1.4T tokens with 512 cards, in months",
+           "70B模型1.4万亿token、512卡的训练时间超过4个月", (4, None), lambda: _seed004_days(70e9, 1.4e12, 512),
+           "training_days(6 × 70B × 1.4T, 512, 200 TFLOPS, 50%)", unit="days", stated_in="months", rel_tol=0.0),
+    Figure("004-3.3-moe", 3, "004", _S33, "a month of pre-training for tens of B on hundreds of cards, dense",
+           "听到“几十B模型几百卡一个月完成预训练”大概率是激活参数小于总参数的MoE", (None, 1),
            lambda: _seed004_days(30e9, 600e9, 512), "training_days(6 × 30B × 600B, 512, 200 TFLOPS, 50%)",
-           unit="plain", rel_tol=0.0,
-           cause="A dense model of a few tens of billions finishes a compute-optimal run on a few hundred cards "
-                 "within a month; such a claim does not by itself point to a mixture of experts.", suffix="days"),
+           unit="days", stated_in="months", rel_tol=0.0,
+           depends_on="the model size, tokens per parameter and GPU count (assumed: a dense 30B, 20 tokens per "
+                      "parameter, 512 of §3.3's cards)", cause=_moe_cause),
     # seed 004 §4.3: the reverse budget
     Figure("004-4.3-budget", 3, "004", _S43B, "FLOPs of 64 × 200 TFLOPS at 50% for 30 days", "约1.66×10²²", 1.66e22,
-           _seed004_budget, "compute_budget(64, 30, 200e12, 0.5)", unit="flops", rel_tol=0.005),
+           _seed004_budget, "compute_budget(64, 30, 200e12, 0.5)", unit="FLOPs", rel_tol=0.005),
     Figure("004-4.3-nd", 3, "004", _S43B, "N·D that budget buys", "参数量×token数≈2.76×10²¹", 2.76e21,
-           lambda: _seed004_budget() / 6, "compute_budget / 6", unit="flops", rel_tol=0.005),
+           lambda: _seed004_budget() / 6, "compute_budget / 6", unit="parameter-tokens", rel_tol=0.005),
     Figure("004-4.3-params", 3, "004", _S43B, "the largest model for 140B tokens", "模型参数量可以做到约19.7B",
            19.7e9, lambda: c.affordable_params(_seed004_budget(), 140e9), "affordable_params(budget, 140e9)",
-           unit="count", rel_tol=0.005),
+           unit="parameters", rel_tol=0.005),
     Figure("004-4.3-tokens", 3, "004", _S43B, "the tokens a 70B gets", "只能喂约394亿token", 39.4e9,
-           lambda: c.affordable_tokens(_seed004_budget(), 70e9), "affordable_tokens(budget, 70e9)", unit="count",
+           lambda: c.affordable_tokens(_seed004_budget(), 70e9), "affordable_tokens(budget, 70e9)", unit="tokens",
            rel_tol=0.005),
     # seed 004 §5.3-5.4
     Figure("004-5.3-state", 3, "004", _S53, "estimate_training(7e9, 1e11, 64): states per GPU",
-           "per_gpu_state = full_state_bytes / gpu_count", 16 * 7e9 / 64,
+           "per_gpu_state full_state_bytes / gpu_count", 16 * 7e9 / 64,
            lambda: sum(mem.sharded_state_bytes(7e9, mem.state_bytes_per_param(), zero=3, dp=64).values()),
            "sharded_state_bytes(7e9, zero=3, dp=64)", unit="bytes", rel_tol=0.001,
+           stated_note="what that line returns for estimate_training(7e9, 1e11, 64): 16 bytes × 7e9 / 64",
            cause="Right for the states; the function leaves out activations, which its own text says come on top."),
     Figure("004-5.4-checkpoint-7b", 3, "004", _S54, "a 7B checkpoint in BF16", "7B模型BF16权重是14GB一份", 14e9,
            lambda: c.checkpoint_bytes(7e9), "checkpoint_bytes(7e9, 2)", unit="bytes",

@@ -36,35 +36,43 @@ def _measured_cause(kind, extra=""):
 
 register(
     Figure("004-4.1-7b", 4, "004", _S41, "tokens for a 7B by the 20× rule", "7B模型大约配1400亿token", 140e9,
-           lambda: dt.chinchilla_tokens(7e9), "chinchilla_tokens(7e9)"),
+           lambda: dt.chinchilla_tokens(7e9), "chinchilla_tokens(7e9)", unit="tokens"),
     Figure("004-4.1-70b", 4, "004", _S41, "tokens for a 70B by the 20× rule", "70B模型大约配1.4万亿token", 1.4e12,
-           lambda: dt.chinchilla_tokens(70e9), "chinchilla_tokens(70e9)"),
+           lambda: dt.chinchilla_tokens(70e9), "chinchilla_tokens(70e9)", unit="tokens"),
     Figure("004-4.1-overtrain", 4, "004", _S41, "tokens per parameter of the material's smaller-but-longer example",
-           "倾向于在同样预算下把模型做小、把数据喂多，比如7B模型训2000亿token", (20, 1e6), lambda: 200e9 / 7e9,
-           "200B / 7B", unit="plain", rel_tol=0.0,
+           "训练token数约等于参数量的20倍 … 倾向于在同样预算下把模型做小、把数据喂多比如7B模型训2000亿token",
+           (20, None), lambda: 200e9 / 7e9, "200B / 7B", unit="tokens/param", rel_tol=0.0,
            cause="More than the rule's 20, as the example intends; real models meant for cheap serving go much "
                  "further (below)."),
     Figure("004-4.1-epochs", 4, "004", _S41, "epochs of repeated data before it hurts",
-           "大规模预训练通常尽量只跑一个epoch最多两个。同一批高质量数据被反复训练会带来严重的过拟合和记忆问题", 2,
-           lambda: dt.EPOCHS_NEARLY_FREE, "Muennighoff et al. 2023 (llmest.data.EPOCHS_NEARLY_FREE)", unit="plain",
-           rel_tol=0.0,
-           cause="Muennighoff et al. (2023) trained models of up to 9B on repeated data and found up to about 4 "
-                 "epochs nearly as good as unique data; beyond that the value of more repetition decays towards "
-                 "zero. Two epochs is cautious, not a limit.", suffix="epochs"),
+           "大规模预训练通常尽量只跑一个epoch最多两个。同一批高质量数据被反复训练会带来严重的过拟合和记忆问题",
+           (None, 2), lambda: dt.EPOCHS_NEARLY_FREE, "llmest.data.EPOCHS_NEARLY_FREE, from Muennighoff et al. 2023",
+           unit="epochs",
+           literature=(("for loss, up to about 4 epochs of repeated data are nearly as good as unique data; beyond "
+                        "that more repetition is worth less and less", "Muennighoff et al. 2023, Scaling "
+                        "Data-Constrained Language Models, models up to 9B, arXiv 2305.16264"),
+                       ("memorisation grows log-linearly with the number of times a sequence is repeated in training",
+                        "Carlini et al. 2023, Quantifying Memorization Across Neural Language Models, ICLR, "
+                        "arXiv 2202.07646")),
+           cause="They measure different things. By loss, two epochs is cautious, not a limit; the material's worry "
+                 "is memorisation, which Carlini et al. find grows with every repeat, and which loss does not show."),
     Figure("004-4.2-english", 4, "004", _S42, "tokens per GB of cleaned English", "英语…每GB文本能产出2.5亿到3亿token",
-           (2.5e8, 3e8), _measured("english"), "tokens_per_byte(GPL-3 text, cl100k_base) × 1e9",
+           (2.5e8, 3e8), _measured("english"), "measured_tokens_per_gb('english', 'cl100k_base'): GPL-3 text",
+           unit="tokens/GB",
            depends_on="the tokenizer and the text",
            cause=_measured_cause("english", " The sample is legal prose with long words; OpenAI's rule of thumb "
                                             "for everyday English is about 4 characters a token.")),
     Figure("004-4.2-chinese", 4, "004", _S42, "tokens per GB of cleaned Chinese", "中文…大约每GB产出3亿到4亿token",
-           (3e8, 4e8), _measured("chinese"), "tokens_per_byte(Chinese sample, cl100k_base) × 1e9",
+           (3e8, 4e8), _measured("chinese"), "measured_tokens_per_gb('chinese', 'cl100k_base'): the Chinese sample",
+           unit="tokens/GB",
            depends_on="the tokenizer and the text",
            cause=_measured_cause("chinese", " A Chinese character is 3 bytes in UTF-8; a tokenizer with more "
                                             "Chinese in its vocabulary needs fewer tokens. The 1 KB sample (simplified "
                                             "and traditional, some English words) shows that dependence, not whether "
                                             "the material's range holds for cleaned web text.")),
     Figure("004-4.2-code", 4, "004", _S42, "tokens per GB of code", "代码文本视格式化程度约每GB产出2亿到3亿token",
-           (2e8, 3e8), _measured("code"), "tokens_per_byte(CPython source sample, cl100k_base) × 1e9",
+           (2e8, 3e8), _measured("code"), "measured_tokens_per_gb('code', 'cl100k_base'): CPython source",
+           unit="tokens/GB",
            depends_on="the tokenizer and the text", cause=_measured_cause("code")),
     Figure("004-4.2-english-gb", 4, "004", _S42,
            f"cleaned English for 140B tokens at {format_count(_ENGLISH)} tokens per GB",
@@ -78,7 +86,7 @@ register(
                          f"{format_bytes(dt.raw_bytes(_english_gb(), 0.2))}: the range starts lower than 2 TB."),
     Figure("004-4.2-chinese-gb", 4, "004", _S42,
            f"cleaned Chinese for 140B tokens at {format_count(dt.tokens_per_gb('chinese'))} tokens per GB",
-           "按3.5亿token/GB估，400GB清洗后的中文文本就差不多了", 400e9,
+           "按3.5亿token/GB估400GB清洗后的中文文本就差不多了", 400e9,
            lambda: dt.cleaned_bytes(140e9, dt.tokens_per_gb("chinese")),
            f"cleaned_bytes(140e9, tokens_per_gb('chinese') = {format_count(dt.tokens_per_gb('chinese'))})",
            unit="bytes"),

@@ -26,17 +26,27 @@ def _full_saving() -> float:
 
 
 def _checkpointing_note() -> str:
-    published = ", ".join(f"{saved:.0%} on {name}" for name, (saved, _) in mem.SELECTIVE_RECOMPUTE_PUBLISHED.items())
-    return (f"60-70% is what selective recomputation saves: it recomputes only the attention scores (Korthikanti et "
-            f"al. 2022 report {published} by their count). Full checkpointing keeps only each layer's input and frees more: "
+    return (f"The two methods bear the same name. The material's 60-70% is what selective recomputation saves, as "
+            f"llmest's count of Korthikanti et al.'s GPT-3 layer gives too; full checkpointing frees "
             f"{_full_saving():.0%} of the material's 7B example (8 × 4,096 tokens, FlashAttention on), for "
             f"{c.training_flops_per_token(1, recompute=True) / c.training_flops_per_token(1) - 1:.0%} more compute (a "
             f"second forward pass).")
 
 
+def _selective_literature() -> str:
+    published = ", ".join(f"{saved:.0%} on {name}" for name, (saved, _) in mem.SELECTIVE_RECOMPUTE_PUBLISHED.items())
+    return (f"selective recomputation, which recomputes only the attention scores, saves {published} of activation "
+            "memory, by their analytic count")
+
+
 register(
     Figure("000-5-checkpointing", 5, "000", _Q, "activation memory that gradient checkpointing saves",
            "Gradient checkpointing（用计算换显存，省 60-70% 激活值显存）", (0.6, 0.7), _selective_saving,
-           "1 − layer_activation_bytes(2048, 1, 12288, 96, selective) / (none): GPT-3 175B", unit="percent",
+           "1 − layer_activation_bytes(2048, 1, 12288, 96, selective) / (none): GPT-3 175B", unit="fraction",
+           literature=((_selective_literature(), "Korthikanti et al. 2022, Reducing Activation Recomputation in Large "
+                                                 "Transformer Models, arXiv 2205.05198"),
+                       ("full checkpointing keeps only chosen layers' inputs and recomputes the rest in a second "
+                        "forward pass", "Chen et al. 2016, Training Deep Nets with Sublinear Memory Cost, "
+                        "arXiv 1604.06174")),
            cause=_checkpointing_note),
 )
