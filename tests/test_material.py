@@ -101,8 +101,12 @@ def test_one_sided_bounds_and_open_claims():
         _figure(56e9, 53.8e9, verdict="confirmed")
     with pytest.raises(le.InputError, match="unit == 'plain'"):
         Figure("t", 2, "000", "§3", "c", "q", 1, lambda: 1, "h", unit="plain")
-    with pytest.raises(le.InputError, match="to_unit == 'weeks', must measure what 'bytes' measures"):
+    with pytest.raises(le.InputError, match="stated_in == 'weeks', must measure what unit == 'bytes' measures"):
         _figure(1, 1, stated_in="weeks")
+    with pytest.raises(le.InputError, match="to_unit == 'weeks', must measure what 'bytes' measures"):
+        convert(1, "bytes", "weeks")
+    with pytest.raises(le.InputError, match="to_unit == 'wekes'.*Did you mean 'weeks'"):
+        convert(1, "days", "wekes")
 
 
 def test_a_contested_box_gives_the_material_and_the_literature_each_with_its_source():

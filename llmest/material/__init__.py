@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .._registry import Registry
-from .._validate import InputError
+from .._validate import InputError, check_choice
 from ..compute import DAYS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR
 from ..units import format_bytes, format_count, format_flops, format_number, format_usd
 
@@ -83,12 +83,17 @@ UNITS = {
 }
 
 
+def _convertible(a: str, b: str) -> bool:
+    return a == b or bool(UNITS[a].kind) and UNITS[a].kind == UNITS[b].kind
+
+
 def convert(value, from_unit: str, to_unit: str):
     """A value in ``from_unit`` expressed in ``to_unit`` (both of one kind, such as days and weeks)."""
-    a, b = UNITS[from_unit], UNITS[to_unit]
-    if from_unit != to_unit and not (a.kind and a.kind == b.kind):
+    check_choice("from_unit", from_unit, UNITS)
+    check_choice("to_unit", to_unit, UNITS)
+    if not _convertible(from_unit, to_unit):
         raise InputError("to_unit", f"to_unit == {to_unit!r}, must measure what {from_unit!r} measures.")
-    return value * a.scale / b.scale
+    return value * UNITS[from_unit].scale / UNITS[to_unit].scale
 
 
 @dataclass(frozen=True)
@@ -117,7 +122,9 @@ class Figure:
             value = getattr(self, name)
             if value and value not in UNITS:
                 raise InputError(name, f"{name} == {value!r}, must be one of {', '.join(UNITS)}.")
-        convert(1, self.unit, self.stated_unit)
+        if not _convertible(self.unit, self.stated_unit):
+            raise InputError("stated_in", f"stated_in == {self.stated_in!r}, must measure what unit == "
+                                          f"{self.unit!r} measures.")
         if self.stated is None and not (self.verdict or self.depends_on or self.literature):
             raise InputError("verdict", f"figure {self.key!r}: a claim with no number (stated=None) needs a verdict, "
                                         "depends_on or literature.")
