@@ -211,7 +211,8 @@ register(
            "全参数微调 70B：需要 8+ A100，数天到数周", None,
            lambda: c.training_days(c.training_flops(70e9, 1e9), _FT_GPUS, A100, 0.4),
            f"training_days(6 × 70B × 1B tokens, {_FT_GPUS} A100s, 40% MFU)", unit="days", depends_on="tokens",
-           cause=lambda: f"Days to weeks is {_ft_tokens(2):.1f}B-{_ft_tokens(28):.1f}B tokens on {_FT_GPUS} A100s at "
+           cause=lambda: f"Read as 2 to 28 days, days to weeks is {_ft_tokens(2):.1f}B-{_ft_tokens(28):.1f}B tokens on "
+                         f"{_FT_GPUS} A100s at "
                          f"40% MFU. {_FT_GPUS} is the least that hold the states (16 bytes a parameter) with 20% of "
                          f"each GPU free, before activations; with nothing free "
                          f"{mem.state_gpus(70e9, 16, 'A100 80GB')} hold them on paper, and seed 004's 16 is two "

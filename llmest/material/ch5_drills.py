@@ -35,8 +35,8 @@ def _checkpointing_note() -> str:
 
 def _selective_literature() -> str:
     published = ", ".join(f"{saved:.0%} on {name}" for name, (saved, _) in mem.SELECTIVE_RECOMPUTE_PUBLISHED.items())
-    return (f"selective recomputation, which recomputes only the attention scores, saves {published} of activation "
-            "memory, by their analytic count")
+    return (f"selective recomputation, which recomputes only the attention scores, saves activation memory: "
+            f"{published}, by their analytic count")
 
 
 register(
