@@ -90,17 +90,16 @@ def _memory_settings(args) -> dict:
 
 
 def _least_gpus_text(plan: mem.MemoryPlan) -> str:
+    if plan.least_gpus is None:
+        hint = " (shard them with --zero, or split the model with --tp and --pp)" if plan.task == "training" \
+            and not plan.settings["zero"] else ""
+        return f"none: {plan.no_fit_reason}{hint}"
     if plan.task == "qlora":
-        return "one, if it fits: QLoRA here runs on a single GPU"
-    if plan.least is None and plan.task == "training" and not plan.settings["zero"]:
-        return ("none: without ZeRO every data-parallel GPU holds all the states (shard them with --zero, or split "
-                "the model with --tp and --pp)")
-    if plan.least is None:
-        return f"none up to {plan.searched} {mem.GPU_SEARCH_LIMIT:,} with these settings"
+        return "1: QLoRA here runs on a single GPU"
     if plan.task == "inference":
         return f"{plan.least} (tensor parallelism over {plan.least}, which divides the {plan.model.num_heads} heads)"
     zero = plan.settings["zero"]
-    stage = f"ZeRO-{zero} sharding over dp" if zero else "plain data parallelism (ZeRO-0): dp does not shrink it"
+    stage = f"ZeRO-{zero} sharding over dp" if zero else "plain data parallelism (ZeRO-0)"
     return f"{plan.least_gpus} (dp {plan.least} × tp·pp {plan.other_gpus}, {stage})"
 
 

@@ -521,6 +521,17 @@ class MemoryPlan:
         return None if self.least is None else self.least * self.other_gpus
 
     @property
+    def no_fit_reason(self) -> str:
+        """Why no GPU count up to the search limit holds the run ("" when one does)."""
+        if self.least_gpus is not None:
+            return ""
+        if self.task == "training" and not self.settings["zero"]:
+            return "without ZeRO every data-parallel GPU holds all the states, so more of them do not help"
+        if self.task == "qlora":
+            return f"it does not fit one {self.gpu}"
+        return f"no {self.searched} up to {GPU_SEARCH_LIMIT:,} fits with these settings"
+
+    @property
     def activations_note(self) -> str:
         """What the activation memory assumes, which decides the GPU count of a training run."""
         if self.task == "inference":

@@ -108,6 +108,8 @@ def test_planner_says_what_its_gpu_count_assumes(planner):
 def test_planner_zero_stage_and_verdict(planner):
     planner.inputs["zero"].value = 0
     assert "Does not fit" in planner.verdict.value
+    assert planner.smallest is None and "without ZeRO every data-parallel GPU holds all the states" in \
+        planner.verdict.value
     planner.inputs["zero"].value = 3
     assert "Fits" in planner.verdict.value
 

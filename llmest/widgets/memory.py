@@ -105,7 +105,7 @@ class MemoryPlanner:
         verdict = (f'<b style="color:#1b7f3b">Fits</b>: {per_gpu}, within the {usable} usable.' if plan.fits else
                    f'<b style="color:#b00020">Does not fit</b>: {per_gpu}, over the {usable} usable.')
         if plan.least is None:
-            smallest = f"No count up to {mem.GPU_SEARCH_LIMIT:,} fits with these settings."
+            smallest = f"No count fits: {plan.no_fit_reason}."
         elif training:
             smallest = (f"Smallest that fits: data parallel {plan.least} × TP·PP {plan.other_gpus} = "
                         f"{plan.least_gpus} GPUs (ZeRO stage {plan.settings['zero']}).")
