@@ -494,3 +494,19 @@ def test_the_installed_command_gives_the_same_answers(argv, key, known):
     script = Path(sys.executable).with_name("llmest")
     result = subprocess.run([str(script), *argv, "--json"], capture_output=True, text=True, check=True)
     assert json.loads(result.stdout)[key] == pytest.approx(known, rel=1e-9)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: c.estimate_time(1e12), "give n_params (e.g. 7e9) or model (a preset or config), not both: neither"),
+    (lambda: c.estimate_time(1e12, n_params=7e9, model="llama-2-7b"), "not both: both were given"),
+    (lambda: c.estimate_time(1e12, n_params=7e9, price_per_gpu_hour=-1), "price_per_gpu_hour == -1"),
+    (lambda: c.estimate_time(1e12, n_params=7e9, peak_flops_per_s=0), "peak_flops_per_s == 0, must be > 0."),
+    (lambda: mem.plan_memory("serving", "llama-2-7b"), "task == 'serving', must be one of"),
+    (lambda: mem.plan_memory("training", "llama-2-7b", margin=1.5), "margin == 1.5"),
+    (lambda: mem.plan_memory("inference", "llama-2-7b", tp=3), "tp == 3 must divide the attention heads"),
+    (lambda: mem.plan_memory("qlora", "llama-2-7b", rank=0), "rank == 0, must be >= 1."),
+])
+def test_the_plans_name_a_bad_input(call, message):
+    with pytest.raises(le.InputError) as err:
+        call()
+    assert message in str(err.value)
