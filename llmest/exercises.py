@@ -384,8 +384,10 @@ register(
         hints=("Divide tokens by parameters; compare with Chinchilla's 20.",)),
     Exercise(
         "4.5",
-        "300B training tokens from a mix of 70% English, 20% Chinese and 10% code, at the middles of the "
-        "material's rates (2.75, 3.5 and 2.5 × 10⁸ tokens per GB): how many GB (10⁹ bytes) of cleaned text?",
+        "300B training tokens from a mix of 70% English, 20% Chinese and 10% code, at the workbook's rates (the "
+        "material's worked figures for English and Chinese, the middle of its range for code: "
+        + ", ".join(f"{dt.tokens_per_gb(lang) / 1e8:g}" for lang in ("english", "chinese", "code"))
+        + " × 10⁸ tokens per GB): how many GB (10⁹ bytes) of cleaned text?",
         lambda: sum(dt.mixture_bytes(300e9, {"english": 0.7, "chinese": 0.2, "code": 0.1}).values()), unit="bytes",
         rel_tol=0.03,
         hints=("Split the tokens by the shares, divide each by its rate per GB, and add.",)),
