@@ -134,8 +134,17 @@ def cmd_memory(args):
     return f"{data['model']}, {args.task}\n{plan.breakdown.table()}\n" + "\n".join(lines), data
 
 
+# --peak is in TFLOPS; no accelerator is near 100,000 (100 PFLOPS), so a larger value is FLOP/s typed as TFLOPS.
+MAX_PEAK_TFLOPS = 100_000
+
+
 def _peak(args):
-    return None if args.peak is None else args.peak * 1e12
+    if args.peak is None:
+        return None
+    if args.peak > MAX_PEAK_TFLOPS:
+        raise InputError("peak", f"peak == {args.peak:g}, in TFLOPS (e.g. 200 for 200e12 FLOP/s), must be in "
+                                 f"(0, {MAX_PEAK_TFLOPS}].")
+    return args.peak * 1e12
 
 
 def cmd_time(args):

@@ -222,6 +222,10 @@ def test_help_shows_examples(command, capsys):
     (["data", "--gpus", "8", "--peak", "-1"], "--peak: peak_flops_per_s == -1e+12"),
     (["data", "--gpus", "8", "--days", "0"], "--days: days == 0"),
     (["time", "--params", "7B", "--tokens", "1T", "--peak", "0"], "--peak: peak_flops_per_s == 0"),
+    # --peak is in TFLOPS: a FLOP/s figure typed there is refused, not taken as 2e14 TFLOPS.
+    (["data", "--gpus", "64", "--days", "30", "--peak", "200e12", "--mfu", "0.5"],
+     "--peak: peak == 2e+14, in TFLOPS (e.g. 200 for 200e12 FLOP/s), must be in (0, 100000]"),
+    (["time", "--params", "7B", "--tokens", "1T", "--peak", "989e12"], "--peak: peak == 9.89e+14, in TFLOPS"),
 ])
 def test_a_bad_option_is_named_with_status_2_and_no_traceback(argv, named, capsys):
     with pytest.raises(SystemExit) as exit_:
