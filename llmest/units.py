@@ -44,6 +44,20 @@ _NUMBER_AND_UNIT = re.compile(
 )
 
 
+_THOUSANDS = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:e[+-]?\d+)?", re.IGNORECASE)
+
+
+def _without_separators(number: str, text: str, name: str) -> str:
+    """'1,310,359,552' -> '1310359552'. A comma separates thousands only: '15,2' is refused, never read as 152."""
+    if "," in number and not _THOUSANDS.fullmatch(number):
+        decimal = number.replace(",", ".")
+        suggestion = f" (for a decimal point type {decimal!r})" if number.count(",") == 1 and "." not in number \
+            else ""
+        raise InputError(name, f"{name} == {text.strip()!r}: a comma separates thousands, in groups of three "
+                               f"such as \"1,000\" or \"1,234,567\"{suggestion}.")
+    return number.replace(",", "").replace("_", "")
+
+
 def _split(text, name: str, example: str) -> tuple[float, str]:
     if not isinstance(text, str):
         raise InputError(name, f"{name} == {text!r}, must be text such as {example}.")
@@ -53,7 +67,7 @@ def _split(text, name: str, example: str) -> tuple[float, str]:
         raise InputError(name, f"{name} is empty: type a number such as {example}.")
     if not match:
         raise InputError(name, f"{name} == {text!r} is not a number: type something such as {example}.")
-    number = match["number"].replace(",", "").replace("_", "")
+    number = _without_separators(match["number"], text, name)
     unit = (match["unit"] or "").strip().lower()
     return float(number), unit
 

@@ -210,6 +210,7 @@ def test_help_shows_examples(command, capsys):
     (["params", "lama-2-7b"], "model: preset == 'lama-2-7b', must be one of"),
     (["params", "missing/config.json"], "model: model == 'missing/config.json': no such file"),
     (["time", "--tokens", "1T", "--params", "abc"], "argument --params: 'abc' is not a number"),
+    (["time", "--tokens", "1T", "--params", "15,2B"], "argument --params: '15,2B': a comma separates thousands"),
     (["time", "--tokens", "1T", "--params", "7B", "--mfu", "1.5"], "--mfu: mfu == 1.5, must be in (0, 1]"),
     (["time", "--tokens", "1T"], "--params: give --params (e.g. 7B) or --model (a preset or config.json): neither"),
     (["data", "--params", "7B", "--tokens-per-param", "0"], "--tokens-per-param: tokens_per_param == 0"),

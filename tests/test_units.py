@@ -65,3 +65,20 @@ def test_format_then_parse_round_trips(value):
 
 def test_halfwidth_reads_fullwidth_forms():
     assert le.units.halfwidth("４２％，７Ｂ\u3000") == "42%,7B "
+
+
+@pytest.mark.parametrize("text, value", [("93,483", 93_483), ("1,310,359,552", 1_310_359_552), ("1,234.5", 1234.5),
+                                         ("-1,000", -1000), ("2,000B", 2e12)])
+def test_a_comma_separates_thousands(text, value):
+    assert le.parse_count(text) == value
+
+
+@pytest.mark.parametrize("parse, text, suggestion", [
+    (le.parse_count, "15,2", "for a decimal point type '15.2'"), (le.parse_count, "1,00", "type '1.00'"),
+    (le.parse_count, "1,0,0", ""), (le.parse_count, "12,34,567", ""), (le.parse_bytes, "15,2 GB", "type '15.2'"),
+])
+def test_a_comma_that_is_not_a_thousands_separator_is_refused(parse, text, suggestion):
+    # "15,2" is 15.2 where the comma is the decimal mark; reading it as 152 would be 10× off without a word.
+    with pytest.raises(le.InputError, match="a comma separates thousands, in groups of three") as err:
+        parse(text, name="answer")
+    assert err.value.param == "answer" and repr(text) in str(err.value) and suggestion in str(err.value)
