@@ -90,6 +90,10 @@ def read_entry(entry, unit: str) -> float:
                                        f"{ENTRY_EXAMPLES[unit]}.") from None
     if not math.isfinite(value) or value <= 0:
         raise InputError("answer", f"answer == {entry!r}, must be a positive, finite number.")
+    if unit == "gpus" and not value.is_integer():
+        shown = entry.strip() if isinstance(entry, str) else entry
+        raise InputError("answer", f"answer == {shown!r}: a number of GPUs is a whole number, such as "
+                                   f"{ENTRY_EXAMPLES[unit]}.")
     return value
 
 

@@ -198,6 +198,17 @@ def test_a_number_of_gpus_is_taken_with_its_word(key):
     assert ex.check(f"{n + 1} GPUs").grade == "wrong"
 
 
+@pytest.mark.parametrize("entry", ["1.05 GPUs", "2.9", 2.9, "3.5 张卡", "2.5 A100s"])
+def test_a_number_of_gpus_is_a_whole_number(entry):
+    # An exercise's and a drill's GPU count alike: a fraction of a GPU is not read, not graded near the answer.
+    drill = next(drills.generate(key, 1, "easy") for key in drills.TEMPLATES
+                 if drills.generate(key, 1, "easy").unit == "gpus")
+    for verdict in (le.exercise("2.1").check(entry), le.exercise("5.3").check(entry), drill.check(entry)):
+        assert verdict.grade == "invalid", verdict.message
+        assert verdict.message.startswith("Could not read that: answer == ") and \
+            "a number of GPUs is a whole number" in verdict.message
+
+
 def test_counts_take_the_nouns_of_their_question():
     assert le.exercise("4.4").check("3,000 tokens per parameter").correct
     assert le.exercise("3.5").check(f"{le.exercise('3.5').expected():.0f} tokens").correct
@@ -220,11 +231,12 @@ DISPLAYED = {"count": (1, 1e15), "bytes": (1e6, 1e17), "percent": (0.02, 1), "us
 @given(st.sampled_from(sorted(DISPLAYED)), st.floats(0, 1), st.sampled_from([1 / 1000, 1 / 3, 3, 30, 1e4]))
 def test_the_grader_reads_its_own_displays(unit, where, far):
     low, high = DISPLAYED[unit]
-    x = low * (high / low) ** where
+    whole = round if unit == "gpus" else float  # a number of GPUs is a whole number
+    x = whole(low * (high / low) ** where)
     ex = _exercise(unit, x)
     assert ex.check(ex._fmt(x)).correct, (ex._fmt(x), ex.check(ex._fmt(x)).message)
     if low <= x * far <= high:
-        assert ex.check(ex._fmt(x * far)).grade in ("wrong", "close"), ex._fmt(x * far)
+        assert ex.check(ex._fmt(whole(x * far))).grade in ("wrong", "close"), ex._fmt(x * far)
 
 
 @pytest.mark.parametrize("unit, shown, value", [
