@@ -21,19 +21,19 @@ FIGURES = le.material.figures()
 # The verdicts this workbook teaches. A change to a formula that flips one of them must be looked at.
 EXPECTED_ERRATA = {
     "004-1.2-table-30b",
-    "000-1.3-optimizer", "000-1.3-total", "000-ex3-bf16-total",
-    "000-ex1-optimizer", "000-ex1-total", "000-ex1-gpus", "000-ex2-lora", "000-ex2-optimizer",
-    "000-ex3-bf16-gpus", "000-ex3-kv", "000-4.1-full-ft-70b", "004-2.2-activations", "004-2.3-activations",
+    "000-1.3-optimizer", "000-ex3-bf16-total",
+    "000-ex1-optimizer", "000-ex1-total", "000-ex1-gpus",
+    "000-ex3-kv", "004-2.2-activations", "004-2.3-activations",
     "004-2.3-70b-gpus", "004-2.3-kv-32",
     "000-2-a6000", "000-2-4090", "000-ex1-gpu-hours", "000-ex1-single-gpu", "000-ex1-256", "000-ex2-hours",
     "000-4.1-7b-hours", "000-4.1-7b-cost", "000-5-gpt3-hours", "000-5-gpt3-cost", "004-3.1-attention",
-    "004-4.2-raw",
 }
 # Figures resting on an input the material does not give.
 EXPECTED_DEPENDS = {"000-ex2-activations", "000-ex2-total", "000-4.2-qlora-7b", "000-4.3-7b-cost", "000-4.3-serving",
-                    "000-4.1-ft-70b-time", "004-3.3-moe", "004-4.2-english", "004-4.2-chinese", "004-4.2-code"}
+                    "000-4.1-ft-70b-time", "004-3.3-moe", "004-4.2-english", "004-4.2-chinese", "004-4.2-code",
+                    "000-ex2-lora", "000-ex2-optimizer", "000-ex3-bf16-gpus"}
 # Judgements the literature weighs differently from the material.
-EXPECTED_CONTESTED = {"004-4.1-epochs", "000-5-checkpointing"}
+EXPECTED_CONTESTED = {"004-4.1-epochs", "000-5-checkpointing", "004-3.2-mfu"}
 
 
 def test_statuses_are_pinned():
@@ -450,3 +450,31 @@ def test_selective_recomputation_saves_what_korthikanti_et_al_report_for_gpt3():
 
     saved = le.material.get("000-5-checkpointing").recomputed
     assert saved == pytest.approx(SELECTIVE_RECOMPUTE_PUBLISHED["GPT-3 175B"][0], abs=0.01)
+
+
+def test_figures_whose_verdict_rests_on_an_unstated_input_say_which_value_gives_the_material():
+    """Judged by an input the material leaves out, these were once errata; the box now says what decides."""
+    # Rank 64 on q_proj alone: 80 layers × 64 × (8,192 + 8,192) parameters × 2 bytes = 167.8 MB, near 160 MB.
+    assert "q_proj alone (168 MB)" in le.material.get("000-ex2-lora").cause_text
+    # 140 GB of weights on two 80 GB GPUs fits with nothing kept free (the material's 2), not with 20% free.
+    assert "with nothing kept free two A100s hold them" in le.material.get("000-ex3-bf16-gpus").cause_text
+    # 500 GB of text at the material's 20-25% yield is 2.0-2.5 TB: its range, the cautious end of 20-30%.
+    raw = le.material.get("004-4.2-raw")
+    assert raw.status == "confirmed" and math.isclose(raw.recomputed, 500e9 / 0.25)
+    # "8+ A100" is a lower bound; the box says how far above it the states alone are (14).
+    full = le.material.get("000-4.1-full-ft-70b")
+    assert full.recomputed == math.ceil(70e9 * 16 / 80e9) == 14 and "too loose to plan with" in full.cause_text
+
+
+def test_the_micro_batch_ranges_named_in_boxes_keep_inside_the_material_range():
+    """'20-40 GB is what micro-batches of 6-11 keep' was off by one: 11 keeps 40.6 GB."""
+    from llmest import memory as mem
+
+    act = lambda b: mem.qlora_memory("llama-2-70b", micro_batch=b)["activations"]
+    low, high = map(int, re.search(r"micro-batches of (\d+)-(\d+) keep", le.material.get("000-ex2-activations")
+                                   .cause_text).groups())
+    assert act(low - 1) < 20e9 <= act(low) and act(high) <= 40e9 < act(high + 1)
+    total = lambda b: mem.qlora_memory("llama-2-7b", micro_batch=b).total
+    low, high = map(int, re.search(r"micro-batches of (\d+)-(\d+) need", le.material.get("000-4.2-qlora-7b")
+                                   .cause_text).groups())
+    assert total(low - 1) < 16e9 <= total(low) and total(high) <= 20e9 < total(high + 1)

@@ -79,7 +79,8 @@ def _kv_mha(batch: int) -> float:
 def _bf16_70b_cause() -> str:
     weights = mem.weight_bytes(70e9, 2)
     return (f"{format_bytes(weights)} of weights fill {weights / 141e9:.0%} of an H200 and {weights / 160e9:.0%} of "
-            f"two A100s, leaving nothing for the KV cache or {_MARGIN}. With the margin the "
+            f"two A100s, leaving nothing for the KV cache or {_MARGIN}: with nothing kept free two A100s hold them, "
+            f"as the material says. With the margin the "
             f"weights alone need {mem.min_gpus(lambda n: mem.MemoryBreakdown({'weights': weights / n}), _A100)} "
             f"A100s; real Llama-2-70B with a 32 × 2,048-token KV cache needs "
             f"{mem.min_gpus(lambda n: mem.inference_memory('llama-2-70b', tokens=2048, batch=32, tp=n), _A100)} "
@@ -89,7 +90,7 @@ def _bf16_70b_cause() -> str:
 def _full_ft_cause() -> str:
     return (f"The states of mixed-precision AdamW are {format_bytes(mem.training_state_bytes(70e9))}: "
             f"{mem.state_gpus(70e9, 16, _A100)} A100s just to hold them, {mem.state_gpus(70e9, 16, _A100, 0.2)} with "
-            f"{_MARGIN}, before activations. As a lower bound, 8+ is too low: eight A100s "
+            f"{_MARGIN}, before activations. Read as a bound, 8+ holds, but it is too loose to plan with: eight A100s "
             f"({format_bytes(8 * 80 * _GB)}) suffice only with CPU/NVMe offload (ZeRO-Infinity) or a lighter "
             "optimizer.")
 
@@ -133,24 +134,27 @@ def _case1_activations() -> float:
 def _case1_cause() -> str:
     cfg = m.preset("llama-2-7b")
     per_mb = {b: mem.activations_per_gpu(cfg, b, 4096, recompute="full", flash=True) for b in range(1, 65)}
-    inside = [b for b, size in per_mb.items() if 10 * _GB <= size <= 20 * _GB]  # the material's 10-20 GB
-    low, high = inside[0], inside[-1]
+    low, high = _batches_within(per_mb.get, 10 * _GB, 20 * _GB, limit=65)  # the material's 10-20 GB
     return (f"64 sequences of 4,096 tokens at once need {format_bytes(_case1_activations())} per GPU even with full "
             f"recomputation and FlashAttention (every layer's input, one layer recomputed, fp32 logits). 10-20 GB "
             f"holds only with micro-batches of {low}-{high} ({format_bytes(per_mb[low])}-{format_bytes(per_mb[high])})"
             " and gradient accumulation up to the 64.")
 
 
-def _qlora_batch_for(activations_bytes: float) -> int:
-    """The micro-batch (× 2,048 tokens) at which QLoRA of a 70B keeps this much activation memory."""
-    return next(b for b in range(1, 512)
-                if mem.qlora_memory("llama-2-70b", micro_batch=b)["activations"] >= activations_bytes)
+def _batches_within(size_of, low: float, high: float, limit: int = 512) -> tuple:
+    """The least and the largest micro-batch whose ``size_of(b)`` lies inside [low, high]: a size that grows with b."""
+    inside = [b for b in range(1, limit) if low <= size_of(b) <= high]
+    return inside[0], inside[-1]
+
+
+def _qlora_70b_activations(b: int) -> float:
+    return mem.qlora_memory("llama-2-70b", micro_batch=b)["activations"]
 
 
 def _ex2_total_cause() -> str:
     plan = mem.qlora_memory("llama-2-70b")
     totals = {b: mem.qlora_memory("llama-2-70b", micro_batch=b).total for b in range(1, 17)}
-    inside = [b for b, total in totals.items() if 56 * _GB <= total <= 76 * _GB]
+    inside = _batches_within(totals.get, 56 * _GB, 76 * _GB, limit=17)
     adapters = sum(plan[p] for p in ("adapters", "gradients", "optimizer"))
     return (f"FP32 adapters (PEFT's default) with AdamW, gradient checkpointing and a micro-batch of 1: it "
             f"{'fits' if mem.fits(plan, _A100) else 'does not fit'} one A100 within {_MARGIN} "
@@ -162,8 +166,8 @@ def _ex2_total_cause() -> str:
             f"{format_bytes(totals[max(inside)])}, inside the material's 56-76 GB.")
 
 
-def _qlora_7b_batch_for(total_bytes: float) -> int:
-    return next(b for b in range(1, 512) if mem.qlora_memory("llama-2-7b", micro_batch=b).total >= total_bytes)
+def _qlora_7b_total(b: int) -> float:
+    return mem.qlora_memory("llama-2-7b", micro_batch=b).total
 
 
 def _qlora_7b() -> float:
@@ -176,11 +180,12 @@ register(
            "优化器状态 (2+2)N = 4N bytes (动量+方差, FP32)", 4, lambda: _MIXED.optimizer,
            "state_bytes_per_param('mixed', 'adamw').optimizer", unit="bytes/param",
            cause="Two FP32 tensors are 4 + 4 = 8 bytes per parameter; (2 + 2) would be two 16-bit tensors."),
-    Figure("000-1.3-total", 2, "000", _S13, "the table's rows against its total of 16 bytes per parameter",
+    Figure("000-1.3-total", 2, "000", _S13, "the table's total: bytes per parameter of mixed-precision AdamW",
            "模型参数 2N bytes 梯度 2N bytes 优化器状态 (2+2)N = 4N bytes … 总计约 ~16N bytes（含激活值）", 16,
-           lambda: 2 + 2 + 4, "the table's own rows: 2 + 2 + 4", unit="bytes/param",
-           cause=lambda: f"The rows add up to 8 bytes, and activations cannot fit in the other 8: they depend on "
-                         f"batch and sequence, not on N. 16 is right for the states alone: {_MIXED.weights} (BF16 "
+           lambda: _MIXED.total, "state_bytes_per_param('mixed', 'adamw').total: the states alone", unit="bytes/param",
+           cause=lambda: f"The total is right, but not its parts or its words: the rows add up to 2 + 2 + 4 = 8 "
+                         f"bytes, and activations are not in the 16 (they grow with batch and sequence, not with "
+                         f"N). 16 is the states alone: {_MIXED.weights} (BF16 "
                          f"weights) + {_MIXED.master} (FP32 master copy, missing from the table) + {_MIXED.grads} "
                          f"(gradients) + {_MIXED.optimizer} (two FP32 moments, not 4)."),
     # seed 000 exercise 1
@@ -213,14 +218,16 @@ register(
                          f"{format_bytes(mem.model_weight_bytes('llama-2-70b', 'nf4-dq'))}."),
     Figure("000-ex2-lora", 2, "000", _EX2, "LoRA rank 64 adapters on a 70B, in BF16", "LoRA 参数（BF16）：~160 MB",
            160e6, lambda: _qlora_adapters() * 2, "lora_params('llama-2-70b', 64, all seven projections) × 2 bytes",
-           unit="bytes",
-           cause=lambda: f"The QLoRA recipe puts rank-64 adapters on all seven projections of every layer: "
-                         f"{format_count(_qlora_adapters())} parameters from Llama-2-70B's shapes. 160 MB is 80M "
-                         f"parameters (in BF16, as the material counts them), about q_proj alone "
-                         f"({format_count(mem.lora_params('llama-2-70b', 64, ['q_proj']))})."),
+           unit="bytes", depends_on="which projections carry the adapters",
+           cause=lambda: f"The material gives the rank, not the projections. The QLoRA recipe puts rank-64 adapters "
+                         f"on all seven projections of every layer: {format_count(_qlora_adapters())} parameters from "
+                         f"Llama-2-70B's shapes. 160 MB is 80M parameters (in BF16, as the material counts them): "
+                         f"about q_proj alone ({format_bytes(2 * mem.lora_params('llama-2-70b', 64, ['q_proj']))}); "
+                         f"q_proj and v_proj, PEFT's default for Llama, give "
+                         f"{format_bytes(2 * mem.lora_params('llama-2-70b', 64, ['q_proj', 'v_proj']))}."),
     Figure("000-ex2-optimizer", 2, "000", _EX2, "AdamW states of those adapters", "梯度 + 优化器：~320 MB + ~640 MB",
            640e6, lambda: _qlora_adapters() * _MIXED.optimizer, "adapters × 8 bytes (two FP32 moments)",
-           unit="bytes",
+           unit="bytes", depends_on="which projections carry the adapters",
            cause=lambda: f"Consistent with {format_count(160e6 / 2)} adapter parameters (160 MB in BF16) with an FP32 "
                          f"gradient and {_MIXED.optimizer} bytes of moments each, so it inherits the adapter count "
                          f"above: {_qlora_adapters() / (160e6 / 2):.0f} times more with all seven projections."),
@@ -230,7 +237,7 @@ register(
            depends_on="the batch",
            cause=lambda: f"With gradient checkpointing a micro-batch of 1 × 2,048 tokens keeps "
                          f"{format_bytes(mem.qlora_memory('llama-2-70b')['activations'])}; 20-40 GB is what "
-                         f"micro-batches of {_qlora_batch_for(20 * _GB)}-{_qlora_batch_for(40 * _GB)} keep."),
+                         f"micro-batches of {'-'.join(map(str, _batches_within(_qlora_70b_activations, 20 * _GB, 40 * _GB)))} keep."),
     Figure("000-ex2-total", 2, "000", _EX2, "QLoRA of a 70B, all of it, on one GPU",
            "总计：~56-76 GB -> 单张 A100 80GB 可行", (56 * _GB, 76 * _GB), lambda: mem.qlora_memory("llama-2-70b").total,
            "qlora_memory('llama-2-70b', rank 64, all projections, micro-batch 1 × 2,048 tokens)", unit="bytes",
@@ -243,7 +250,8 @@ register(
     Figure("000-ex3-bf16-gpus", 2, "000", _EX3, "what holds 140 GB of weights",
            "-> 2x A100 80GB 或 1x H200 141GB", 2,
            lambda: mem.min_gpus(lambda n: mem.MemoryBreakdown({"weights": mem.weight_bytes(70e9, 2) / n}), _A100),
-           "A100s for the weights alone with the 20% margin", unit="GPUs", cause=_bf16_70b_cause),
+           "A100s for the weights alone with the 20% margin", unit="GPUs",
+           depends_on="how much of each GPU is kept free", cause=_bf16_70b_cause),
     Figure("000-ex3-kv", 2, "000", _EX3, "KV cache of a 70B, 2,048 tokens × 32 requests",
            "KV Cache（2048 context, batch=32）：~40-80 GB", (40 * _GB, 80 * _GB),
            lambda: mem.kv_cache_bytes_for("llama-2-70b", 2048, 32), "kv_cache_bytes_for('llama-2-70b', 2048, 32)",
@@ -288,7 +296,7 @@ register(
            35 * _GB, lambda: mem.weight_bytes(70e9, 0.5), "weight_bytes(70e9, 0.5)", unit="bytes",
            cause="Weights only."),
     Figure("000-4.1-full-ft-70b", 2, "000", _S41, "A100s for full fine-tuning of a 70B", "全参数微调 70B：需要 8+ A100",
-           8, lambda: mem.state_gpus(70e9, 16, _A100),
+           (8, None), lambda: mem.state_gpus(70e9, 16, _A100),
            "state_gpus(70e9, 16 bytes, 'A100 80GB', margin 0): the states alone, nothing kept free", unit="GPUs",
            rel_tol=0.0, cause=_full_ft_cause),
     Figure("000-4.2-bf16", 2, "000", _S42, "model size in BF16, 7B", "模型大小 (BF16) = 2N bytes -> 7B 约 14 GB",
@@ -303,8 +311,8 @@ register(
            "qlora_memory('llama-2-7b', rank 64, all projections, micro-batch 1 × 2,048 tokens)", unit="bytes",
            rel_tol=0.05, depends_on="the batch",
            cause=lambda: f"The minimum, a micro-batch of 1 × 2,048 tokens, needs "
-                         f"{format_bytes(_qlora_7b())}; 16-20 GB is what micro-batches of about "
-                         f"{_qlora_7b_batch_for(16 * _GB)}-{_qlora_7b_batch_for(20 * _GB)} need."),
+                         f"{format_bytes(_qlora_7b())}; 16-20 GB is what micro-batches of "
+                         f"{'-'.join(map(str, _batches_within(_qlora_7b_total, 16 * _GB, 20 * _GB)))} need."),
     # seed 004 §2
     Figure("004-2.1-bytes", 2, "004", _S21, "bytes per parameter, mixed-precision Adam",
            "权重半精度2B 权重FP32副本4B 梯度2B 动量FP32 4B 二阶动量FP32 4B 16字节", 16, lambda: _MIXED.total,
