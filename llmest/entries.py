@@ -123,12 +123,14 @@ def _read_text(entry: str, unit: str) -> float:
         return _read_one(text, unit, entry)
     if not re.search(r"\d", both["second"]):  # "1.2 (GB)": a unit in brackets
         return _read_one(f"{both['first']} {both['second']}", unit, entry)
-    # "5.07 TB (5,073 GB)": the same figure twice, as the grader displays it; they must agree.
+    # "5.07 TB (5,073 GB)": the same figure twice, as the grader displays it; they must agree. The one written with
+    # more digits is the finer.
     first, second = (_read_one(both[part], unit, entry) for part in ("first", "second"))
     if abs(first / second - 1) > 0.01:
         raise InputError("answer", f"answer == {entry!r}: {both['first']} and {both['second']} are not the same "
                                    "figure; type one of them.")
-    return first
+    digits = [len(re.findall(r"\d", both[part])) for part in ("first", "second")]
+    return second if digits[1] > digits[0] else first
 
 
 def _read_one(text: str, unit: str, entry: str) -> float:

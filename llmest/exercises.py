@@ -78,8 +78,8 @@ class Exercise:
         return float(self.answer())
 
     def _fmt(self, value: float) -> str:
-        if self.unit == "bytes":
-            return format_bytes(value)
+        if self.unit == "bytes":  # the questions ask for GB: from a TB up, the GB figure too
+            return f"{format_bytes(value)} ({value / 1e9:,.0f} GB)" if value >= 1e12 else format_bytes(value)
         if self.unit == "percent":
             return f"{value:.1%}"
         if self.unit == "usd":

@@ -138,6 +138,19 @@ def test_each_exercise_has_the_unit_its_question_asks_for(key):
     assert EXERCISES[key].unit == unit, ask
 
 
+@pytest.mark.parametrize("key", sorted(k for k, ex in EXERCISES.items() if ex.unit == "bytes"))
+def test_a_verdict_in_bytes_shows_the_gb_the_question_asks_for(key):
+    # 4.5's answer is 1.04e12 bytes: its question asks "how many GB", so the verdict must show 1,041 GB, not only
+    # "1.04 TB"; and the grader must read that display back.
+    ex = EXERCISES[key]
+    assert re.search(r"how many GB|in GB", ex.question, re.IGNORECASE)
+    verdict = ex.check(ex.expected())
+    assert verdict.correct
+    figures = [float(n.replace(",", "")) for n in re.findall(r"(\d[\d,]*(?:\.\d+)?) GB\b", verdict.message)]
+    assert figures and all(f == pytest.approx(ex.expected() / 1e9, rel=0.01) for f in figures), verdict.message
+    assert ex.check(ex._fmt(ex.expected())).correct
+
+
 # The answer as a person types it in each unit, in English and in Chinese (v: the answer in the unit's terms).
 TYPED = {"count": lambda v: [f"{v / 1e9:.10g}B", f"{v / 1e8:.10g}亿", f"约 {v:.10g}"],
          "bytes": lambda v: [f"{v / 1e9:.4g} GB", f"约 {v / 1e9:.4g} GB", f"{v / 1e12:.4g} TB"],
