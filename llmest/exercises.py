@@ -399,10 +399,11 @@ register(
         hints=("Cleaned = yield × raw.",)),
     Exercise(
         "4.7",
-        "You have 300B unique tokens of good data and want to train on 2.4T tokens. How many epochs is that, and "
-        "is it inside the range Muennighoff et al. found nearly free?",
+        "You have 300B unique tokens of good data and want to train on 2.4T tokens. How many epochs is that?",
         lambda: dt.epochs(2.4e12, 300e9), unit="epochs", rel_tol=0.01,
-        hints=("Training tokens / unique tokens.", "Compare with about 4 epochs.")),
+        hints=("Training tokens / unique tokens.",
+               f"Then set it beside the {dt.EPOCHS_NEARLY_FREE} epochs of repeated data that Muennighoff et al. (2023) "
+               "found to change the loss little against unique data.")),
 )
 
 # Chapter 5 (interview drills): exercises registered below this line.

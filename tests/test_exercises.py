@@ -131,6 +131,14 @@ ASKS = [(r"GPU-hours", "hours"), (r"how many days", "days"), (r"how many GB|in G
 
 
 @pytest.mark.parametrize("key", sorted(EXERCISES))
+def test_each_exercise_asks_one_question_the_grader_can_grade(key):
+    # One number is graded: a second ask ("..., and is it inside the range ...?") would go ungraded.
+    question = EXERCISES[key].question
+    assert not re.search(r"\?.*\?|, and (is|does|are|do|would|should|which|whether)\b|\bwhether\b", question), \
+        question
+
+
+@pytest.mark.parametrize("key", sorted(EXERCISES))
 def test_each_exercise_has_the_unit_its_question_asks_for(key):
     question = EXERCISES[key].question
     ask = question[[m.start() for m in re.finditer(r"(?i)\b(how many|what|which|count its|in GB\?)", question)][-1]:]
