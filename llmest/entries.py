@@ -105,10 +105,23 @@ def _bare(value: float, unit: str) -> float:
     return value
 
 
+# Small counts in Chinese numerals before a unit: "两周", "三天", "四张卡", "十二张卡" (1 to 99).
+_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_NUMERAL = re.compile(r"^([一二两三四五六七八九])?(十)?([一二三四五六七八九])?(?=\s*[^\d\s.,])")
+
+
+def _numeral(m) -> str:
+    tens, ten, ones = m.groups()
+    if ten:
+        return str(10 * _DIGITS.get(tens, 1) + _DIGITS.get(ones, 0))
+    return str(_DIGITS[tens]) if tens and not ones else m.group()
+
+
 def _normalise(text: str) -> str:
     text = halfwidth(text).strip()
     for _ in range(2):  # "约 70 GB 每卡": either order
         text = _PER_GPU.sub("", _APPROXIMATELY.sub("", text)).strip()
+    text = _NUMERAL.sub(_numeral, text, count=1)
 
     def power(m):
         exponent = m.group(2) or m.group(3).translate(_SUPERSCRIPTS)

@@ -318,3 +318,11 @@ def test_every_exercise_explains_what_it_cannot_read(key):
         assert not re.search(r"\d", rest), verdict.message
     empty = ex.check("")
     assert empty.grade == "empty" and ENTRY_EXAMPLES[ex.unit] in empty.message
+
+
+@pytest.mark.parametrize("unit, answer, entry", [
+    ("days", 14, "两周"), ("days", 3, "三天"), ("days", 14, "约两周"), ("hours", 72, "三天"), ("gpus", 4, "四张卡"),
+    ("gpus", 12, "十二张卡"), ("days", 20, "二十天"), ("days", 35, "三十五天"), ("epochs", 2, "两轮"),
+])
+def test_small_counts_in_chinese_numerals(unit, answer, entry):
+    assert _exercise(unit, answer, rel_tol=0).check(entry).correct, _exercise(unit, answer).check(entry).message
