@@ -344,12 +344,8 @@ def estimate_training(model, tokens, gpus, gpu="A100 80GB", mfu=0.5, zero=3, mic
     FLOPs (6·N·D) at the given MFU; recomputation's extra forward shows up as a lower MFU, not as more FLOPs.
     ``peak_flops_per_s`` overrides the GPU's BF16 peak (the material assumes a generic 200 TFLOPS card)."""
     cfg = config_from(model)
-    g = hardware.gpu(gpu)
-    peak = g.bf16_flops_per_s if peak_flops_per_s is None else peak_flops_per_s
-    flops = training_flops(flops_params(cfg), tokens)
-    seconds = training_seconds(flops, gpus, peak, mfu)
-    days = seconds / SECONDS_PER_DAY
+    time = estimate_time(tokens, model=cfg, gpus=gpus, gpu=gpu, mfu=mfu, peak_flops_per_s=peak_flops_per_s)
     memory = mem.training_memory(cfg, zero=zero, dp=gpus, micro_batch=micro_batch, seq_len=seq_len,
                                  recompute=recompute)
-    return TrainingEstimate(flops, days, tuple(days * (1 + m) for m in TIME_MARGIN), seconds * gpus / SECONDS_PER_HOUR,
-                            memory, mem.usable_bytes(g, margin))
+    return TrainingEstimate(time.flops, time.days, time.days_with_margin, time.gpu_hours, memory,
+                            mem.usable_bytes(gpu, margin))

@@ -63,8 +63,6 @@ class Problem:
             return format_count(value) if value >= 1e4 else format_number(value)
         if self.unit == "hours":
             return f"{format_int(value) if value < 1e6 else format_count(value)} GPU-hours"
-        if self.unit == "bytes" and value >= 1e12:  # the questions ask for GB
-            return f"{format_bytes(value)} ({value / 1e9:,.0f} GB)"
         return self.exercise._fmt(value)
 
     def solution(self) -> str:
