@@ -6,7 +6,7 @@ from typing import Callable
 
 from .. import model as m
 from ..units import format_count, format_int
-from . import Figure, register
+from .figure import Figure, register
 
 _S11 = "§1.1 一个标准Transformer层的参数量到底怎么算"
 _S12 = "§1.2 三层快速估算：不查表也能心里有数"

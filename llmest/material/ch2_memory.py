@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import memory as mem
 from .. import model as m
 from ..units import format_bytes, format_count
-from . import Figure, register
+from .figure import Figure, register
 
 _S13 = "§1.3 显存估算"
 _EX1, _EX2, _EX3 = "§3 练习 1：训练 7B 模型需要多少资源？", "§3 练习 2：QLoRA 微调 70B 模型需要什么？", \

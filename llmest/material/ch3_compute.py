@@ -10,7 +10,7 @@ from .. import memory as mem
 from .. import runs
 from ..model import preset
 from ..units import format_bytes, format_count, format_flops, format_usd
-from . import SIX_ND, Figure, register
+from .figure import SIX_ND, Figure, register
 
 _S11, _S12, _S2 = "§1.1 FLOPs 估算", "§1.2 GPU 时间估算", "§2 GPU 算力参考"
 _EX1, _EX2 = "§3 练习 1：训练 7B 模型需要多少资源？", "§3 练习 2：QLoRA 微调 70B 模型需要什么？"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import data as dt
 from ..units import format_bytes, format_count
-from . import Figure, register
+from .figure import Figure, register
 
 _S41 = "§4.1 Chinchilla法则：20倍参数量的token数从哪来"
 _S42 = "§4.2 从语料库到token：文本规模怎么换算"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from .. import compute as c
 from .. import memory as mem
 from .. import model as m
-from . import Figure, register
+from .figure import Figure, register
 
 _Q = "§5 常见面试问题"
 

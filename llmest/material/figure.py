@@ -1,0 +1,266 @@
+"""A figure of the source material and its box; the registry that the chapter modules fill (see llmest.material)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .._registry import Registry
+from .._validate import InputError, check_choice
+from ..compute import DAYS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR
+from ..units import format_bytes, format_count, format_flops, format_number, format_usd
+
+DOCUMENTS = {
+    "000": "seed 000 训练资源估算题 (estimation exercises)",
+    "004": "seed 004 大模型资源估算 (the long article)",
+}
+
+STATUS_RULE = (
+    "confirmed: the recomputed value lies within the material's figure, range or bound, widened by the tolerance "
+    "its box states. erratum: it lies outside; the box gives the cause. depends: the figure rests on an input the "
+    "material does not give; the box names it, recomputes under a stated assumption and says which values would "
+    "give the material's figure. contested: a judgement rather than arithmetic; the box gives what the material says "
+    "and what the literature says, each with its source. A claim with no number shows the material's words only, "
+    "and its box says why it is judged as it is."
+)
+STATUSES = ("confirmed", "erratum", "depends", "contested")
+
+# 6·N·D, attributed the same way wherever the workbook names its source.
+SIX_ND = ("6·N·D is the count of Kaplan et al. 2020 (Scaling Laws for Neural Language Models, §2.1); Chinchilla "
+          "(Hoffmann et al. 2022) uses it too")
+
+
+def _percent(value) -> str:
+    return f"{value * 100:.3g}%"
+
+
+@dataclass(frozen=True)
+class Unit:
+    format: Callable[[float], str]
+    label: str = ""         # printed after the number; "" where the format carries the unit (GB, $, %)
+    kind: str = ""          # units of one kind convert into each other by their scales
+    scale: float = 1.0
+    words: tuple = ()       # how the material writes the unit after a number
+
+
+UNITS = {
+    "count": Unit(format_count),
+    "number": Unit(format_number),
+    "parameters": Unit(format_count, kind="parameters"),
+    "tokens": Unit(format_count, "tokens", words=("token", "tokens")),
+    "parameter-tokens": Unit(format_flops, kind="parameter-tokens"),   # N·D
+    "tokens/param": Unit(format_number, "tokens per parameter", words=("倍",)),
+    "tokens/GB": Unit(format_count, "tokens/GB", words=("token/GB", "token")),
+    "bytes": Unit(format_bytes, words=("GB", "MB", "TB", "KB")),
+    "bytes/param": Unit(format_number, "bytes/param", words=("N bytes", "字节")),
+    "FLOPs": Unit(format_flops, "FLOPs"),
+    "FLOP/s": Unit(format_flops, "FLOP/s", "FLOP/s"),
+    "TFLOPS": Unit(format_number, "TFLOPS", "FLOP/s", 1e12, ("TFLOPS",)),
+    "seconds": Unit(format_number, "seconds", "time", 1, ("秒",)),
+    "hours": Unit(format_number, "hours", "time", SECONDS_PER_HOUR, ("小时",)),
+    "days": Unit(format_number, "days", "time", SECONDS_PER_DAY, ("天",)),
+    "weeks": Unit(format_number, "weeks", "time", 7 * SECONDS_PER_DAY, ("周",)),
+    "months": Unit(format_number, "months", "time", DAYS_PER_YEAR / 12 * SECONDS_PER_DAY, ("个月", "月")),
+    "GPU-hours": Unit(format_number, "GPU-hours", words=("小时", "A100 小时", "GPU 小时", "卡时")),
+    "GPUs": Unit(format_number, "GPUs", words=("x A100", "x H200", "+ A100", "张", "卡")),
+    "USD": Unit(format_usd, words=("$",)),
+    "USD/month": Unit(format_usd, "a month", words=("/月",)),
+    "fraction": Unit(_percent, words=("%",)),
+    "epochs": Unit(format_number, "epochs", words=("epoch",)),
+    "sequences": Unit(format_number, "sequences"),
+}
+
+
+def _convertible(a: str, b: str) -> bool:
+    return a == b or bool(UNITS[a].kind) and UNITS[a].kind == UNITS[b].kind
+
+
+def convert(value, from_unit: str, to_unit: str):
+    """A value in ``from_unit`` expressed in ``to_unit`` (both of one kind, such as days and weeks)."""
+    check_choice("from_unit", from_unit, UNITS)
+    check_choice("to_unit", to_unit, UNITS)
+    if not _convertible(from_unit, to_unit):
+        raise InputError("to_unit", f"to_unit == {to_unit!r}, must measure what {from_unit!r} measures.")
+    return value * UNITS[from_unit].scale / UNITS[to_unit].scale
+
+
+@dataclass(frozen=True)
+class Figure:
+    key: str
+    chapter: int
+    document: str            # "000" or "004"
+    section: str             # the material's heading, in Chinese, with its number
+    claim: str               # what is claimed, in English
+    quote: str               # the material's exact words ("…" where words are left out)
+    stated: float | tuple | None  # a value, a (low, high) range (None for an open end), or None: no number
+    recompute: Callable[[], float]
+    how: str                 # the llmest computation, in words
+    unit: str = "count"      # the unit of what ``recompute`` returns: a key of UNITS
+    rel_tol: float = 0.01    # how far outside the material's figure "confirmed" reaches; shown in the box
+    cause: str | Callable[[], str] = ""  # why the figures differ (required for an erratum), or a remark;
+                                         # a callable when the text quotes recomputed numbers
+    depends_on: str = ""     # the input the material leaves out, for a "depends" figure
+    stated_in: str = ""      # the unit of ``stated`` and of the quote, when not ``unit``
+    stated_note: str = ""    # how ``stated`` follows from the quote, when the quote does not write the number
+    literature: tuple = ()   # ((what it says, its source), ...): makes the figure "contested"
+    verdict: str = ""        # "confirmed" or "erratum" for a claim with no number, judged in words in ``cause``
+
+    def __post_init__(self):
+        for name in ("unit", "stated_in"):
+            value = getattr(self, name)
+            if value and value not in UNITS:
+                raise InputError(name, f"{name} == {value!r}, must be one of {', '.join(UNITS)}.")
+        if not _convertible(self.unit, self.stated_unit):
+            raise InputError("stated_in", f"stated_in == {self.stated_in!r}, must measure what unit == "
+                                          f"{self.unit!r} measures.")
+        if self.stated is None and not (self.verdict or self.depends_on or self.literature):
+            raise InputError("verdict", f"figure {self.key!r}: a claim with no number (stated=None) needs a verdict, "
+                                        "depends_on or literature.")
+        if self.verdict not in ("", "confirmed", "erratum") or (self.verdict and self.stated is not None):
+            raise InputError("verdict", f"figure {self.key!r}: verdict == {self.verdict!r}, must be 'confirmed' or "
+                                        "'erratum', and only for a claim with no number (stated=None).")
+
+    @property
+    def stated_unit(self) -> str:
+        return self.stated_in or self.unit
+
+    @property
+    def recomputed(self) -> float:
+        """What ``recompute`` returns, in ``unit``."""
+        return self.recompute()
+
+    @property
+    def compared(self) -> float:
+        """The recomputed value in the material's unit, as it is compared with ``stated``."""
+        return convert(self.recomputed, self.unit, self.stated_unit)
+
+    @property
+    def bounds(self) -> tuple:
+        """(low, high) of the material's figure, either None for an open end."""
+        return self.stated if isinstance(self.stated, tuple) else (self.stated, self.stated)
+
+    @property
+    def status(self) -> str:
+        if self.literature:
+            return "contested"
+        if self.depends_on:
+            return "depends"
+        if self.stated is None:
+            return self.verdict
+        low, high = self.bounds
+        value = self.compared
+        inside = ((low is None or value >= low * (1 - self.rel_tol))
+                  and (high is None or value <= high * (1 + self.rel_tol)))
+        return "confirmed" if inside else "erratum"
+
+    def _fmt(self, value, unit: str | None = None) -> str:
+        spec = UNITS[unit or self.stated_unit]
+        number, label = spec.format(value), spec.label
+        if number == "1" and " " not in label and label.endswith("s"):  # 1 month, 1 GPU
+            label = label[:-1]
+        return number + (f" {label}" if label else "")
+
+    @property
+    def cause_text(self) -> str:
+        return self.cause() if callable(self.cause) else self.cause
+
+    @property
+    def stated_text(self) -> str:
+        """The material's figure in its unit, and how it follows from the quote where the quote does not write it."""
+        return self.stated_value_text + (f" ({self.stated_note})" if self.stated_note else "")
+
+    @property
+    def stated_value_text(self) -> str:
+        """The material's figure in its unit: "2 to 28 days", "more than 4 months"; "" for a claim with no number."""
+        if self.stated is None:
+            return ""
+        low, high = self.bounds
+        if low is None:
+            text = f"at most {self._fmt(high)}"
+        elif high is None:
+            text = f"more than {self._fmt(low)}"
+        elif low == high:
+            text = self._fmt(low)
+        else:
+            number = UNITS[self.stated_unit].format
+            first = number(low) if UNITS[self.stated_unit].label else self._fmt(low)
+            text = f"{first} to {self._fmt(high)}"
+        return text
+
+    @property
+    def recomputed_text(self) -> str:
+        """The recomputed value in the material's unit, and in its own where the two differ: "1.09 weeks (7.6 days)"."""
+        text = self._fmt(self.compared)
+        if self.stated_unit != self.unit:
+            text += f" ({self._fmt(self.recomputed, self.unit)})"
+        return text
+
+    @property
+    def _what(self) -> str:
+        return "figure" if self.bounds[0] == self.bounds[1] else ("bound" if None in self.bounds else "range")
+
+    @property
+    def tolerance_text(self) -> str:
+        if self.rel_tol == 0:
+            return f"{'equal to' if self._what == 'figure' else 'inside'} the material's {self._what}"
+        return f"within {_percent(self.rel_tol)} of the material's {self._what}"
+
+    @property
+    def status_text(self) -> str:
+        """Which part of STATUS_RULE the figure meets, with the tolerance it uses."""
+        status = self.status
+        if status == "contested":
+            return "contested: a judgement, not arithmetic; the material and the literature, each with its source"
+        if status == "depends":
+            return f"depends on {self.depends_on}, which the material does not give"
+        if self.stated is None:
+            return f"{status}: a claim with no number, judged in words (below)"
+        if status == "confirmed":
+            return f"confirmed: {self.tolerance_text}"
+        low, high = self.bounds
+        value = self.compared
+        off = value / low - 1 if low is not None and value < low else value / high - 1
+        return (f"erratum: {_percent(abs(off))} {'below' if off < 0 else 'above'} the material's {self._what}; "
+                f"confirmed would need {self.tolerance_text}")
+
+    def box(self) -> str:
+        """A short plain-text report: the status and its rule, the material's words, the recomputed figure, the
+        literature where it is contested, and the cause."""
+        title = {"erratum": "Erratum", "confirmed": "Confirmed", "depends": "Depends on an input the material "
+                 "does not give", "contested": "Contested"}[self.status]
+        material = f"{self.quote}  ->  {self.stated_text}" if self.stated_text else self.quote
+        rows = [("status", self.status_text), ("source", f"{DOCUMENTS[self.document]}, {self.section}"),
+                ("material", material)]
+        rows += [("literature", f"{says} ({source})") for says, source in self.literature]
+        rows.append(("recomputed", f"{self.recomputed_text}  ({self.how})"))
+        if self.cause_text:
+            label = {"erratum": "cause", "confirmed": "note", "depends": "so", "contested": "so"}[self.status]
+            rows.append((label, self.cause_text))
+        lines = [f"{title}: {self.claim}"] + [f"  {label + ':':<12} {text}" for label, text in rows]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.box()
+
+
+FIGURES = Registry("figure")
+register, get = FIGURES.register, FIGURES.lookup
+
+
+def figures(chapter: int | None = None) -> list[Figure]:
+    return [f for f in FIGURES.values() if chapter is None or f.chapter == chapter]
+
+
+def table(chapter: int | None = None, keys=None) -> str:
+    """One line per figure (of a chapter, or the given keys in their order): key, status, stated, recomputed."""
+    rows = [get(key) for key in keys] if keys is not None else figures(chapter)
+    if not rows:
+        raise InputError("chapter", f"chapter == {chapter}, no figures are registered for it.")
+    cells = [(f.key, f.status, f.stated_value_text or "(no number)", f._fmt(f.compared)) for f in rows]
+    key_w, stated_w, new_w = (max(len(c[i]) for c in cells + [("figure", "", "material", "recomputed")])
+                              for i in (0, 2, 3))
+    lines = [f"{'figure':<{key_w}}  {'status':<9}  {'material':>{stated_w}}  {'recomputed':>{new_w}}"]
+    for key, status, stated, new in cells:
+        lines.append(f"{key:<{key_w}}  {status:<9}  {stated:>{stated_w}}  {new:>{new_w}}")
+    return "\n".join(lines)
+
