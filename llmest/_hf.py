@@ -1,4 +1,4 @@
-"""Hugging Face ``config.json`` -> ModelConfig, one reader per ``model_type``.
+"""Hugging Face ``config.json`` -> the keyword arguments of ModelConfig, one reader per ``model_type``.
 
 Each reader mirrors what transformers builds for that model type (its ``modeling_*.py``): which matrices carry
 biases, how many norms a layer has, whether the output head is tied by default. Sizes are required; flags that
@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 
 from ._validate import InputError
-from .model import ModelConfig
 
 _REQUIRED = object()
 
@@ -196,7 +195,8 @@ def _load(config) -> dict:
     return loaded
 
 
-def read_hf_config(config) -> ModelConfig:
+def hf_config_fields(config) -> dict:
+    """ModelConfig's keyword arguments for a config (``ModelConfig.from_hf_config`` builds it)."""
     config = _load(config)
     model_type = config.get("model_type")
     if model_type is None:
@@ -210,4 +210,4 @@ def read_hf_config(config) -> ModelConfig:
                                        f"{', '.join(READERS)}. A type with a similar name is a different "
                                        "architecture, so none is substituted.")
     fields = READERS[model_type](_Fields(config, model_type))
-    return ModelConfig(**fields, name=str(config.get("_name_or_path") or model_type))
+    return dict(fields, name=str(config.get("_name_or_path") or model_type))

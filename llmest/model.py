@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import _validate as v
+from ._hf import hf_config_fields
 from ._validate import InputError
 from .units import format_count, format_int
 
@@ -244,9 +245,7 @@ class ModelConfig:
     @classmethod
     def from_hf_config(cls, config) -> ModelConfig:
         """From a Hugging Face ``config.json``: a dict, a path to the file (or to its folder), or its JSON text."""
-        from ._hf import read_hf_config  # the per-model-type readers live beside this module
-
-        return read_hf_config(config)
+        return cls(**hf_config_fields(config))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -377,9 +376,7 @@ PRESETS = {
 
 def preset(name: str) -> ModelConfig:
     """A named model; an unknown name gets the close names suggested."""
-    if name not in PRESETS:
-        v.check_choice("preset", name, PRESETS)
-    return PRESETS[name]
+    return v.lookup("preset", name, PRESETS)
 
 
 def config_from(model) -> ModelConfig:
@@ -389,6 +386,10 @@ def config_from(model) -> ModelConfig:
     if isinstance(model, str) and model in PRESETS:
         return PRESETS[model]
     if isinstance(model, str) and model.lstrip()[:1] not in ("{", "[") and not Path(model).exists():
+        try:
+            return v.lookup("model", model, PRESETS)  # "Llama-2-7B", "llama 2 7b"
+        except InputError:
+            pass
         close = difflib.get_close_matches(model, PRESETS, n=3, cutoff=0.5)
         hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
         raise InputError("model", f"model == {model!r} is neither a preset nor a config.json path.{hint}")
