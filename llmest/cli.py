@@ -24,7 +24,7 @@ from . import hardware
 from . import memory as mem
 from . import model as m
 from ._validate import InputError
-from .units import format_bytes, format_count, format_flops, format_int, format_usd, parse_count
+from .units import format_bytes, format_count, format_flops, format_int, format_percent, format_usd, parse_count
 
 
 def _count(text: str) -> float:
@@ -109,7 +109,7 @@ def cmd_memory(args):
     gpu, usable = plan.gpu, plan.usable_bytes
     which = "each" if plan.breakdown.gpus > 1 else "one"
     lines = [f"{'fits' if plan.fits else 'does not fit'} {which} {gpu} ({format_bytes(usable)} usable, "
-             f"{args.margin:.0%} kept free)",
+             f"{format_percent(args.margin, 0)} kept free)",
              f"least GPUs that hold it: {_least_gpus_text(plan)}"]
     if plan.task == "training":
         lines.append(f"GPUs that hold the states alone, sharded evenly (ZeRO-3): {plan.state_gpus}")
@@ -161,9 +161,9 @@ def cmd_time(args):
     rows = [("parameters (N)", est.n_params_from or format_count(est.n_params)),
             ("tokens (D)", format_count(est.tokens)),
             ("FLOPs (6·N·D)", format_flops(est.flops)),
-            ("GPU", f"{est.gpus} × {est.gpu}, {est.peak_flops_per_s / 1e12:,.4g} TFLOPS at {est.mfu:.0%} MFU"),
+            ("GPU", f"{est.gpus} × {est.gpu}, {est.peak_flops_per_s / 1e12:,.4g} TFLOPS at {format_percent(est.mfu, 0)} MFU"),
             ("GPU-hours", format_int(est.gpu_hours)),
-            ("days", f"{est.days:,.1f} ({low:,.1f}-{high:,.1f} with a {c.TIME_MARGIN[0]:.0%}-{c.TIME_MARGIN[1]:.0%} "
+            ("days", f"{est.days:,.1f} ({low:,.1f}-{high:,.1f} with a {format_percent(c.TIME_MARGIN[0], 0)}-{format_percent(c.TIME_MARGIN[1], 0)} "
                      "margin for checkpoints, evaluation and restarts)"),
             ("cost", f"{format_usd(est.cost_usd)} at ${est.price_per_gpu_hour:g} per GPU-hour")]
     return _table(rows), data
@@ -188,12 +188,12 @@ def cmd_data(args):
                     budget_optimal={"params": n_opt, "tokens": d_opt})
         cluster = f"{args.gpus} × {args.gpu}" if args.peak is None else f"{args.gpus} GPUs"
         rows.append((f"{cluster}, {args.days:g} days",
-                     f"{format_flops(est.budget_flops)} FLOPs at {peak / 1e12:,.4g} TFLOPS and {args.mfu:.0%} MFU; "
+                     f"{format_flops(est.budget_flops)} FLOPs at {peak / 1e12:,.4g} TFLOPS and {format_percent(args.mfu, 0)} MFU; "
                      f"compute-optimal: {format_count(n_opt)} parameters on {format_count(d_opt)} tokens"))
     rows += [("parameters", format_count(est.n_params) + ("" if args.params else " (the compute-optimal model)")),
              ("tokens", f"{format_count(est.tokens)} ({est.tokens_per_param:.3g} per parameter)"),
              (f"cleaned {args.language}", f"{format_bytes(est.cleaned_bytes)} at {format_count(rate)} tokens per GB"),
-             ("raw crawl", f"{format_bytes(est.raw_bytes)} at a {est.cleaning_yield:.0%} cleaning yield")]
+             ("raw crawl", f"{format_bytes(est.raw_bytes)} at a {format_percent(est.cleaning_yield, 0)} cleaning yield")]
     return _table(rows), data
 
 

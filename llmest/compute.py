@@ -13,11 +13,7 @@ from . import _validate as v
 from . import hardware
 from . import memory as mem
 from .model import ModelConfig, config_from, count_params
-from .units import format_count
-
-SECONDS_PER_HOUR = 3600
-SECONDS_PER_DAY = 86_400
-DAYS_PER_YEAR = 365
+from .units import DAYS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, format_count  # noqa: F401 (re-exported)
 # The material's margins: add 15-25% to the computed time (checkpoints, evaluation, restarts), keep 20% of memory free.
 TIME_MARGIN = (0.15, 0.25)
 

@@ -24,8 +24,8 @@ from . import material, runs
 from . import model as m
 from ._registry import Registry
 from ._validate import InputError, check_choice, check_int
-from .exercises import Exercise, Verdict
-from .units import format_bytes, format_count, format_flops, format_int, format_number, format_usd
+from .grading import Exercise, Verdict
+from .units import format_bytes, format_count, format_flops, format_int, format_number, format_percent, format_usd, show
 
 LEVELS = ("easy", "medium", "hard")
 TOPICS = ("parameters", "memory", "compute", "data", "serving")
@@ -61,9 +61,7 @@ class Problem:
         value = self.answer
         if self.unit == "count":
             return format_count(value) if value >= 1e4 else format_number(value)
-        if self.unit == "hours":
-            return f"{format_int(value) if value < 1e6 else format_count(value)} GPU-hours"
-        return self.exercise._fmt(value)
+        return show(value, self.unit)
 
     def solution(self) -> str:
         return "\n".join([*self.steps, f"Answer: {self.answer_text}"])
@@ -294,7 +292,7 @@ def _gpus_for_states(rng, level):
     margin = _pick(rng, level, [0.0], [0.0, 0.2], [0.2])
     answer = mem.state_gpus(n, 16, gpu, margin)
     usable = mem.usable_bytes(gpu, margin)
-    kept = f", keeping {margin:.0%} of each free" if margin else ""
+    kept = f", keeping {format_percent(margin, 0)} of each free" if margin else ""
     return _problem(
         "gpus-for-states", level,
         f"How many {gpu} GPUs ({format_bytes(hardware.gpu(gpu).memory_bytes)}) just hold the 16-bytes-a-parameter "
@@ -398,10 +396,10 @@ def _gpu_hours(rng, level):
     return _problem(
         "gpu-hours", level,
         f"Training {_a(_size(n))} model on {_size(tokens)} tokens on {gpu} GPUs ({_tflops(gpu)} BF16) "
-        f"at {mfu:.0%} MFU: how many GPU-hours?",
+        f"at {format_percent(mfu, 0)} MFU: how many GPU-hours?",
         dict(n=n, tokens=tokens, peak=_peak(gpu), mfu=mfu), answer, "hours",
         [_flops_step(n, tokens),
-         f"Effective FLOP/s per GPU: {_tflops(gpu)} × {mfu:.0%} = {format_flops(_peak(gpu) * mfu)}/s",
+         f"Effective FLOP/s per GPU: {_tflops(gpu)} × {format_percent(mfu, 0)} = {format_flops(_peak(gpu) * mfu)}/s",
          f"GPU-seconds: {format_flops(flops)} / {format_flops(_peak(gpu) * mfu)}/s = "
          f"{format_int(c.gpu_seconds(flops, _peak(gpu), mfu))}",
          f"/ 3,600 = {format_int(answer)} GPU-hours"],
@@ -418,11 +416,11 @@ def _training_days(rng, level):
         raise _Regenerate  # a run of less than a day or more than a year, or states that do not fit its GPUs
     return _problem(
         "training-days", level,
-        f"{gpus:,} {gpu} GPUs ({_tflops(gpu)} BF16) at {mfu:.0%} MFU train {_a(_size(n))} model on "
+        f"{gpus:,} {gpu} GPUs ({_tflops(gpu)} BF16) at {format_percent(mfu, 0)} MFU train {_a(_size(n))} model on "
         f"{_size(tokens)} tokens. How many days?",
         dict(n=n, tokens=tokens, gpus=gpus, peak=_peak(gpu), mfu=mfu), answer, "days",
         [_flops_step(n, tokens),
-         f"Cluster: {gpus:,} × {_tflops(gpu)} × {mfu:.0%} = {format_flops(gpus * _peak(gpu) * mfu)}/s",
+         f"Cluster: {gpus:,} × {_tflops(gpu)} × {format_percent(mfu, 0)} = {format_flops(gpus * _peak(gpu) * mfu)}/s",
          f"Seconds: {format_int(c.training_seconds(flops, gpus, _peak(gpu), mfu))}; / 86,400 = {format_number(answer)} days"],
         "days = 6ND / (GPUs × peak × MFU) / 86,400.")
 
@@ -436,7 +434,7 @@ def _training_cost(rng, level):
     answer = c.cost(hours, price)
     return _problem(
         "training-cost", level,
-        f"At ${price:g} per {gpu}-hour ({_tflops(gpu)} BF16, {mfu:.0%} MFU), what does the GPU time to train "
+        f"At ${price:g} per {gpu}-hour ({_tflops(gpu)} BF16, {format_percent(mfu, 0)} MFU), what does the GPU time to train "
         f"{_a(_size(n))} model on {_size(tokens)} tokens cost?",
         dict(n=n, tokens=tokens, peak=_peak(gpu), mfu=mfu, price=price), answer, "usd",
         [_flops_step(n, tokens), f"GPU-hours: {format_int(hours)}",
@@ -455,7 +453,7 @@ def _gpus_for_deadline(rng, level):
     return _problem(
         "gpus-for-deadline", level,
         f"You must train {_a(_size(n))} model on {_size(tokens)} tokens within {days} days on {gpu} GPUs "
-        f"({_tflops(gpu)} BF16) at {mfu:.0%} MFU. How many GPUs at least?",
+        f"({_tflops(gpu)} BF16) at {format_percent(mfu, 0)} MFU. How many GPUs at least?",
         dict(n=n, tokens=tokens, days=days, peak=_peak(gpu), mfu=mfu), answer, "gpus",
         [_flops_step(n, tokens),
          f"GPU-seconds: {format_int(c.gpu_seconds(flops, _peak(gpu), mfu))}",
@@ -473,10 +471,10 @@ def _reverse_budget(rng, level):
     answer = c.affordable_params(budget, tokens)
     return _problem(
         "reverse-budget", level,
-        f"You have {gpus:,} {gpu} GPUs ({_tflops(gpu)} BF16) for {days} days at {mfu:.0%} MFU and want "
+        f"You have {gpus:,} {gpu} GPUs ({_tflops(gpu)} BF16) for {days} days at {format_percent(mfu, 0)} MFU and want "
         f"{_size(tokens)} training tokens. What is the largest model you can train?",
         dict(gpus=gpus, days=days, peak=_peak(gpu), mfu=mfu, tokens=tokens), answer, "count",
-        [f"Budget: {gpus:,} × {_tflops(gpu)} × {mfu:.0%} × {days} × 86,400 s = {format_flops(budget)}",
+        [f"Budget: {gpus:,} × {_tflops(gpu)} × {format_percent(mfu, 0)} × {days} × 86,400 s = {format_flops(budget)}",
          f"N = C / (6·D) = {format_flops(budget)} / (6 × {_size(tokens)}) = {format_count(answer)}"],
         "Budget C = GPUs × peak × MFU × seconds; then N = C / (6D).")
 
@@ -494,7 +492,7 @@ def _implied_mfu(rng, level):
         [_flops_step(n, tokens),
          f"Peak work in those hours: {format_int(hours)} × 3,600 × {_tflops(gpu)} = "
          f"{format_flops(hours * 3600 * _peak(gpu))}",
-         f"MFU = {answer:.1%}"],
+         f"MFU = {format_percent(answer, 1)}"],
         "MFU = 6ND / (GPU-hours × 3,600 × peak).", tolerance=0.1)  # 10% of ~40%: about 4 points either way
 
 
@@ -548,7 +546,7 @@ def _chinchilla_for_budget(rng, level):
     answer, tokens = dt.chinchilla_for_budget(gpus, days, _peak(gpu), mfu)
     return _problem(
         "chinchilla-for-budget", level,
-        f"{gpus:,} {gpu} GPUs ({_tflops(gpu)} BF16), {days} days, {mfu:.0%} MFU: which model size is compute-optimal "
+        f"{gpus:,} {gpu} GPUs ({_tflops(gpu)} BF16), {days} days, {format_percent(mfu, 0)} MFU: which model size is compute-optimal "
         "by the 20-tokens-per-parameter rule?",
         dict(gpus=gpus, days=days, peak=_peak(gpu), mfu=mfu), answer, "count",
         [f"Budget: {format_flops(budget)}",
@@ -564,10 +562,10 @@ def _corpus_size(rng, level):
     cleaned = dt.cleaned_bytes(tokens, rate)
     cleaning_yield = _pick(rng, level, [None], [None, 0.25], [0.2, 0.3])
     answer = cleaned if cleaning_yield is None else dt.raw_bytes(cleaned, cleaning_yield)
-    raw = "" if cleaning_yield is None else f", and how much raw crawl at a {cleaning_yield:.0%} cleaning yield"
+    raw = "" if cleaning_yield is None else f", and how much raw crawl at a {format_percent(cleaning_yield, 0)} cleaning yield"
     steps = [f"Cleaned: {_size(tokens)} / {format_count(rate)} tokens per GB = {format_bytes(cleaned)}"]
     if cleaning_yield is not None:
-        steps.append(f"Raw: {format_bytes(cleaned)} / {cleaning_yield:.0%} = {format_bytes(answer)}")
+        steps.append(f"Raw: {format_bytes(cleaned)} / {format_percent(cleaning_yield, 0)} = {format_bytes(answer)}")
     return _problem(
         "corpus-size", level,
         f"{_size(tokens)} tokens of {'code' if language == 'code' else language.capitalize()} at {format_count(rate)} tokens per GB of cleaned "
@@ -782,18 +780,18 @@ def flashcards(topics=None) -> list[Card]:
              format_bytes(mem.training_state_bytes(7e9, mixed.total))),
         Card("memory", "Weights of a 70B in BF16, and in 4 bits",
              f"{format_bytes(mem.weight_bytes(70e9, 2))}, {format_bytes(mem.weight_bytes(70e9, 0.5))}"),
-        Card("memory", "Memory margin to keep free on a GPU", f"{mem.MEMORY_MARGIN:.0%}"),
+        Card("memory", "Memory margin to keep free on a GPU", f"{format_percent(mem.MEMORY_MARGIN, 0)}"),
         Card("compute", "Forward FLOPs per token of an N-parameter dense model",
              f"2N ({format_flops(c.forward_flops_per_token(7e9))} for a 7B)"),
         Card("compute", "Training FLOPs per token (forward + backward)",
              f"6N = 2N forward + 4N backward ({format_flops(c.training_flops_per_token(7e9))} for a 7B)"),
         Card("compute", "FLOPs to train a 7B on 1T tokens", format_flops(c.training_flops(7e9, 1e12))),
         Card("compute", "Typical MFU of large pre-training runs, and a well-measured one",
-             f"{typical_mfu[0]:.0%}-{typical_mfu[1]:.0%} (the material); PaLM 540B measured "
-             f"{runs.palm_mfu(with_attention=True):.1%} ({runs.palm_mfu(with_attention=False):.1%} without the "
+             f"{format_percent(typical_mfu[0], 0)}-{format_percent(typical_mfu[1], 0)} (the material); PaLM 540B measured "
+             f"{format_percent(runs.palm_mfu(with_attention=True), 1)} ({format_percent(runs.palm_mfu(with_attention=False), 1)} without the "
              "attention FLOPs)"),
         Card("compute", "Time margin on a training estimate",
-             f"{c.TIME_MARGIN[0]:.0%}-{c.TIME_MARGIN[1]:.0%}"),
+             f"{format_percent(c.TIME_MARGIN[0], 0)}-{format_percent(c.TIME_MARGIN[1], 0)}"),
         Card("compute", "A100 GPU-hours to train a 7B on 1T tokens at 40% MFU",
              format_int(c.gpu_hours(c.training_flops(7e9, 1e12), _peak("A100 80GB"), 0.4))),
         Card("data", "Compute-optimal tokens per parameter (Chinchilla's rule)", f"{dt.TOKENS_PER_PARAM}"),

@@ -1,159 +1,20 @@
-"""Exercises: a question, the answer computed by llmest, a tolerance suited to an estimate, hints on demand.
-
-``ex.check(answer)`` grades a number or a text entry ("7B", "6.7e9", "7 billion"); ``ex`` shown in a notebook is a
-widget with an entry box, Check and Hint. Neither ever shows a traceback, and neither reveals the answer before it
-is found. The exercises of every chapter are registered here, keyed "chapter.number".
+"""The chapters' exercises, keyed "chapter.number": each a question, the answer computed by llmest, a tolerance
+and hints. Grading (``Exercise``, ``Verdict``, reading an entry) lives in ``llmest.grading``.
 """
 
 from __future__ import annotations
-
-import re
-from dataclasses import dataclass, field
-from typing import Callable
 
 from . import compute as cp
 from . import data as dt
 from . import hardware
 from . import memory as mem
 from . import model as m
+from . import plans
 from ._registry import Registry
-from ._validate import InputError
-from .entries import ENTRY_EXAMPLES, entry_placeholder, read_entry
-from .units import format_bytes, format_count, format_flops, format_int, format_usd
+from .grading import Exercise
+from .units import format_count
 
-__all__ = ["CLOSE_FACTOR", "ENTRY_EXAMPLES", "EXERCISES", "Exercise", "Verdict", "entry_placeholder", "get",
-           "register"]
-
-# Outside the tolerance but within this factor of the answer, an estimate is "close".
-CLOSE_FACTOR = 2.0
-
-
-def _percent(fraction: float) -> str:
-    """0.25 -> '25%', 0.254 -> '25.4%', 1.0 -> '100%': one decimal at most, never scientific."""
-    return f"{fraction * 100:.1f}".rstrip("0").rstrip(".") + "%"
-
-
-def _size_of_miss(factor: float) -> str:
-    """How far off, coarsely: a finer figure, with the value entered, would give the answer away."""
-    if factor < 10:
-        return f"{CLOSE_FACTOR:g} to 10×"
-    return "10 to 1,000×" if factor < 1000 else "more than 1,000×"
-
-
-def _unit_hint(entry, value: float, expected: float) -> str:
-    """' Did you mean 6.6B?' for a bare 6.6 where billions are asked for: the unit only, no closer than "close"."""
-    if isinstance(entry, str) and not re.fullmatch(r"\s*[\d.,_eE+-]+\s*", entry):
-        return ""
-    for suffix, scale in (("K", 1e3), ("M", 1e6), ("B", 1e9), ("T", 1e12)):
-        if 1 / CLOSE_FACTOR <= value * scale / expected <= CLOSE_FACTOR:
-            return f" Did you mean {value:g}{suffix}?"
-    return ""
-
-
-@dataclass(frozen=True)
-class Verdict:
-    grade: str      # "correct", "close", "wrong", "empty" or "invalid"
-    message: str
-
-    @property
-    def correct(self) -> bool:
-        return self.grade == "correct"
-
-    def __repr__(self) -> str:
-        return self.message
-
-
-@dataclass
-class Exercise:
-    key: str
-    question: str
-    answer: Callable[[], float]
-    unit: str = "count"
-    rel_tol: float = 0.05
-    hints: tuple = ()
-    minimum: bool = False   # the answer is the least that works (GPUs to hold or finish): fewer is never right
-    _hints_shown: int = field(default=0, repr=False)
-
-    def expected(self) -> float:
-        return float(self.answer())
-
-    def _fmt(self, value: float) -> str:
-        if self.unit == "bytes":  # the questions ask for GB: from a TB up, the GB figure too
-            return f"{format_bytes(value)} ({value / 1e9:,.0f} GB)" if value >= 1e12 else format_bytes(value)
-        if self.unit == "percent":
-            return f"{value:.1%}"
-        if self.unit == "usd":
-            return format_usd(value)
-        if self.unit == "flops":
-            return f"{format_flops(value)} FLOPs"
-        if self.unit in ("days", "hours", "gpus", "tokens/s", "epochs"):
-            number = format_int(value) if abs(value) >= 100 or float(value).is_integer() else f"{value:.3g}"
-            word = {"gpus": "GPU", "days": "day", "hours": "GPU-hour", "tokens/s": "tokens/s",
-                    "epochs": "epoch"}[self.unit]
-            return f"{number} {word}" + ("s" if value != 1 and self.unit != "tokens/s" else "")
-        if abs(value) >= 1e4:
-            return f"{format_int(value)} ({format_count(value)})"
-        return format_int(value) if float(value).is_integer() else f"{value:,.4g}"
-
-    def check(self, answer) -> Verdict:
-        """Grade an answer: a number, or text such as "6.7B", "15.2 天" or "$1.2M". A miss gets its direction and
-        a coarse size, never a figure from which the answer follows."""
-        if answer is None or (isinstance(answer, str) and not answer.strip()):
-            return Verdict("empty", f"No answer yet: give a number, such as {ENTRY_EXAMPLES[self.unit]}.")
-        try:
-            value = read_entry(answer, self.unit)
-        except InputError as err:
-            return Verdict("invalid", f"Could not read that: {err}")
-        expected = self.expected()
-        ratio = value / expected
-        shown = self._fmt(value)
-        direction = "high" if ratio > 1 else "low"
-        if self.rel_tol == 0:  # a count that must be exact, such as a number of GPUs
-            if value == expected:
-                return Verdict("correct", f"Correct: {shown}.")
-            return Verdict("wrong",
-                           f"Not yet: {shown} is too {direction}; this asks for the exact count.{self._try_hint}")
-        if self.minimum and value < expected:
-            return Verdict("wrong", f"Not enough: {shown} is too low; this asks for the least that works, and "
-                                    f"fewer is not enough.{self._try_hint}")
-        exact = self.rel_tol < 1e-4  # "count it exactly"
-        if abs(ratio - 1) <= self.rel_tol:
-            if exact:
-                return Verdict("correct", f"Correct: {shown}, exactly.")
-            return Verdict("correct", f"Correct: {shown} is within {_percent(self.rel_tol)} of {self._fmt(expected)}.")
-        if 1 / CLOSE_FACTOR <= ratio <= CLOSE_FACTOR:
-            relative = " (relative, not percentage points)" if self.unit == "percent" else ""
-            wanted = "the exact count" if exact else f"within {_percent(self.rel_tol)} of the answer{relative}"
-            return Verdict("close", f"Close: {shown} is too {direction}, within {CLOSE_FACTOR:g}×; this exercise asks "
-                                    f"for {wanted}.{self._try_hint}")
-        hint = _unit_hint(answer, value, expected) if self.unit == "count" else ""
-        return Verdict("wrong", f"Not yet: {shown} is too {direction}, by {_size_of_miss(max(ratio, 1 / ratio))}."
-                                f"{hint}{self._try_hint}")
-
-    @property
-    def _try_hint(self) -> str:
-        return " Try a hint." if self.hints else ""
-
-    def hint(self) -> str:
-        """The next hint (they stay shown once revealed)."""
-        if not self.hints:
-            return "No hints for this one."
-        self._hints_shown = min(self._hints_shown + 1, len(self.hints))
-        return "\n".join(f"Hint {i + 1}: {h}" for i, h in enumerate(self.hints[: self._hints_shown]))
-
-    def __repr__(self) -> str:
-        return f"Exercise {self.key}: {self.question}"
-
-    def widget(self):
-        from .widgets import exercise_widget
-
-        return exercise_widget(self)
-
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(self.widget())
-
+__all__ = ["EXERCISES", "get", "register"]
 
 EXERCISES = Registry("exercise")
 register, get = EXERCISES.register, EXERCISES.lookup
@@ -225,7 +86,7 @@ register(
 def _ex1_zero2_gpus():
     """Seed 000 exercise 1: A100s for a 7B with ZeRO-2 and 50 GB of activations shared over the GPUs."""
     per_param = mem.state_bytes_per_param("mixed")
-    usable = mem.usable_bytes("A100 80GB")
+    usable = plans.usable_bytes("A100 80GB")
     return next(n for n in range(1, 64)
                 if sum(mem.sharded_state_bytes(7e9, per_param, zero=2, dp=n).values()) + 50e9 / n <= usable)
 
@@ -253,7 +114,7 @@ register(
         "The material's exercise 3: serving Llama-2-70B in BF16 (count its real parameters, 80 layers, 8 KV heads "
         "of width 128) to 32 requests of 2,048 tokens. Keeping 20% of each A100 80GB free, and with tensor "
         "parallelism that must divide its 64 heads, how many A100s?",
-        lambda: mem.min_gpus(lambda n: mem.inference_memory("llama-2-70b", tokens=2048, batch=32, tp=n),
+        lambda: plans.min_gpus(lambda n: plans.inference_memory("llama-2-70b", tokens=2048, batch=32, tp=n),
                              "A100 80GB"), unit="gpus", rel_tol=0,
         hints=("KV cache: 2 · layers · KV heads · head width · 2 bytes · tokens · requests, with 8 KV heads.",
                "Add the weights (2 bytes per parameter) and about 0.5 GB of runtime per GPU; 80% of each 80 GB is "
@@ -288,7 +149,7 @@ register(
         "2.7",
         "A 34B model with mixed-precision AdamW, states sharded evenly over H100 80GB GPUs (ZeRO-3), 20% of each "
         "kept free: how many GPUs just for the states, before activations?",
-        lambda: mem.state_gpus(34e9, 16, "H100 SXM", margin=0.2), unit="gpus", rel_tol=0,
+        lambda: plans.state_gpus(34e9, 16, "H100 SXM", margin=0.2), unit="gpus", rel_tol=0,
         hints=("16 bytes per parameter.", "Divide by 64 GB usable per GPU and round up.")),
 )
 
@@ -421,7 +282,7 @@ register(
         "The material's exercise 2: QLoRA of Llama-2-70B with rank-64 adapters on all seven projections (kept in fp32 "
         "with AdamW, as PEFT does), the base in NF4 with double quantisation, one sequence of 2,048 tokens with full "
         "checkpointing and FlashAttention, 0.5 GB of runtime. Total memory on the GPU, in GB?",
-        lambda: mem.qlora_memory(m.preset("llama-2-70b"), rank=64, micro_batch=1, seq_len=2048).total,
+        lambda: plans.qlora_memory(m.preset("llama-2-70b"), rank=64, micro_batch=1, seq_len=2048).total,
         unit="bytes", rel_tol=0.1,
         hints=("The base: parameters × (4 bits + one 8-bit constant per 64 + one fp32 constant per 256 blocks).",
                "Adapters: r·(d_in + d_out) per projection, per layer; 16 bytes each with gradients and AdamW.",
@@ -431,7 +292,7 @@ register(
         "The material's exercise 3: serve Llama-2-70B in BF16 with 32 requests of 2,048 tokens, split with tensor "
         "parallelism over A100 80GB GPUs, keeping 20% of each free. How many GPUs? (Tensor parallelism must divide "
         "its 64 heads.)",
-        lambda: mem.min_gpus(lambda n: mem.inference_memory(m.preset("llama-2-70b"), tokens=2048, batch=32, tp=n),
+        lambda: plans.min_gpus(lambda n: plans.inference_memory(m.preset("llama-2-70b"), tokens=2048, batch=32, tp=n),
                              "A100 80GB"),
         unit="gpus", rel_tol=0,
         hints=("Weights: count the parameters × 2 bytes. KV cache: 2 · 80 layers · 8 KV heads · 128 · 2 bytes a token.",
@@ -447,7 +308,7 @@ register(
         "5.5",
         "An OOM hunt: Llama-2-7B with mixed-precision AdamW and ZeRO-3 over 8 GPUs, one sequence of 4,096 tokens, "
         "eager attention (no FlashAttention) and no recomputation, 0.5 GB of runtime. Memory per GPU, in GB?",
-        lambda: mem.training_memory(m.preset("llama-2-7b"), zero=3, dp=8, micro_batch=1, seq_len=4096,
+        lambda: plans.training_memory(m.preset("llama-2-7b"), zero=3, dp=8, micro_batch=1, seq_len=4096,
                                     recompute="none", flash=False).total,
         unit="bytes", rel_tol=0.1,
         hints=("States: 16 bytes a parameter, all sharded over 8 GPUs.",

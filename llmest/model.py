@@ -15,7 +15,7 @@ from pathlib import Path
 from . import _validate as v
 from ._hf import hf_config_fields
 from ._validate import InputError
-from .units import format_count, format_int
+from .units import format_count, format_int, format_percent
 
 # Parameters per channel of one normalisation layer: LayerNorm has a weight and a bias, RMSNorm a weight.
 NORM_PARAMS_PER_CHANNEL = {"layernorm": 2, "rmsnorm": 1, "nonparametric": 0}
@@ -275,7 +275,7 @@ class ParamCount:
     def table(self) -> str:
         rows = [(part, n) for part, n in self.parts.items() if n]
         width = max(len(part) for part, _ in rows + [("active (per token)", 0)])
-        lines = [f"{part:<{width}}  {format_int(n):>17}  {n / self.total:6.1%}" for part, n in rows]
+        lines = [f"{part:<{width}}  {format_int(n):>17}  {format_percent(n / self.total, 1):>6}" for part, n in rows]
         lines.append(f"{'total':<{width}}  {format_int(self.total):>17}  {format_count(self.total):>6}")
         if self.active != self.total:
             lines.append(f"{'active (per token)':<{width}}  {format_int(self.active):>17}  "

@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from . import model as m
+from .units import format_percent
 
 PART_COLORS = {
     "embeddings": "#4c72b0", "positions": "#64b5cd", "embedding_projections": "#8172b2", "attention": "#dd8452",
@@ -50,7 +51,7 @@ def rule_error(names, ax=None):
     ax.axvline(0, color="black", lw=0.8)
     ax.invert_yaxis()
     for y, e in enumerate(errors):
-        ax.text(e * 100, y, f" {e:+.1%} ", va="center", ha="left" if e >= 0 else "right", fontsize=8)
+        ax.text(e * 100, y, f" {format_percent(e, 1, signed=True)} ", va="center", ha="left" if e >= 0 else "right", fontsize=8)
     span = max(abs(errors).max() * 100 * 1.4, 5)
     ax.set_xlim(-span, span)
     ax.set_xlabel("rule − exact, % of exact")
@@ -95,7 +96,7 @@ def memory_stacks(breakdowns: dict, gpu=None, ax=None, margin=0.2):
     if gpu is not None:
         memory = hardware.gpu(gpu).memory_bytes / 1e9
         ax.axvline(memory, color="black", lw=1)
-        ax.axvline(memory * (1 - margin), color="black", lw=1, ls="--", label=f"usable ({1 - margin:.0%})")
+        ax.axvline(memory * (1 - margin), color="black", lw=1, ls="--", label=f"usable ({format_percent(1 - margin, 0)})")
         ax.text(memory, -0.6, f" {hardware.gpu(gpu).name}", fontsize=8, va="bottom")
     ax.invert_yaxis()
     ax.set_xlabel("GB per GPU")
@@ -150,7 +151,7 @@ def days_vs_gpus(flops, gpu="A100 80GB", mfus=(0.3, 0.4, 0.5), ax=None, marks=()
     peak = hardware.gpu(gpu).bf16_flops_per_s if peak_flops_per_s is None else peak_flops_per_s
     counts = np.logspace(3, 14, 23, base=2)
     for mfu in mfus:
-        ax.plot(counts, [cp.training_days(flops, g, peak, mfu) for g in counts], label=f"MFU {mfu:.0%}")
+        ax.plot(counts, [cp.training_days(flops, g, peak, mfu) for g in counts], label=f"MFU {format_percent(mfu, 0)}")
     for gpus, label in marks:
         days = cp.training_days(flops, gpus, peak, mfus[len(mfus) // 2])
         ax.plot(gpus, days, "o", color="black")
@@ -178,13 +179,13 @@ def published_mfu(ax=None):
         label = None if run.basis in labelled else f"from {run.basis}"
         labelled.add(run.basis)
         ax.barh(y, run.mfu * 100, color=colors[run.basis], label=label)
-        ax.text(run.mfu * 100, y, f" {run.mfu:.0%}", va="center", fontsize=8)
+        ax.text(run.mfu * 100, y, f" {format_percent(run.mfu, 0)}", va="center", fontsize=8)
     ax.set_yticks(range(len(span.runs)), [r.name for r in span.runs])
     ax.invert_yaxis()
     ax.set_xlim(0, 70)
     ax.set_xlabel("implied MFU, % (6·N FLOPs per token)")
-    ax.set_title(f"published runs: {span.low.mfu:.0%} ({span.low.name}) to {span.high.mfu:.0%} ({span.high.name}), "
-                 f"median {span.median:.0%}", fontsize=9)
+    ax.set_title(f"published runs: {format_percent(span.low.mfu, 0)} ({span.low.name}) to {format_percent(span.high.mfu, 0)} ({span.high.name}), "
+                 f"median {format_percent(span.median, 0)}", fontsize=9)
     ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.45, -0.18))
     return ax
 

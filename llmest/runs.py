@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from . import compute
 from . import hardware
 from .model import preset
+from .units import format_percent
 
 A100 = hardware.gpu("A100 80GB").bf16_flops_per_s
 
@@ -110,8 +111,8 @@ class MFURange:
         return f"{len(self.runs)} published runs ({groups}), each counting 6·N FLOPs per token, no attention term"
 
     def __str__(self) -> str:
-        return (f"{self.low.mfu:.0%} ({self.low.name}) to {self.high.mfu:.0%} ({self.high.name}), "
-                f"median {self.median:.0%}, over {self.covers}")
+        return (f"{format_percent(self.low.mfu, 0)} ({self.low.name}) to {format_percent(self.high.mfu, 0)} ({self.high.name}), "
+                f"median {format_percent(self.median, 0)}, over {self.covers}")
 
 
 def mfu_range() -> MFURange:

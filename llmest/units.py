@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
+from typing import Callable
 
 from ._validate import InputError
 
@@ -126,8 +128,20 @@ def format_int(value) -> str:
 
 
 def format_number(value) -> str:
-    """A plain number: whole with separators from 1,000 up (or when whole), else three significant figures."""
-    return format_int(value) if abs(value) >= 1000 or float(value).is_integer() else f"{value:.3g}"
+    """A plain number: whole with separators from 100 up (or when whole), else three significant figures."""
+    return format_int(value) if abs(value) >= 100 or float(value).is_integer() else f"{value:.3g}"
+
+
+def format_percent(fraction: float, decimals: int | None = None, signed: bool = False) -> str:
+    """The one spelling of a percentage: 0.4 -> '40%', 0.3934 -> '39.3%', 0.05 -> '5%', never '40.0%' nor
+    scientific. Three significant figures, or ``decimals`` places before trailing zeros are dropped."""
+    percent = fraction * 100
+    text = _significant(percent, 3) if decimals is None else f"{percent:.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    if text in ("-0", ""):
+        text = "0"
+    return ("+" if signed and not text.startswith("-") else "") + text + "%"
 
 
 def format_bytes(value: float, digits: int = 3, binary: bool = False) -> str:
@@ -148,4 +162,69 @@ def format_usd(value: float) -> str:
     return f"${value:,.2f}" if abs(value) < 100 else f"${value:,.0f}"
 
 
-FORMATTERS = {"count": format_count, "bytes": format_bytes, "flops": format_flops, "usd": format_usd}
+SECONDS_PER_HOUR = 3600
+SECONDS_PER_DAY = 86_400
+DAYS_PER_YEAR = 365
+
+
+@dataclass(frozen=True)
+class Unit:
+    format: Callable[[float], str]   # the number, as every surface writes it
+    label: str = ""         # printed after the number; "" where the format carries the unit (GB, $, %)
+    kind: str = ""          # units of one kind convert into each other by their scales
+    scale: float = 1.0
+    words: tuple = ()       # how the source material writes the unit after a number
+
+    def show(self, value: float) -> str:
+        """The number and its label: '7.6 days', '1 GPU', '4.2e22 FLOPs', '$1.2M', '39.3%'."""
+        number, label = self.format(value), self.label
+        if number == "1" and " " not in label and "/" not in label and label.endswith("s"):  # 1 month, 1 GPU
+            label = label[:-1]
+        return number + (f" {label}" if label else "")
+
+
+# One table of units: the material's figures, the exercises, the drills and the command line write each unit with its
+# formatter here. A unit has one entry; the grader's short names ("percent", "gpus", ...) name the same entries.
+UNITS = {
+    "count": Unit(format_count),
+    "number": Unit(format_number),
+    "parameters": Unit(format_count, kind="parameters"),
+    "tokens": Unit(format_count, "tokens", words=("token", "tokens")),
+    "parameter-tokens": Unit(format_flops, kind="parameter-tokens"),   # N·D
+    "tokens/param": Unit(format_number, "tokens per parameter", words=("倍",)),
+    "tokens/GB": Unit(format_count, "tokens/GB", words=("token/GB", "token")),
+    "tokens/s": Unit(format_number, "tokens/s"),
+    "bytes": Unit(format_bytes, words=("GB", "MB", "TB", "KB")),
+    "bytes/param": Unit(format_number, "bytes/param", words=("N bytes", "字节")),
+    "FLOPs": Unit(format_flops, "FLOPs"),
+    "FLOP/s": Unit(format_flops, "FLOP/s", "FLOP/s"),
+    "TFLOPS": Unit(format_number, "TFLOPS", "FLOP/s", 1e12, ("TFLOPS",)),
+    "seconds": Unit(format_number, "seconds", "time", 1, ("秒",)),
+    "hours": Unit(format_number, "hours", "time", SECONDS_PER_HOUR, ("小时",)),
+    "days": Unit(format_number, "days", "time", SECONDS_PER_DAY, ("天",)),
+    "weeks": Unit(format_number, "weeks", "time", 7 * SECONDS_PER_DAY, ("周",)),
+    "months": Unit(format_number, "months", "time", DAYS_PER_YEAR / 12 * SECONDS_PER_DAY, ("个月", "月")),
+    "GPU-hours": Unit(format_number, "GPU-hours", words=("小时", "A100 小时", "GPU 小时", "卡时")),
+    "GPUs": Unit(format_number, "GPUs", words=("x A100", "x H200", "+ A100", "张", "卡")),
+    "USD": Unit(format_usd, words=("$",)),
+    "USD/month": Unit(format_usd, "a month", words=("/月",)),
+    "fraction": Unit(format_percent, words=("%",)),
+    "epochs": Unit(format_number, "epochs", words=("epoch",)),
+    "sequences": Unit(format_number, "sequences"),
+}
+GRADED_UNITS = {"count": "count", "bytes": "bytes", "percent": "fraction", "usd": "USD", "days": "days",
+                "hours": "GPU-hours", "gpus": "GPUs", "tokens/s": "tokens/s", "flops": "FLOPs",
+                "epochs": "epochs"}
+"""The units an exercise or drill is graded in, by the grader's name, and the entry of UNITS each one is."""
+
+
+def show(value: float, unit: str) -> str:
+    """A value as the exercises and drills display it: UNITS's spelling; in bytes from a TB up the GB beside it (the
+    questions ask for GB), and a count from 10,000 up whole beside its short form."""
+    if unit == "bytes" and value >= 1e12:
+        return f"{format_bytes(value)} ({value / 1e9:,.0f} GB)"
+    if unit == "count":
+        if abs(value) >= 1e4:
+            return f"{format_int(value)} ({format_count(value)})"
+        return format_int(value) if float(value).is_integer() else f"{value:,.4g}"
+    return UNITS[GRADED_UNITS.get(unit, unit)].show(value)

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 import llmest as le
 from llmest import drills
 from llmest import model as m
-from llmest.entries import read_entry
-from llmest.exercises import ENTRY_EXAMPLES, EXERCISES, Exercise, entry_placeholder
+from llmest.exercises import EXERCISES
+from llmest.grading import ENTRY_EXAMPLES, Exercise, entry_placeholder, read_entry
 
 
 def test_every_exercise_has_a_positive_answer_and_hints():

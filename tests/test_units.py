@@ -1,5 +1,7 @@
 """Parsing and formatting quantities."""
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -82,3 +84,71 @@ def test_a_comma_that_is_not_a_thousands_separator_is_refused(parse, text, sugge
     with pytest.raises(le.InputError, match="a comma separates thousands, in groups of three") as err:
         parse(text, name="answer")
     assert err.value.param == "answer" and repr(text) in str(err.value) and suggestion in str(err.value)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# One table of units: every surface writes a unit with its formatter there, and the grader reads it back
+# ---------------------------------------------------------------------------------------------------------------
+
+from pathlib import Path  # noqa: E402
+
+from llmest import drills, material  # noqa: E402
+from llmest.exercises import EXERCISES  # noqa: E402
+from llmest.grading import ENTRY_EXAMPLES, read_entry  # noqa: E402
+from llmest.units import GRADED_UNITS, UNITS, format_percent, show  # noqa: E402
+
+
+def test_every_unit_the_exercises_drills_and_figures_use_is_in_the_table():
+    graded = {ex.unit for ex in EXERCISES.values()}
+    graded |= {drills.generate(key, seed, level).unit for key in drills.TEMPLATES for level in drills.LEVELS
+               for seed in range(3)}
+    assert graded <= set(GRADED_UNITS) == set(ENTRY_EXAMPLES), graded - set(GRADED_UNITS)
+    assert set(GRADED_UNITS.values()) <= set(UNITS)
+    stated = {u for f in material.figures() for u in (f.unit, f.stated_unit)}
+    assert stated <= set(UNITS), stated - set(UNITS)
+    assert material.UNITS is UNITS, "the material's boxes use the one table"
+
+
+@pytest.mark.parametrize("unit", sorted(GRADED_UNITS))
+@pytest.mark.parametrize("value", [0.0123, 0.42, 1, 7.6, 93.5, 999.6, 14_000, 6.7e9, 5.073e12, 4.2e22])
+def test_each_formatter_is_read_back_by_the_grader(unit, value):
+    if unit == "percent" and value > 1 or unit == "gpus" and not float(value).is_integer() \
+            or unit == "bytes" and value < 1e6:
+        pytest.skip("not a value of this unit: more than 100%, a fraction of a GPU, or bytes below a MB")
+    for text in (show(value, unit), UNITS[GRADED_UNITS[unit]].show(value)):
+        assert read_entry(text, unit) == pytest.approx(value, rel=5e-3, abs=0.005 if unit == "usd" else 0), text
+
+
+@pytest.mark.parametrize("fraction, text", [
+    (0.4, "40%"), (0.3934, "39.3%"), (0.05, "5%"), (1.0, "100%"), (0.000123, "0.0123%"), (0.42, "42%"),
+    (-0.0393, "-3.93%"), (0, "0%"),
+])
+def test_a_percentage_has_one_spelling(fraction, text):
+    assert format_percent(fraction) == text
+    if fraction > 0:
+        assert read_entry(text, "percent") == pytest.approx(fraction, rel=5e-3)
+
+
+def test_format_percent_with_decimals_matches_python_but_drops_trailing_zeros():
+    assert format_percent(0.4, 0) == f"{0.4:.0%}" and format_percent(0.213, 0) == "21%"
+    assert format_percent(0.42, 1) == "42%" and format_percent(0.3934, 1) == "39.3%"
+    assert format_percent(0.039, 1, signed=True) == "+3.9%" and format_percent(-0.039, 1, signed=True) == "-3.9%"
+
+
+# A format spec that makes a percentage (":.0%", ":+.1%", ":6.1%") or a value times 100 written before "%".
+_PERCENT_BY_HAND = re.compile(r":[<>^+ -]?\d*(?:\.\d+)?%\}|\*\s*100\b[^{}\n]*\}\s*%|\*\s*100\b[^\n]*:\.\d+[fg]\}%")
+
+
+def test_no_module_outside_units_formats_a_percentage_itself():
+    root = Path(le.__file__).parent
+    offenders = [f"{path.relative_to(root)}:{i}: {line.strip()}"
+                 for path in sorted(root.rglob("*.py")) if path.name != "units.py" or path.parent != root
+                 for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if _PERCENT_BY_HAND.search(line)]
+    assert not offenders, "\n".join(offenders)
+
+
+def test_the_percent_check_catches_a_percentage_written_by_hand():
+    for line in ['f"{mfu:.0%}"', 'f"{x:+.1%}"', 'f"{n / t:6.1%}"', 'f"{value * 100:.3g}%"', 'f"{v * 100:.1f}%"']:
+        assert _PERCENT_BY_HAND.search(line), line
+    assert not _PERCENT_BY_HAND.search('f"width:{100 * b / scale:.3f}%;"')

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import memory as mem
 from .. import model as m
-from ..units import format_bytes, format_count
+from ..units import format_bytes, format_count, format_percent
 from .figure import Figure, register
 
 _S13 = "§1.3 显存估算"
@@ -78,7 +78,7 @@ def _kv_mha(batch: int) -> float:
 
 def _bf16_70b_cause() -> str:
     weights = mem.weight_bytes(70e9, 2)
-    return (f"{format_bytes(weights)} of weights fill {weights / 141e9:.0%} of an H200 and {weights / 160e9:.0%} of "
+    return (f"{format_bytes(weights)} of weights fill {format_percent(weights / 141e9, 0)} of an H200 and {format_percent(weights / 160e9, 0)} of "
             f"two A100s, leaving nothing for the KV cache or {_MARGIN}: with nothing kept free two A100s hold them, "
             f"as the material says. With the margin the "
             f"weights alone need {mem.min_gpus(lambda n: mem.MemoryBreakdown({'weights': weights / n}), _A100)} "
@@ -339,7 +339,7 @@ register(
            "以大约30%的额外计算量", 0.30, lambda: 8 / 6 - 1, "(8N − 6N) / 6N: one more forward pass", unit="fraction",
            rel_tol=0.15,
            cause=lambda: f"Full recomputation repeats the forward pass: 8N FLOPs per token instead of 6N, "
-                         f"{8 / 6 - 1:+.0%}."),
+                         f"{format_percent(8 / 6 - 1, 0, signed=True)}."),
     Figure("004-2.3-zero3-7b", 2, "004", _S23, "a 7B's states per GPU, ZeRO-3 on 8 GPUs", "每卡参数相关显存约14GB",
            14 * _GB, lambda: sum(mem.sharded_state_bytes(7e9, _MIXED, zero=3, dp=8).values()),
            "sharded_state_bytes(7e9, 16 bytes, zero=3, dp=8)", unit="bytes"),
@@ -355,7 +355,7 @@ register(
            "sharded_state_bytes(7e9, zero=3, dp=8) / training_state_bytes(7e9)", unit="fraction",
            stated_note="one copy over the 8 GPUs of §2.3's case",
            cause=lambda: "True when all three are sharded (ZeRO-3, FSDP). ZeRO-1 keeps "
-                         f"{_zero_share(1):.0%} and ZeRO-2 {_zero_share(2):.0%} of the states on each of 8 GPUs."),
+                         f"{format_percent(_zero_share(1), 0)} and ZeRO-2 {format_percent(_zero_share(2), 0)} of the states on each of 8 GPUs."),
     Figure("004-2.3-70b-bf16", 2, "004", _S23, "a 70B's weights in BF16", "权重本身约140GB", 140 * _GB,
            lambda: mem.weight_bytes(70e9, 2), "weight_bytes(70e9, 2)", unit="bytes"),
     Figure("004-2.3-70b-int8", 2, "004", _S23, "a 70B's weights in INT8", "用INT8/INT4量化把权重压到70GB甚至更低",
@@ -368,7 +368,7 @@ register(
            rel_tol=0.0,
            cause=lambda: f"{format_bytes(mem.training_state_bytes(70e9))} / 80 GB = {mem.state_gpus(70e9, 16, _A100)} "
                          f"GPUs just hold the states on paper; 16 (two 8-GPU nodes) leave "
-                         f"{1 - mem.training_state_bytes(70e9) / (16 * 80 * _GB):.1%} spare. With the material's own "
+                         f"{format_percent(1 - mem.training_state_bytes(70e9) / (16 * 80 * _GB), 1)} spare. With the material's own "
                          f"20% margin it is {mem.state_gpus(70e9, 16, _A100, 0.2)}."),
     Figure("004-2.3-kv-request", 2, "004", _S23, "KV cache of one 2,048-token request, 70B, by 2·L·S·H·2",
            "单条请求、序列长度2048、半精度算下来约5GB", 5 * _GB, lambda: _kv_mha(1),

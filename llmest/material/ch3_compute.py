@@ -9,7 +9,7 @@ from .. import hardware
 from .. import memory as mem
 from .. import runs
 from ..model import preset
-from ..units import format_bytes, format_count, format_flops, format_usd
+from ..units import format_bytes, format_count, format_flops, format_percent, format_usd
 from .figure import SIX_ND, Figure, register
 
 _S11, _S12, _S2 = "§1.1 FLOPs 估算", "§1.2 GPU 时间估算", "§2 GPU 算力参考"
@@ -36,7 +36,7 @@ def _mfu_cause(low, high) -> str:
     below = sum(r.mfu < low for r in span.runs)
     above = sum(r.mfu > high for r in span.runs)
     return (f"The median run is in the range, but the runs span {span}. Of the {len(span.runs)}, {below} lie below "
-            f"{low:.0%} and {above} above {high:.0%}.")
+            f"{format_percent(low, 0)} and {above} above {format_percent(high, 0)}.")
 
 
 def _seed004_days(n, d, gpus) -> float:
@@ -172,7 +172,7 @@ register(
            lambda: c.cost(_ex1_gpu_hours(), 2.5), "GPU-hours at 40% MFU × $2.5, the middle of $2-3", unit="USD",
            depends_on="MFU",
            cause=lambda: f"$160-240K is {160e3 / 2:,.0f} GPU-hours at $2-3, an MFU of "
-                         f"{c.implied_mfu(7e9, 1e12, 160e3 / 2, A100):.0%}; at exercise 1's 40% it is "
+                         f"{format_percent(c.implied_mfu(7e9, 1e12, 160e3 / 2, A100), 0)}; at exercise 1's 40% it is "
                          f"{format_usd(c.cost(_ex1_gpu_hours(), 2))}-{format_usd(c.cost(_ex1_gpu_hours(), 3))}. "
                          "Either is far below §4.1's $1M for the same run."),
     Figure("000-4.3-serving", 3, "000", _S43, "serving a 7B at 1,000 requests/s, per month",
@@ -206,7 +206,7 @@ register(
     Figure("000-5-gpt3-total", 3, "000", _S5, "GPT-3's whole cost", "实际总成本可能 $10M-50M", (10e6, 50e6),
            lambda: c.cost(runs.GPT3.gpu_hours, 3), "Patterson et al.'s V100-hours × $3", unit="USD", rel_tol=0.0,
            cause=lambda: f"Patterson et al. estimate {runs.GPT3.gpu_hours:,.0f} V100-hours (10,000 GPUs for 14.8 "
-                         f"days), an MFU of {runs.GPT3.mfu:.0%}: the GPUs alone reach the low end at $3 an hour."),
+                         f"days), an MFU of {format_percent(runs.GPT3.mfu, 0)}: the GPUs alone reach the low end at $3 an hour."),
     Figure("000-4.1-ft-70b-time", 3, "000", _S41, f"full fine-tuning of a 70B on {_FT_GPUS} A100s, 1B tokens",
            "全参数微调 70B：需要 8+ A100，数天到数周", None,
            lambda: c.training_days(c.training_flops(70e9, 1e9), _FT_GPUS, A100, 0.4),
@@ -230,8 +230,8 @@ register(
            cause=lambda: "The material says 6N folds in attention. It folds in attention's weights (the Q, K, V and "
                          "output projections) but not the attention scores (Q·Kᵀ and scores·V), which multiply "
                          "activations by activations and grow with the sequence: "
-                         f"{_attention_share(2048):.0%} of a training token's FLOPs at 2,048 tokens, "
-                         f"{_attention_share(4096):.0%} at 4,096 (Kaplan et al. 2020 count them apart from 6N)."),
+                         f"{format_percent(_attention_share(2048), 0)} of a training token's FLOPs at 2,048 tokens, "
+                         f"{format_percent(_attention_share(4096), 0)} at 4,096 (Kaplan et al. 2020 count them apart from 6N)."),
     Figure("004-3.2-flops", 3, "004", _S32, "7B on 100B tokens", "总FLOPs等于6×7×10⁹×10¹¹ 4.2×10²¹", 4.2e21,
            lambda: c.training_flops(7e9, 1e11), "training_flops(7e9, 1e11)", unit="FLOPs", rel_tol=0.001),
     Figure("004-3.2-per-gpu", 3, "004", _S32, "effective FLOP/s of one 200 TFLOPS card at 50%",
@@ -247,9 +247,9 @@ register(
     Figure("004-3.2-mfu", 3, "004", _S32, "MFU of real pre-training", "MFU通常在40%到60%之间", (0.40, 0.60),
            lambda: runs.mfu_range().median, "the median MFU of the published runs (runs.mfu_range)",
            unit="fraction", rel_tol=0.0, cause=lambda: _mfu_cause(0.40, 0.60),
-           literature=((f"model FLOPs utilisation from {runs.mfu_range().low.mfu:.0%} ({runs.mfu_range().low.name}) to "
-                        f"{runs.mfu_range().high.mfu:.0%} ({runs.mfu_range().high.name}), median "
-                        f"{runs.mfu_range().median:.0%}", f"the {len(runs.mfu_range().runs)} published runs of llmest.runs, 6·N FLOPs per "
+           literature=((f"model FLOPs utilisation from {format_percent(runs.mfu_range().low.mfu, 0)} ({runs.mfu_range().low.name}) to "
+                        f"{format_percent(runs.mfu_range().high.mfu, 0)} ({runs.mfu_range().high.name}), median "
+                        f"{format_percent(runs.mfu_range().median, 0)}", f"the {len(runs.mfu_range().runs)} published runs of llmest.runs, 6·N FLOPs per "
                         "token: LLaMA and Llama 2 (Touvron et al. 2023, reported GPU-hours, arXiv 2302.13971 and "
                         "2307.09288), GPT-3 (Patterson et al. 2021's V100-hours, arXiv 2104.10350), PaLM (Chowdhery "
                         "et al. 2022, arXiv 2204.02311)"),

@@ -7,8 +7,7 @@ from typing import Callable
 
 from .._registry import Registry
 from .._validate import InputError, check_choice
-from ..compute import DAYS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR
-from ..units import format_bytes, format_count, format_flops, format_number, format_usd
+from ..units import UNITS, Unit, format_percent
 
 DOCUMENTS = {
     "000": "seed 000 训练资源估算题 (estimation exercises)",
@@ -28,47 +27,6 @@ STATUSES = ("confirmed", "erratum", "depends", "contested")
 # 6·N·D, attributed the same way wherever the workbook names its source.
 SIX_ND = ("6·N·D is the count of Kaplan et al. 2020 (Scaling Laws for Neural Language Models, §2.1); Chinchilla "
           "(Hoffmann et al. 2022) uses it too")
-
-
-def _percent(value) -> str:
-    return f"{value * 100:.3g}%"
-
-
-@dataclass(frozen=True)
-class Unit:
-    format: Callable[[float], str]
-    label: str = ""         # printed after the number; "" where the format carries the unit (GB, $, %)
-    kind: str = ""          # units of one kind convert into each other by their scales
-    scale: float = 1.0
-    words: tuple = ()       # how the material writes the unit after a number
-
-
-UNITS = {
-    "count": Unit(format_count),
-    "number": Unit(format_number),
-    "parameters": Unit(format_count, kind="parameters"),
-    "tokens": Unit(format_count, "tokens", words=("token", "tokens")),
-    "parameter-tokens": Unit(format_flops, kind="parameter-tokens"),   # N·D
-    "tokens/param": Unit(format_number, "tokens per parameter", words=("倍",)),
-    "tokens/GB": Unit(format_count, "tokens/GB", words=("token/GB", "token")),
-    "bytes": Unit(format_bytes, words=("GB", "MB", "TB", "KB")),
-    "bytes/param": Unit(format_number, "bytes/param", words=("N bytes", "字节")),
-    "FLOPs": Unit(format_flops, "FLOPs"),
-    "FLOP/s": Unit(format_flops, "FLOP/s", "FLOP/s"),
-    "TFLOPS": Unit(format_number, "TFLOPS", "FLOP/s", 1e12, ("TFLOPS",)),
-    "seconds": Unit(format_number, "seconds", "time", 1, ("秒",)),
-    "hours": Unit(format_number, "hours", "time", SECONDS_PER_HOUR, ("小时",)),
-    "days": Unit(format_number, "days", "time", SECONDS_PER_DAY, ("天",)),
-    "weeks": Unit(format_number, "weeks", "time", 7 * SECONDS_PER_DAY, ("周",)),
-    "months": Unit(format_number, "months", "time", DAYS_PER_YEAR / 12 * SECONDS_PER_DAY, ("个月", "月")),
-    "GPU-hours": Unit(format_number, "GPU-hours", words=("小时", "A100 小时", "GPU 小时", "卡时")),
-    "GPUs": Unit(format_number, "GPUs", words=("x A100", "x H200", "+ A100", "张", "卡")),
-    "USD": Unit(format_usd, words=("$",)),
-    "USD/month": Unit(format_usd, "a month", words=("/月",)),
-    "fraction": Unit(_percent, words=("%",)),
-    "epochs": Unit(format_number, "epochs", words=("epoch",)),
-    "sequences": Unit(format_number, "sequences"),
-}
 
 
 def _convertible(a: str, b: str) -> bool:
@@ -154,11 +112,7 @@ class Figure:
         return "confirmed" if inside else "erratum"
 
     def _fmt(self, value, unit: str | None = None) -> str:
-        spec = UNITS[unit or self.stated_unit]
-        number, label = spec.format(value), spec.label
-        if number == "1" and " " not in label and label.endswith("s"):  # 1 month, 1 GPU
-            label = label[:-1]
-        return number + (f" {label}" if label else "")
+        return UNITS[unit or self.stated_unit].show(value)
 
     @property
     def cause_text(self) -> str:
@@ -203,7 +157,7 @@ class Figure:
     def tolerance_text(self) -> str:
         if self.rel_tol == 0:
             return f"{'equal to' if self._what == 'figure' else 'inside'} the material's {self._what}"
-        return f"within {_percent(self.rel_tol)} of the material's {self._what}"
+        return f"within {format_percent(self.rel_tol)} of the material's {self._what}"
 
     @property
     def status_text(self) -> str:
@@ -220,7 +174,7 @@ class Figure:
         low, high = self.bounds
         value = self.compared
         off = value / low - 1 if low is not None and value < low else value / high - 1
-        return (f"erratum: {_percent(abs(off))} {'below' if off < 0 else 'above'} the material's {self._what}; "
+        return (f"erratum: {format_percent(abs(off))} {'below' if off < 0 else 'above'} the material's {self._what}; "
                 f"confirmed would need {self.tolerance_text}")
 
     def box(self) -> str:

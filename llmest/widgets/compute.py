@@ -9,7 +9,7 @@ import ipywidgets as w
 from .. import _validate as v
 from .. import compute as cp
 from .. import memory as mem
-from ..units import format_bytes, format_count, format_flops, format_int, format_usd, parse_count
+from ..units import format_bytes, format_count, format_flops, format_int, format_percent, format_usd, parse_count
 from .form import Form, field_style, gpu_field, model_field, price_field
 from .render import svg_chart
 
@@ -51,7 +51,7 @@ class TrainingPlanner(Form):
             price_per_gpu_hour=value["price"])
         self.result = dict(flops=est.flops, days=est.days, gpu_hours=est.gpu_hours, cost=est.cost_usd)
         low, high = est.days_with_margin
-        margin = f"{cp.TIME_MARGIN[0]:.0%}-{cp.TIME_MARGIN[1]:.0%}"
+        margin = f"{format_percent(cp.TIME_MARGIN[0], 0)}-{format_percent(cp.TIME_MARGIN[1], 0)}"
         n_from = (f"<br><small>{html.escape(est.n_params_from)}. Type a count under 'parameters' (e.g. 7B, as the "
                   "material's exercises do) to use it instead; the hours scale with N.</small>"
                   if est.n_params_from else "")
@@ -62,7 +62,7 @@ class TrainingPlanner(Form):
             f"${est.price_per_gpu_hour:g}/GPU-hour{n_from}")
         counts = [2 ** k for k in range(3, 15)]
         series = [(counts, [cp.training_days(est.flops, g, est.peak_flops_per_s, mfu) for g in counts], color,
-                   f"MFU {mfu:.0%}") for mfu, color in ((est.mfu, "#4c72b0"), (0.6, "#55a868"), (0.2, "#c44e52"))]
+                   f"MFU {format_percent(mfu, 0)}") for mfu, color in ((est.mfu, "#4c72b0"), (0.6, "#55a868"), (0.2, "#c44e52"))]
         self.chart.value = svg_chart(series, "GPUs", "days", marker=(est.gpus, est.days))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipywidgets as w
 
 from .. import data as dt
-from ..units import format_bytes, format_count, parse_count
+from ..units import format_bytes, format_count, format_percent, parse_count
 from .form import Form, field_style
 from .render import svg_chart
 
@@ -54,7 +54,7 @@ class DataPlanner(Form):
                        "per GB</li>" for language, b in est.cleaned.items())
         self.summary.value = (f"<b>{format_count(est.tokens)} tokens</b> ({est.tokens_per_param:g} per parameter)"
                               f"<ul>{rows}</ul>in all <b>{format_bytes(est.cleaned_bytes)}</b> of cleaned text, "
-                              f"<b>{format_bytes(est.raw_bytes)}</b> of raw crawl at a {est.cleaning_yield:.0%} "
+                              f"<b>{format_bytes(est.raw_bytes)}</b> of raw crawl at a {format_percent(est.cleaning_yield, 0)} "
                               "yield")
 
 

@@ -6,7 +6,7 @@ import ipywidgets as w
 
 from .. import model as m
 from .._validate import InputError
-from ..units import format_count, format_int
+from ..units import format_count, format_int, format_percent
 from .render import breakdown_chart_html, error_html
 
 
@@ -123,7 +123,7 @@ class ParamCalculator:
         self.summary.value = (
             f"Total <b>{format_int(self.count.total)}</b> ({format_count(self.count.total)}){active}"
             f"<br>The 12·H² rule (L·12H² + V·H) gives {format_count(rule)}, "
-            f"{rule / self.count.total - 1:+.1%} from the exact count.")
+            f"{format_percent(rule / self.count.total - 1, 1, signed=True)} from the exact count.")
         self.chart.value = breakdown_chart_html(self.count)
 
     def _ipython_display_(self):

@@ -19,7 +19,7 @@ def verdict_html(result) -> str:
 
 def exercise_widget(ex) -> w.VBox:
     """Question, an entry box, Check and Hint buttons, and the verdict."""
-    from ..exercises import entry_placeholder
+    from ..grading import entry_placeholder
 
     entry = w.Text(placeholder=entry_placeholder(ex.unit), layout=w.Layout(width="16em"))
     check = w.Button(description="Check", button_style="primary", layout=w.Layout(width="6em"))
@@ -165,7 +165,7 @@ class TimedSession:
         self.header.value = f"<b>Question {self.index + 1} of {len(self.problems)}</b> · {p.topic} · {p.level}&nbsp;"
         self.question.value = html.escape(p.question)
         self.entry.value, self.entry.disabled, self.submit.disabled = "", False, False
-        from ..exercises import entry_placeholder
+        from ..grading import entry_placeholder
 
         self.entry.placeholder = entry_placeholder(p.unit)
         self.verdict.value = ""

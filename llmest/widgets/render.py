@@ -8,7 +8,7 @@ import html
 from .. import hardware
 from .. import model as m
 from ..plots import MEMORY_COLORS, PART_COLORS
-from ..units import format_bytes, format_count
+from ..units import format_bytes, format_count, format_percent
 
 
 ERROR_STYLE = "color:#b00020;font-size:0.9em"
@@ -33,7 +33,7 @@ def bar_chart_html(rows, title: str = "") -> str:
 
 
 def breakdown_chart_html(count: m.ParamCount) -> str:
-    rows = [(part.replace("_", " "), n, f"{format_count(n)} ({n / count.total:.1%})", PART_COLORS[part])
+    rows = [(part.replace("_", " "), n, f"{format_count(n)} ({format_percent(n / count.total, 1)})", PART_COLORS[part])
             for part, n in count.parts.items() if n]
     return bar_chart_html(rows, "parameters by part")
 
@@ -59,7 +59,7 @@ def memory_bar_html(breakdown, gpu, margin) -> str:
         for p, b in parts.items() if b > 0)
     return (f'<div style="position:relative;display:flex;height:1.6em;width:36em;border:1px solid #ccc">'
             f'{segments}{marks}</div><div style="font-size:0.85em;margin-top:3px">{legend}<br>dashed: usable '
-            f'({1 - margin:.0%} of {format_bytes(capacity)}); solid: the GPU\'s memory</div>')
+            f'({format_percent(1 - margin, 0)} of {format_bytes(capacity)}); solid: the GPU\'s memory</div>')
 
 
 def svg_chart(series, x_label: str, y_label: str, marker=None, width=460, height=220, y_log=True) -> str:

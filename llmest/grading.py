@@ -1,18 +1,22 @@
-"""Reading an answer as a person types it, in English or Chinese, with the words around the number.
+"""Grading an answer: an Exercise (a question, the answer computed by llmest, a tolerance suited to an estimate,
+hints on demand), its Verdict, and reading an entry as a person types it, in English or Chinese.
 
 "约 4 张卡", "15.2 天", "2 weeks", "9.3万 卡时", "93,483 GPU-hours", "67亿", "42％", "$1.2M", "120万美元",
 "4.2 × 10^22 FLOPs", and the grader's own displays, such as "5.07 TB (5,073 GB)" or "1,310,359,552 (1.31B)".
 ``read_entry(entry, unit)`` gives the value in the unit's own terms: bytes, a fraction for percent, US dollars,
-days, GPU-hours, GPUs, tokens per second, FLOPs or epochs. It never evaluates its input.
+days, GPU-hours, GPUs, tokens per second, FLOPs or epochs. It never evaluates its input. ``ex.check(answer)``
+never shows a traceback and never reveals the answer before it is found.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass, field
+from typing import Callable
 
 from ._validate import InputError
-from .units import _NUMBER_AND_UNIT, halfwidth, parse_bytes, parse_count
+from .units import _NUMBER_AND_UNIT, format_percent, halfwidth, parse_bytes, parse_count, show
 
 # What to type, by unit: shown as the entry's placeholder and when the entry is empty. Each is neutral: more than 2×
 # from the answer of every exercise and shown drill in its unit, and read by read_entry (tests/test_exercises.py).
@@ -185,3 +189,115 @@ def _strip_words(text: str, unit: str, entry: str) -> tuple[str, float]:
                 text = text[:match.start()] + text[match.end():]
                 break
     return text, factor
+
+
+# Outside the tolerance but within this factor of the answer, an estimate is "close".
+CLOSE_FACTOR = 2.0
+
+
+def _size_of_miss(factor: float) -> str:
+    """How far off, coarsely: a finer figure, with the value entered, would give the answer away."""
+    if factor < 10:
+        return f"{CLOSE_FACTOR:g} to 10×"
+    return "10 to 1,000×" if factor < 1000 else "more than 1,000×"
+
+
+def _unit_hint(entry, value: float, expected: float) -> str:
+    """' Did you mean 6.6B?' for a bare 6.6 where billions are asked for: the unit only, no closer than "close"."""
+    if isinstance(entry, str) and not re.fullmatch(r"\s*[\d.,_eE+-]+\s*", entry):
+        return ""
+    for suffix, scale in (("K", 1e3), ("M", 1e6), ("B", 1e9), ("T", 1e12)):
+        if 1 / CLOSE_FACTOR <= value * scale / expected <= CLOSE_FACTOR:
+            return f" Did you mean {value:g}{suffix}?"
+    return ""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    grade: str      # "correct", "close", "wrong", "empty" or "invalid"
+    message: str
+
+    @property
+    def correct(self) -> bool:
+        return self.grade == "correct"
+
+    def __repr__(self) -> str:
+        return self.message
+
+
+@dataclass
+class Exercise:
+    key: str
+    question: str
+    answer: Callable[[], float]
+    unit: str = "count"
+    rel_tol: float = 0.05
+    hints: tuple = ()
+    minimum: bool = False   # the answer is the least that works (GPUs to hold or finish): fewer is never right
+    _hints_shown: int = field(default=0, repr=False)
+
+    def expected(self) -> float:
+        return float(self.answer())
+
+    def _fmt(self, value: float) -> str:
+        return show(value, self.unit)
+
+    def check(self, answer) -> Verdict:
+        """Grade an answer: a number, or text such as "6.7B", "15.2 天" or "$1.2M". A miss gets its direction and
+        a coarse size, never a figure from which the answer follows."""
+        if answer is None or (isinstance(answer, str) and not answer.strip()):
+            return Verdict("empty", f"No answer yet: give a number, such as {ENTRY_EXAMPLES[self.unit]}.")
+        try:
+            value = read_entry(answer, self.unit)
+        except InputError as err:
+            return Verdict("invalid", f"Could not read that: {err}")
+        expected = self.expected()
+        ratio = value / expected
+        shown = self._fmt(value)
+        direction = "high" if ratio > 1 else "low"
+        if self.rel_tol == 0:  # a count that must be exact, such as a number of GPUs
+            if value == expected:
+                return Verdict("correct", f"Correct: {shown}.")
+            return Verdict("wrong",
+                           f"Not yet: {shown} is too {direction}; this asks for the exact count.{self._try_hint}")
+        if self.minimum and value < expected:
+            return Verdict("wrong", f"Not enough: {shown} is too low; this asks for the least that works, and "
+                                    f"fewer is not enough.{self._try_hint}")
+        exact = self.rel_tol < 1e-4  # "count it exactly"
+        if abs(ratio - 1) <= self.rel_tol:
+            if exact:
+                return Verdict("correct", f"Correct: {shown}, exactly.")
+            return Verdict("correct", f"Correct: {shown} is within {format_percent(self.rel_tol, 1)} of "
+                                      f"{self._fmt(expected)}.")
+        if 1 / CLOSE_FACTOR <= ratio <= CLOSE_FACTOR:
+            relative = " (relative, not percentage points)" if self.unit == "percent" else ""
+            wanted = "the exact count" if exact else f"within {format_percent(self.rel_tol, 1)} of the answer{relative}"
+            return Verdict("close", f"Close: {shown} is too {direction}, within {CLOSE_FACTOR:g}×; this exercise asks "
+                                    f"for {wanted}.{self._try_hint}")
+        hint = _unit_hint(answer, value, expected) if self.unit == "count" else ""
+        return Verdict("wrong", f"Not yet: {shown} is too {direction}, by {_size_of_miss(max(ratio, 1 / ratio))}."
+                                f"{hint}{self._try_hint}")
+
+    @property
+    def _try_hint(self) -> str:
+        return " Try a hint." if self.hints else ""
+
+    def hint(self) -> str:
+        """The next hint (they stay shown once revealed)."""
+        if not self.hints:
+            return "No hints for this one."
+        self._hints_shown = min(self._hints_shown + 1, len(self.hints))
+        return "\n".join(f"Hint {i + 1}: {h}" for i, h in enumerate(self.hints[: self._hints_shown]))
+
+    def __repr__(self) -> str:
+        return f"Exercise {self.key}: {self.question}"
+
+    def widget(self):
+        from .widgets import exercise_widget  # the interface is built on the widgets side, when shown
+
+        return exercise_widget(self)
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget())
