@@ -29,7 +29,7 @@ from .units import format_bytes, format_count, format_flops, format_int, format_
 
 LEVELS = ("easy", "medium", "hard")
 TOPICS = ("parameters", "memory", "compute", "data", "serving")
-CORRECT_WITHIN = 0.25   # an estimate within 25% of the answer is correct; within 2× (exercises.CLOSE_FACTOR) close
+CORRECT_WITHIN = 0.25   # an estimate within 25% of the answer is correct; within 2× (grading.CLOSE_FACTOR) close
 
 
 @dataclass(frozen=True)
