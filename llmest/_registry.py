@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._validate import check_choice
+from ._validate import lookup
 
 
 class Registry(dict):
@@ -18,6 +18,4 @@ class Registry(dict):
 
     def lookup(self, key: str):
         """The item; an unknown key gets the close keys suggested."""
-        if key not in self:
-            check_choice(self.kind, key, self)
-        return self[key]
+        return lookup(self.kind, key, self)

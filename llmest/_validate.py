@@ -114,10 +114,29 @@ def check_choice(name: str, value, choices) -> str:
     if value in choices:
         return value
     allowed = ", ".join(repr(c) for c in choices)
-    text = str(value).lower()
-    close = [str(c) for c in choices if text and text in str(c).lower()]  # "H100" -> "H100 SXM", "H100 PCIe"
+    text = _squeeze(value)
+    close = [str(c) for c in choices if text and text in _squeeze(c)]  # "H100" -> "H100 SXM", "H100 PCIe"
     close += [c for c in difflib.get_close_matches(str(value), [str(c) for c in choices], n=3, cutoff=0.5)
               if c not in close]
     close = close[:3]
     hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     raise InputError(name, f"{name} == {_show(value)}, must be one of {allowed}.{hint}")
+
+
+def _squeeze(name) -> str:
+    return "".join(ch for ch in str(name).lower() if ch.isalnum())
+
+
+def lookup(name: str, value, catalogue: dict):
+    """The entry of a named catalogue (GPUs, presets, conventions, ...): by its name, or by one that differs only in
+    case, spaces and punctuation ("h100 sxm", "A100-80GB"); an unknown name gets the close names suggested."""
+    try:
+        if value in catalogue:
+            return catalogue[value]
+    except TypeError:  # unhashable: not a name
+        pass
+    else:
+        same = [key for key in catalogue if isinstance(value, str) and _squeeze(key) == _squeeze(value)]
+        if len(same) == 1:
+            return catalogue[same[0]]
+    check_choice(name, value, catalogue)  # raises: the value is in no form a name of the catalogue

@@ -23,6 +23,7 @@ from . import data as dt
 from . import hardware
 from . import memory as mem
 from . import model as m
+from . import plans
 from ._validate import InputError
 from .units import format_bytes, format_count, format_flops, format_int, format_percent, format_usd, parse_count
 
@@ -47,18 +48,6 @@ def _model(text: str) -> m.ModelConfig:
             raise InputError("model", f"model == {text!r} is not a readable JSON file: {err}") from None
         return m.ModelConfig.from_hf_config(config)
     return m.preset(text)
-
-
-def _gpu(text: str) -> str:
-    """An argparse type: a GPU of the catalog, in any case and spacing ("h100 sxm", "A100-80GB")."""
-    def squeeze(name):
-        return "".join(ch for ch in name.lower() if ch.isalnum())
-    for name in hardware.CATALOG:
-        if squeeze(name) == squeeze(text):
-            return name
-    partial = [name for name in hardware.CATALOG if squeeze(text) in squeeze(name)]
-    hint = f" Did you mean {' or '.join(repr(p) for p in partial)}?" if partial else ""
-    raise argparse.ArgumentTypeError(f"{text!r} is not in the catalog: one of {', '.join(hardware.CATALOG)}.{hint}")
 
 
 def _table(rows) -> str:
@@ -89,7 +78,7 @@ def _memory_settings(args) -> dict:
                 recompute=args.recompute or "full", flash=not args.no_flash)
 
 
-def _least_gpus_text(plan: mem.MemoryPlan) -> str:
+def _least_gpus_text(plan: plans.MemoryPlan) -> str:
     if plan.least_gpus is None:
         hint = " (shard them with --zero, or split the model with --tp and --pp)" if plan.task == "training" \
             and not plan.settings["zero"] else ""
@@ -105,7 +94,7 @@ def _least_gpus_text(plan: mem.MemoryPlan) -> str:
 
 def cmd_memory(args):
     cfg = _model(args.model)
-    plan = mem.plan_memory(args.task, cfg, gpu=args.gpu, margin=args.margin, **_memory_settings(args))
+    plan = plans.plan_memory(args.task, cfg, gpu=args.gpu, margin=args.margin, **_memory_settings(args))
     gpu, usable = plan.gpu, plan.usable_bytes
     which = "each" if plan.breakdown.gpus > 1 else "one"
     lines = [f"{'fits' if plan.fits else 'does not fit'} {which} {gpu} ({format_bytes(usable)} usable, "
@@ -151,7 +140,7 @@ def cmd_time(args):
     if (args.model is None) == (args.params is None):
         given = "both were given" if args.model else "neither was given"
         raise InputError("params", f"give --params (e.g. 7B) or --model (a preset or config.json): {given}.")
-    est = c.estimate_time(args.tokens, n_params=args.params, model=_model(args.model) if args.model else None,
+    est = plans.estimate_time(args.tokens, n_params=args.params, model=_model(args.model) if args.model else None,
                           gpus=args.gpus, gpu=args.gpu, mfu=args.mfu, peak_flops_per_s=_peak(args),
                           price_per_gpu_hour=args.price)
     low, high = est.days_with_margin
@@ -173,7 +162,7 @@ def cmd_data(args):
     if args.params is None and args.gpus is None:
         raise InputError("params", "give --params (e.g. 7B), or --gpus and --days for the model a cluster "
                                    "affords: neither was given.")
-    est = dt.estimate_corpus(args.params, tokens=args.tokens, tokens_per_param=args.tokens_per_param,
+    est = plans.estimate_corpus(args.params, tokens=args.tokens, tokens_per_param=args.tokens_per_param,
                              mix={args.language: 1.0}, cleaning_yield=args.cleaning_yield, gpus=args.gpus,
                              days=args.days, gpu=args.gpu, peak_flops_per_s=_peak(args), mfu=args.mfu)
     rate = est.rates[args.language]
@@ -186,7 +175,7 @@ def cmd_data(args):
         peak = est.peak_flops_per_s
         data.update(budget_flops=est.budget_flops, peak_flops_per_s=peak,
                     budget_optimal={"params": n_opt, "tokens": d_opt})
-        cluster = f"{args.gpus} × {args.gpu}" if args.peak is None else f"{args.gpus} GPUs"
+        cluster = f"{args.gpus} × {hardware.gpu(args.gpu).name}" if args.peak is None else f"{args.gpus} GPUs"
         rows.append((f"{cluster}, {args.days:g} days",
                      f"{format_flops(est.budget_flops)} FLOPs at {peak / 1e12:,.4g} TFLOPS and {format_percent(args.mfu, 0)} MFU; "
                      f"compute-optimal: {format_count(n_opt)} parameters on {format_count(d_opt)} tokens"))
@@ -221,7 +210,7 @@ def _subparser(subparsers, name, func, help_, examples):
 
 
 def _gpu_option(p, default="A100 80GB"):
-    p.add_argument("--gpu", default=default, type=_gpu, metavar="GPU",
+    p.add_argument("--gpu", default=default, metavar="GPU",
                    help=f"one of: {', '.join(hardware.CATALOG)}; case and spaces do not matter (default {default})")
 
 
@@ -271,7 +260,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gpus", type=int, default=1, help="number of GPUs (default 1)")
     p.add_argument("--mfu", type=float, default=0.4, help="model FLOPs utilisation, 0-1 (default 0.4)")
     p.add_argument("--peak", type=float, help="peak TFLOPS to use instead of the GPU's dense BF16 peak")
-    p.add_argument("--price", type=float, default=2.5, help="dollars per GPU-hour (default 2.5)")
+    p.add_argument("--price", type=float, help="dollars per GPU-hour (default: the GPU's listed price, "
+                                                "$%g for the A100 80GB)" % hardware.price_per_gpu_hour("A100 80GB"))
     _gpu_option(p)
 
     p = _subparser(subparsers, "data", cmd_data, "Chinchilla tokens and the text they take",

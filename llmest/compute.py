@@ -1,4 +1,4 @@
-"""FLOPs and time: 6·N·D, MFU, GPU-hours, days, cost, the reverse budget, checkpoints, and serving throughput.
+"""FLOPs and time formulas: 6·N·D, MFU, GPU-hours, days, cost, the reverse budget, checkpoints, serving throughput.
 
 Formulas (functions of plain numbers) use only + - * / and work on numbers, NumPy arrays and SymPy symbols.
 ``peak_flops_per_s`` is a GPU's dense peak for the precision in use (see ``llmest.hardware``); MFU (model FLOPs
@@ -7,12 +7,9 @@ utilisation) is the fraction of it that the model's own FLOPs achieve.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from . import _validate as v
-from . import hardware
 from . import memory as mem
-from .model import ModelConfig, config_from, count_params
+from .model import config_from, count_params
 from .units import DAYS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, format_count  # noqa: F401 (re-exported)
 # The material's margins: add 15-25% to the computed time (checkpoints, evaluation, restarts), keep 20% of memory free.
 TIME_MARGIN = (0.15, 0.25)
@@ -219,34 +216,6 @@ def cost_per_million_tokens(price_per_gpu_hour, gpus, tokens_per_s):
     return price_per_gpu_hour * gpus / (tokens_per_s * SECONDS_PER_HOUR) * 1e6
 
 
-@dataclass(frozen=True)
-class DecodeEstimate:
-    step_seconds: float
-    memory_seconds: float
-    compute_seconds: float
-    tokens_per_s: float
-    bound: str          # "memory" or "compute"
-    gpus: int
-
-
-def decode_estimate(model, gpu, batch=1, context_tokens=2048, weights="bf16", tp=1) -> DecodeEstimate:
-    """Decode speed of a real model on tensor-parallel GPUs of a kind: weights and KV cache are split over tp GPUs,
-    so each step reads 1/tp of them per GPU and does 1/tp of the FLOPs."""
-    cfg: ModelConfig = config_from(model)
-    g = hardware.gpu(gpu)
-    v.check_int("batch", batch)
-    v.check_int("context_tokens", context_tokens)
-    v.check_int("tp", tp)
-    weight_bytes = mem.model_weight_bytes(cfg, weights) / tp
-    kv_bytes = mem.kv_cache_bytes_for(cfg, context_tokens, batch) / tp
-    n = flops_params(cfg) / tp
-    memory_s = (weight_bytes + kv_bytes) / g.bandwidth_bytes_per_s
-    compute_s = 2 * n * batch / g.bf16_flops_per_s
-    step = decode_step_seconds(weight_bytes, kv_bytes, n, batch, g.bandwidth_bytes_per_s, g.bf16_flops_per_s)
-    return DecodeEstimate(step, memory_s, compute_s, batch / step, "memory" if memory_s >= compute_s else "compute",
-                          tp)
-
-
 def gpus_for_request_rate(requests_per_s, tokens_per_request, tokens_per_s_per_replica, gpus_per_replica=1):
     """GPUs to sustain a request rate: enough replicas to produce the tokens, rounded up."""
     v.check_positive("requests_per_s", requests_per_s)
@@ -256,34 +225,8 @@ def gpus_for_request_rate(requests_per_s, tokens_per_request, tokens_per_s_per_r
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# The time plan: FLOPs -> GPU-hours -> days -> margin -> cost
+# What N counts
 # ----------------------------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class TimeEstimate:
-    """A training run's FLOPs, GPU-hours, days and cost, with every input it assumed."""
-
-    n_params: float
-    n_params_from: str          # "" when N was given; else what N counts for the model
-    tokens: float
-    gpus: int
-    gpu: str
-    peak_flops_per_s: float
-    mfu: float
-    price_per_gpu_hour: float
-    flops: float
-    gpu_hours: float
-    days: float
-
-    @property
-    def days_with_margin(self) -> tuple:
-        """Days with the material's 15-25% for checkpoints, evaluation and restarts."""
-        return tuple(self.days * (1 + margin) for margin in TIME_MARGIN)
-
-    @property
-    def cost_usd(self) -> float:
-        return cost(self.gpu_hours, self.price_per_gpu_hour)
-
 
 def flops_params_note(model) -> str:
     """What the N of 6·N·D counts for a model, against its parameter count."""
@@ -295,53 +238,3 @@ def flops_params_note(model) -> str:
         "the input embedding is a lookup, not a matmul"
     return (f"N = {format_count(flops_params(cfg))}, {cfg.name or 'the model'}'s weights that multiply "
             f"activations ({format_count(count.total)} parameters in all; {lookups}{extra})")
-
-
-def estimate_time(tokens, *, n_params=None, model=None, gpus=1, gpu="A100 80GB", mfu=0.4, peak_flops_per_s=None,
-                  price_per_gpu_hour=2.5) -> TimeEstimate:
-    """Training FLOPs (6·N·D), GPU-hours, days on ``gpus`` GPUs and the cost. N is ``n_params`` as given, or a
-    model's matmul weights (``flops_params``: a little less than its parameter count). ``peak_flops_per_s``
-    overrides the GPU's dense BF16 peak."""
-    if (n_params is None) == (model is None):
-        given = "both were given" if model is not None else "neither was given"
-        raise v.InputError("n_params", f"give n_params (e.g. 7e9) or model (a preset or config), not both: {given}.")
-    g = hardware.gpu(gpu)
-    peak = g.bf16_flops_per_s if peak_flops_per_s is None else peak_flops_per_s
-    n, note = (n_params, "") if model is None else (flops_params(model), flops_params_note(model))
-    flops = training_flops(n, tokens)
-    hours = gpu_hours(flops, peak, mfu)
-    days = training_days(flops, gpus, peak, mfu)
-    cost(hours, price_per_gpu_hour)  # checks the price
-    return TimeEstimate(n, note, tokens, gpus, g.name, peak, mfu, price_per_gpu_hour, flops, hours, days)
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# The material's estimate_training (seed 004 §5.3), rebuilt
-# ----------------------------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class TrainingEstimate:
-    total_flops: float
-    days: float
-    days_with_margin: tuple
-    gpu_hours: float
-    memory: mem.MemoryBreakdown
-    usable_bytes: float
-
-    @property
-    def fits(self) -> bool:
-        return self.memory.total <= self.usable_bytes
-
-
-def estimate_training(model, tokens, gpus, gpu="A100 80GB", mfu=0.5, zero=3, micro_batch=1, seq_len=4096,
-                      recompute="full", peak_flops_per_s=None, margin=mem.MEMORY_MARGIN) -> TrainingEstimate:
-    """Seed 004's ``estimate_training`` with what it left out: the real model's FLOP-carrying parameters (active ones
-    for a mixture of experts), activations and runtime in the memory check, and the time margin. Time counts model
-    FLOPs (6·N·D) at the given MFU; recomputation's extra forward shows up as a lower MFU, not as more FLOPs.
-    ``peak_flops_per_s`` overrides the GPU's BF16 peak (the material assumes a generic 200 TFLOPS card)."""
-    cfg = config_from(model)
-    time = estimate_time(tokens, model=cfg, gpus=gpus, gpu=gpu, mfu=mfu, peak_flops_per_s=peak_flops_per_s)
-    memory = mem.training_memory(cfg, zero=zero, dp=gpus, micro_batch=micro_batch, seq_len=seq_len,
-                                 recompute=recompute)
-    return TrainingEstimate(time.flops, time.days, time.days_with_margin, time.gpu_hours, memory,
-                            mem.usable_bytes(gpu, margin))

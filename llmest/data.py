@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from importlib import resources
 
 from . import _validate as v
-from . import compute, hardware
 
 TOKENS_PER_PARAM = 20   # Chinchilla's rule of thumb: compute-optimal D ≈ 20·N
 
@@ -73,9 +72,7 @@ FITS = {fit.name: fit for fit in [
 
 
 def fit(name) -> LossFit:
-    if name not in FITS:
-        v.check_choice("fit", name, FITS)
-    return FITS[name]
+    return v.lookup("fit", name, FITS)
 
 
 # Chinchilla's Table 3 (Approach 1): compute-optimal parameters, FLOPs and tokens, as published.
@@ -145,9 +142,7 @@ WORKING_TOKENS_PER_GB = {"english": 2.8e8, "chinese": 3.5e8, "code": 2.5e8}
 def tokens_per_gb(language) -> float:
     """The workbook's rate for a language: the material's worked figure (English 2.8e8, Chinese 3.5e8), or the
     middle of its range (code)."""
-    if language not in WORKING_TOKENS_PER_GB:
-        v.check_choice("language", language, WORKING_TOKENS_PER_GB)
-    return WORKING_TOKENS_PER_GB[language]
+    return v.lookup("language", language, WORKING_TOKENS_PER_GB)
 
 
 def cleaned_bytes(tokens, tokens_per_gb_):
@@ -202,65 +197,3 @@ def tokens_per_byte(text: str, tokenizer: str = "cl100k_base") -> float:
 
 def measured_tokens_per_gb(kind: str, tokenizer: str = "cl100k_base") -> float:
     return tokens_per_byte(sample_text(kind), tokenizer) * 1e9
-
-
-def chinchilla_for_budget(gpus, days, peak_flops_per_s, mfu, tokens_per_param=TOKENS_PER_PARAM):
-    """The 20-tokens-per-parameter model a cluster affords: chapter 3's budget, then N = √(C / 120)."""
-    budget = compute.compute_budget(gpus, days, peak_flops_per_s, mfu)
-    n = chinchilla_params_for_flops(budget, tokens_per_param)
-    return n, tokens_per_param * n
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# The data plan: a model's tokens and the text they take
-# ----------------------------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class CorpusEstimate:
-    """Training tokens for a model and the cleaned text and raw crawl they take, with every input it assumed."""
-
-    n_params: float
-    tokens: float
-    mix: dict                   # language: share of the tokens
-    rates: dict                 # language: tokens per GB of cleaned text
-    cleaned: dict               # language: bytes of cleaned text
-    cleaning_yield: float
-    budget_flops: float | None  # a cluster's FLOPs, when one was given
-    budget_optimal: tuple | None  # the (N, D) that budget affords at tokens_per_param
-    peak_flops_per_s: float | None  # the peak of the cluster's GPUs
-
-    @property
-    def tokens_per_param(self) -> float:
-        return self.tokens / self.n_params
-
-    @property
-    def cleaned_bytes(self) -> float:
-        return sum(self.cleaned.values())
-
-    @property
-    def raw_bytes(self) -> float:
-        return raw_bytes(self.cleaned_bytes, self.cleaning_yield)
-
-
-def estimate_corpus(n_params=None, *, tokens=None, tokens_per_param=TOKENS_PER_PARAM, mix=None, cleaning_yield=0.25,
-                    gpus=None, days=30, gpu="A100 80GB", peak_flops_per_s=None, mfu=0.4) -> CorpusEstimate:
-    """The tokens of a model (``tokens``, or tokens_per_param × N) and the text they take for a language ``mix``
-    (shares of the tokens; all English by default) at the workbook's rates. Given ``gpus``, also the model that
-    cluster affords for ``days`` at ``mfu`` (chinchilla_for_budget); without ``n_params``, that model is the one
-    planned. ``peak_flops_per_s`` overrides the GPU's dense BF16 peak."""
-    budget = optimal = peak = None
-    if gpus is not None:
-        peak = hardware.gpu(gpu).bf16_flops_per_s if peak_flops_per_s is None else peak_flops_per_s
-        budget = compute.compute_budget(gpus, days, peak, mfu)
-        optimal = chinchilla_for_budget(gpus, days, peak, mfu, tokens_per_param)
-    if n_params is None:
-        if optimal is None:
-            raise v.InputError("n_params", "give n_params, or gpus (with days) for the model a cluster affords: "
-                                           "neither was given.")
-        n_params = optimal[0]
-    tokens = chinchilla_tokens(n_params, tokens_per_param) if tokens is None else tokens
-    mix = {"english": 1.0} if mix is None else dict(mix)
-    cleaned = mixture_bytes(tokens, mix)
-    raw_bytes(1.0, cleaning_yield)  # checks the yield
-    rates = {language: tokens_per_gb(language) for language in cleaned}
-    return CorpusEstimate(n_params, tokens, mix, rates, cleaned, cleaning_yield, budget, optimal, peak)

@@ -22,6 +22,7 @@ from . import hardware
 from . import memory as mem
 from . import material, runs
 from . import model as m
+from . import plans
 from ._registry import Registry
 from ._validate import InputError, check_choice, check_int
 from .grading import Exercise, Verdict
@@ -270,7 +271,7 @@ def _zero_per_gpu(rng, level):
     per_param = mem.state_bytes_per_param("mixed", "adamw")
     parts = mem.sharded_state_bytes(n, per_param, stage, dp)
     answer = sum(parts.values())
-    if answer > mem.usable_bytes("A100 80GB"):
+    if answer > plans.usable_bytes("A100 80GB"):
         raise _Regenerate  # a layout nobody would choose: more than an 80 GB GPU holds with 20% free
     return _problem(
         "zero-per-gpu", level,
@@ -290,8 +291,8 @@ def _gpus_for_states(rng, level):
     n = _pick(rng, level, *PARAMS)
     gpu = _pick(rng, level, ["A100 80GB"], ["A100 80GB", "H200"], ["H100 SXM", "H200", "B200"])
     margin = _pick(rng, level, [0.0], [0.0, 0.2], [0.2])
-    answer = mem.state_gpus(n, 16, gpu, margin)
-    usable = mem.usable_bytes(gpu, margin)
+    answer = plans.state_gpus(n, 16, gpu, margin)
+    usable = plans.usable_bytes(gpu, margin)
     kept = f", keeping {format_percent(margin, 0)} of each free" if margin else ""
     return _problem(
         "gpus-for-states", level,
@@ -412,7 +413,7 @@ def _training_days(rng, level):
     gpus = _pick(rng, level, *CLUSTER)
     flops = c.training_flops(n, tokens)
     answer = c.training_days(flops, gpus, _peak(gpu), mfu)
-    if not 1 <= answer <= 365 or mem.training_state_bytes(n) / gpus > mem.usable_bytes(gpu):
+    if not 1 <= answer <= 365 or mem.training_state_bytes(n) / gpus > plans.usable_bytes(gpu):
         raise _Regenerate  # a run of less than a day or more than a year, or states that do not fit its GPUs
     return _problem(
         "training-days", level,
@@ -543,7 +544,7 @@ def _chinchilla_for_budget(rng, level):
     gpus, gpu, mfu = _pick(rng, level, *CLUSTER), _pick(rng, level, *TRAINING_GPUS), _pick(rng, level, *MFUS)
     days = _pick(rng, level, [30], [30, 90], [45, 120])
     budget = c.compute_budget(gpus, days, _peak(gpu), mfu)
-    answer, tokens = dt.chinchilla_for_budget(gpus, days, _peak(gpu), mfu)
+    answer, tokens = plans.chinchilla_for_budget(gpus, days, _peak(gpu), mfu)
     return _problem(
         "chinchilla-for-budget", level,
         f"{gpus:,} {gpu} GPUs ({_tflops(gpu)} BF16), {days} days, {format_percent(mfu, 0)} MFU: which model size is compute-optimal "
@@ -623,7 +624,7 @@ def _decode_speed(rng, level):
     g = hardware.gpu(gpu)
     step = c.decode_step_seconds(weights, kv, n, batch, g.bandwidth_bytes_per_s, g.bf16_flops_per_s)
     answer = batch / step
-    if weights + kv > mem.usable_bytes(g):
+    if weights + kv > plans.usable_bytes(g):
         raise _Regenerate  # the model and its cache do not fit that GPU with 20% kept free
     cache = ("ignore the KV cache" if not kv else
              f"each sequence's KV cache is {format_bytes(kv_per_sequence)}")

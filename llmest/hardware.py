@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._validate import check_choice
+from ._validate import InputError, lookup
 
 TERA = 1e12
 
@@ -66,10 +66,30 @@ CATALOG = {gpu.name: gpu for gpu in [
 ]}
 
 
+# Cloud prices in US dollars per GPU-hour. The material gives ranges (seed 000: "A100 云服务：~$2-3/小时", "H100 云服务：
+# ~$3-5/小时", and about $3 an hour for a V100 in its GPT-3 answer); the workbook takes the middle of each. The H200 and
+# B200 figures are the workbook's own assumptions, not quotes. Other GPUs have none: give a price.
+PRICE_PER_GPU_HOUR = {
+    "A100 80GB": (2.5, "the middle of the material's ~$2-3 per hour (seed 000)"),
+    "H100 SXM": (4.0, "the middle of the material's ~$3-5 per hour (seed 000)"),
+    "V100": (3.0, "the material's about $3 per hour (seed 000, its GPT-3 cost answer)"),
+    "H200": (4.5, "assumed by the workbook, not a quote"),
+    "B200": (6.0, "assumed by the workbook, not a quote"),
+}
+
+
 def gpu(name) -> GPU:
-    """A GPU from the catalog by name (a GPU passes through); an unknown name gets the close names suggested."""
+    """A GPU from the catalog by name, in any case and spacing ("h100 sxm", "A100-80GB"); a GPU passes through; an
+    unknown name gets the close names suggested."""
     if isinstance(name, GPU):
         return name
-    if name not in CATALOG:
-        check_choice("gpu", name, CATALOG)
-    return CATALOG[name]
+    return lookup("gpu", name, CATALOG)
+
+
+def price_per_gpu_hour(name) -> float:
+    """The workbook's price of one GPU-hour of a GPU (``PRICE_PER_GPU_HOUR``, with where each figure comes from)."""
+    g = gpu(name)
+    if g.name not in PRICE_PER_GPU_HOUR:
+        raise InputError("price_per_gpu_hour", f"no price per GPU-hour is listed for {g.name!r} (only for "
+                                               f"{', '.join(PRICE_PER_GPU_HOUR)}): give one.")
+    return PRICE_PER_GPU_HOUR[g.name][0]

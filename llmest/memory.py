@@ -1,21 +1,18 @@
-"""GPU memory: training states, activations, sharding across GPUs, inference weights, the KV cache, LoRA and QLoRA.
+"""GPU memory formulas: training states, activations, sharding across GPUs, inference weights, the KV cache, LoRA.
 
 Formulas (``*_bytes`` functions of plain sizes) use only + - * / and work on numbers, NumPy arrays and SymPy symbols.
-The planners (``training_memory``, ``inference_memory``, ``qlora_memory``) apply them to a ModelConfig and return a
-``MemoryBreakdown`` per GPU; the decisions (does it fit, how many GPUs) are numeric only.
+The plans that apply them to a model (``training_memory``, ``inference_memory``, ``qlora_memory``, ``plan_memory``)
+and the decisions (does it fit, how many GPUs) are in ``llmest.plans``.
 Bytes are bytes; GB means 1e9 bytes and GiB 2**30.
 """
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 
 from . import _validate as v
-from . import hardware
 from ._validate import InputError
 from .model import ModelConfig, config_from, count_params
-from .units import format_bytes
 
 BYTES_PER_VALUE = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1}
 
@@ -27,9 +24,7 @@ RUNTIME_OVERHEAD_BYTES = (0.5e9, 2.0e9)
 
 
 def _bytes(name: str, dtype) -> float:
-    if dtype not in BYTES_PER_VALUE:
-        v.check_choice(name, dtype, BYTES_PER_VALUE)
-    return BYTES_PER_VALUE[dtype]
+    return v.lookup(name, dtype, BYTES_PER_VALUE)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -90,15 +85,11 @@ OPTIMIZERS = {o.name: o for o in [
 def _convention(name) -> Convention:
     if isinstance(name, Convention):
         return name
-    if name not in CONVENTIONS:
-        v.check_choice("convention", name, CONVENTIONS)
-    return CONVENTIONS[name]
+    return v.lookup("convention", name, CONVENTIONS)
 
 
 def _optimizer(name) -> Optimizer:
-    if name not in OPTIMIZERS:
-        v.check_choice("optimizer", name, OPTIMIZERS)
-    return OPTIMIZERS[name]
+    return v.lookup("optimizer", name, OPTIMIZERS)
 
 
 @dataclass(frozen=True)
@@ -239,9 +230,7 @@ WEIGHT_FORMATS = {f.name: f for f in [
 
 
 def _format(name) -> WeightFormat:
-    if name not in WEIGHT_FORMATS:
-        v.check_choice("weights", name, WEIGHT_FORMATS)
-    return WEIGHT_FORMATS[name]
+    return v.lookup("weights", name, WEIGHT_FORMATS)
 
 
 def weight_bytes(n_params, bytes_per_param=2):
@@ -304,45 +293,8 @@ def lora_params(model, rank, targets=("q_proj", "v_proj")) -> int:
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Per-GPU memory, parallelism, and fit
+# Sharding, and the activations of a real model
 # ----------------------------------------------------------------------------------------------------------------
-
-PARTS = ("weights", "master", "gradients", "optimizer", "adapters", "activations", "kv_cache", "overhead")
-
-
-@dataclass(frozen=True)
-class MemoryBreakdown:
-    """Bytes per GPU, by part."""
-
-    parts: dict
-    gpus: int = 1
-
-    @property
-    def total(self) -> float:
-        return sum(self.parts.values())
-
-    def __getitem__(self, part):
-        return self.parts[part]
-
-    def table(self) -> str:
-        rows = [(p, b) for p, b in self.parts.items() if b]
-        lines = [f"{p:<12} {format_bytes(b):>10}" for p, b in rows]
-        lines.append(f"{'total':<12} {format_bytes(self.total):>10}  per GPU" + (f", {self.gpus} GPUs" if self.gpus > 1
-                                                                                   else ""))
-        return "\n".join(lines)
-
-    def __str__(self):
-        return self.table()
-
-
-def _check_parallel(cfg: ModelConfig, dp, tp, pp, zero):
-    v.check_int("dp", dp)
-    v.check_int("tp", tp)
-    v.check_int("pp", pp, maximum=cfg.num_layers)
-    v.check_int("zero", zero, minimum=0, maximum=3)
-    if cfg.num_heads % tp:
-        raise InputError("tp", f"tp == {tp} must divide the attention heads ({cfg.num_heads} % {tp} != 0).")
-
 
 def sharded_state_bytes(n_params, per_param: StateBytes, zero=0, dp=1) -> dict:
     """Training states per GPU when ZeRO shards them over dp data-parallel GPUs: stage 1 the optimizer states and
@@ -355,28 +307,6 @@ def sharded_state_bytes(n_params, per_param: StateBytes, zero=0, dp=1) -> dict:
         "gradients": n_params * per_param.grads / (dp if zero >= 2 else 1),
         "optimizer": n_params * per_param.optimizer / (dp if zero >= 1 else 1),
     }
-
-
-def training_memory(model, *, convention="mixed", optimizer="adamw", zero=0, dp=1, tp=1, pp=1, micro_batch=1,
-                    seq_len=2048, recompute="none", flash=True, sequence_parallel=False,
-                    overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> MemoryBreakdown:
-    """Memory per GPU for training. Tensor and pipeline parallelism split the model over tp·pp GPUs; ZeRO then
-    shards over the dp data-parallel replicas: stage 1 the optimizer states (and master copy), stage 2 also the
-    gradients, stage 3 (FSDP) also the weights. Each divides by its own degree, never by the world size.
-    Activations are for one micro-batch per layer; with 1F1B pipelining the first stage holds about as many
-    micro-batches as there are stages, so a GPU holds about L layers' worth whatever pp is."""
-    cfg = config_from(model)
-    _check_parallel(cfg, dp, tp, pp, zero)
-    v.check_int("micro_batch", micro_batch)
-    v.check_int("seq_len", seq_len)
-    v.check_choice("recompute", recompute, RECOMPUTE)
-    n = count_params(cfg).total / (tp * pp)  # norms and embeddings are not split exactly so; a small error
-    parts = {
-        **sharded_state_bytes(n, state_bytes_per_param(convention, optimizer), zero, dp),
-        "activations": activations_per_gpu(cfg, micro_batch, seq_len, tp, sequence_parallel, recompute, flash),
-        "overhead": overhead_bytes,
-    }
-    return MemoryBreakdown(parts, gpus=dp * tp * pp)
 
 
 def model_layer_activation_bytes(cfg: ModelConfig, micro_batch, seq_len, tp=1, sequence_parallel=False,
@@ -399,177 +329,6 @@ def activations_per_gpu(cfg: ModelConfig, micro_batch, seq_len, tp=1, sequence_p
     if recompute == "full":
         total += model_layer_activation_bytes(*args, recompute="none", flash=flash)
     return total + output_activation_bytes(seq_len, micro_batch, cfg.hidden_size, cfg.vocab_size, tp)
-
-
-def inference_memory(model, *, weights="bf16", tokens=2048, batch=1, kv_dtype="bf16", tp=1,
-                     overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> MemoryBreakdown:
-    """Memory per GPU for serving: weights and KV cache split over tp GPUs, plus the runtime overhead."""
-    cfg = config_from(model)
-    _check_parallel(cfg, 1, tp, 1, 0)
-    parts = {
-        "weights": model_weight_bytes(cfg, weights) / tp,
-        "kv_cache": kv_cache_bytes_for(cfg, tokens, batch, kv_dtype) / tp,
-        "overhead": overhead_bytes,
-    }
-    return MemoryBreakdown(parts, gpus=tp)
-
-
-def qlora_memory(model, *, rank=64, targets=LORA_TARGETS, micro_batch=1, seq_len=2048, base="nf4-dq",
-                 adapters="fp32", recompute="full", flash=True,
-                 overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> MemoryBreakdown:
-    """QLoRA on one GPU: a frozen 4-bit base, trainable adapters with their gradients and AdamW states (in the
-    ``adapters`` convention: PEFT keeps them in fp32 by default), activations with gradient checkpointing."""
-    cfg = config_from(model)
-    n_adapter = lora_params(cfg, rank, targets)
-    per_param = state_bytes_per_param(adapters, "adamw")
-    parts = {
-        "weights": model_weight_bytes(cfg, base),
-        "adapters": n_adapter * per_param.weights,
-        "gradients": n_adapter * per_param.grads,
-        "optimizer": n_adapter * (per_param.optimizer + per_param.master),
-        "activations": activations_per_gpu(cfg, micro_batch, seq_len, recompute=recompute, flash=flash),
-        "overhead": overhead_bytes,
-    }
-    return MemoryBreakdown(parts)
-
-
-def usable_bytes(gpu, margin=MEMORY_MARGIN) -> float:
-    """A GPU's memory less the safety margin (20% in the material)."""
-    v.check_number("margin", margin, low=0, high=1, high_open=True)
-    return hardware.gpu(gpu).memory_bytes * (1 - margin)
-
-
-def fits(breakdown: MemoryBreakdown, gpu, margin=MEMORY_MARGIN) -> bool:
-    return breakdown.total <= usable_bytes(gpu, margin)
-
-
-def min_gpus(plan, gpu, margin=MEMORY_MARGIN, limit=4096):
-    """The smallest n for which ``plan(n)`` (a MemoryBreakdown per GPU) fits, or None below ``limit``.
-    Example: ``min_gpus(lambda n: training_memory(cfg, zero=3, dp=n), "A100 80GB")``."""
-    usable = usable_bytes(gpu, margin)
-    n = 1
-    while n <= limit:
-        try:
-            if plan(n).total <= usable:
-                return n
-        except InputError as err:
-            if err.param not in ("tp", "dp", "pp"):
-                raise
-        n += 1
-    return None
-
-
-def gpus_to_hold(total_bytes, gpu, margin=MEMORY_MARGIN):
-    """GPUs of a kind whose usable memory holds ``total_bytes`` split evenly: ⌈bytes / usable memory⌉."""
-    v.check_positive("total_bytes", total_bytes)
-    return int(-(-total_bytes // usable_bytes(gpu, margin)))
-
-
-def state_gpus(n_params, bytes_per_param, gpu, margin=0.0):
-    """GPUs needed just to hold the training states, sharded evenly (ZeRO-3): ⌈N·bytes / usable memory⌉."""
-    return gpus_to_hold(training_state_bytes(n_params, bytes_per_param), gpu, margin)
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# The plan: a task's memory per GPU, whether it fits, and the least GPUs that hold it
-# ----------------------------------------------------------------------------------------------------------------
-
-TASKS = {"training": training_memory, "inference": inference_memory, "qlora": qlora_memory}
-# The GPU count each task's least-GPU search varies: data-parallel replicas (ZeRO shards over them) or the
-# tensor-parallel split; QLoRA runs on one GPU.
-SEARCHED = {"training": "dp", "inference": "tp", "qlora": None}
-GPU_SEARCH_LIMIT = 1024
-
-
-@dataclass(frozen=True)
-class MemoryPlan:
-    task: str
-    model: ModelConfig
-    settings: dict              # what the task's function was given, the GPU count included
-    breakdown: MemoryBreakdown  # per GPU, at the settings' GPU count
-    gpu: str
-    margin: float
-    least: int | None           # the least dp (training, at its ZeRO stage) or tp (inference); None: none fits
-    state_gpus: int | None      # training: GPUs that hold the states alone, sharded evenly (ZeRO-3), same margin
-    trainable_params: int       # training: every parameter; QLoRA: the adapters; inference: none
-
-    @property
-    def usable_bytes(self) -> float:
-        return usable_bytes(self.gpu, self.margin)
-
-    @property
-    def fits(self) -> bool:
-        return self.breakdown.total <= self.usable_bytes
-
-    @property
-    def searched(self) -> str | None:
-        """The parallel degree the least-GPU search varies: "dp", "tp", or None (QLoRA)."""
-        return SEARCHED[self.task]
-
-    @property
-    def other_gpus(self) -> int:
-        """The GPUs per replica that the search does not vary (tp · pp for training)."""
-        if self.task != "training":
-            return 1
-        return self.settings["tp"] * self.settings["pp"]
-
-    @property
-    def least_gpus(self) -> int | None:
-        """The least number of GPUs that hold the run; for QLoRA 1 when it fits its GPU."""
-        if self.task == "qlora":
-            return 1 if self.fits else None
-        return None if self.least is None else self.least * self.other_gpus
-
-    @property
-    def no_fit_reason(self) -> str:
-        """Why no GPU count up to the search limit holds the run ("" when one does)."""
-        if self.least_gpus is not None:
-            return ""
-        if self.task == "training" and not self.settings["zero"]:
-            return "without ZeRO every data-parallel GPU holds all the states, so more of them do not help"
-        if self.task == "qlora":
-            return f"it does not fit one {self.gpu}"
-        return f"no {self.searched} up to {GPU_SEARCH_LIMIT:,} fits with these settings"
-
-    @property
-    def activations_note(self) -> str:
-        """What the activation memory assumes, which decides the GPU count of a training run."""
-        if self.task == "inference":
-            return ""
-        s = self.settings
-        attention = "FlashAttention" if s["flash"] else "eager attention"
-        recompute = "no" if s["recompute"] == "none" else s["recompute"]
-        note = (f"activations: {format_bytes(self.breakdown['activations'])} per GPU, for one micro-batch of "
-                f"{s['micro_batch']} × {s['seq_len']:,} tokens ({recompute} recomputation, {attention})")
-        if self.task == "training":
-            note += "; they do not shrink as GPUs are added, as a fixed batch shared out over the GPUs would"
-        return note
-
-
-def plan_memory(task, model, *, gpu="A100 80GB", margin=MEMORY_MARGIN, limit=GPU_SEARCH_LIMIT,
-                **settings) -> MemoryPlan:
-    """Memory per GPU for ``task`` ("training", "inference" or "qlora") with ``settings`` (the keywords of
-    training_memory, inference_memory or qlora_memory), whether it fits ``gpu`` with ``margin`` kept free, and the
-    least GPUs that hold it: the least dp at the chosen ZeRO stage (tp and pp as given) for training, the least tp
-    that divides the heads for inference."""
-    v.check_choice("task", task, TASKS)
-    cfg = config_from(model)
-    usable_bytes(gpu, margin)  # checks the GPU and the margin before anything is computed
-    planner, searched = TASKS[task], SEARCHED[task]
-    bound = inspect.signature(planner).bind(cfg, **settings)
-    bound.apply_defaults()  # the plan records every setting it assumed, defaults included
-    settings = {name: value for name, value in bound.arguments.items() if name != "model"}
-    breakdown = planner(cfg, **settings)
-    least = None if searched is None else min_gpus(lambda n: planner(cfg, **{**settings, searched: n}), gpu,
-                                                   margin, limit)
-    states, trainable = None, 0
-    if task == "training":
-        trainable = count_params(cfg).total
-        per_param = state_bytes_per_param(settings["convention"], settings["optimizer"])
-        states = state_gpus(trainable, per_param.total, gpu, margin)
-    elif task == "qlora":
-        trainable = lora_params(cfg, settings["rank"], settings["targets"])
-    return MemoryPlan(task, cfg, settings, breakdown, hardware.gpu(gpu).name, margin, least, states, trainable)
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -193,13 +193,12 @@ def published_mfu(ax=None):
 def roofline(model, gpu, context_tokens=2048, weights="bf16", ax=None):
     """Decode tokens/s against batch: the memory-bandwidth bound, the compute bound, and their minimum, for the
     batches whose weights and KV cache fit the GPU with 20% kept free."""
-    from . import compute as cp
-    from . import memory as mem
+    from . import plans
 
     ax = _axes(ax, (7, 4))
     batches = np.array([b for b in (2 ** k for k in range(0, 13))
-                        if mem.fits(mem.inference_memory(model, weights=weights, tokens=context_tokens, batch=b), gpu)])
-    estimates = [cp.decode_estimate(model, gpu, batch=int(b), context_tokens=context_tokens, weights=weights)
+                        if plans.fits(plans.inference_memory(model, weights=weights, tokens=context_tokens, batch=b), gpu)])
+    estimates = [plans.decode_estimate(model, gpu, batch=int(b), context_tokens=context_tokens, weights=weights)
                  for b in batches]
     ax.plot(batches, [b / e.memory_seconds for b, e in zip(batches, estimates)], "--", label="memory bound")
     ax.plot(batches, [b / e.compute_seconds for b, e in zip(batches, estimates)], "--", label="compute bound")

@@ -13,6 +13,7 @@ from llmest import compute as c
 from llmest import data as dt
 from llmest import drills, hardware
 from llmest import memory as mem
+from llmest import plans
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -36,18 +37,18 @@ def test_params_of_a_preset_and_of_a_config_file(capsys):
 
 @pytest.mark.parametrize("argv, plan", [
     (["llama-2-7b", "--zero", "3", "--dp", "8", "--micro-batch", "4", "--seq-len", "4096", "--recompute", "full"],
-     lambda cfg: mem.training_memory(cfg, zero=3, dp=8, micro_batch=4, seq_len=4096, recompute="full")),
+     lambda cfg: plans.training_memory(cfg, zero=3, dp=8, micro_batch=4, seq_len=4096, recompute="full")),
     (["llama-2-7b", "--convention", "bf16", "--optimizer", "adam8bit", "--no-flash"],
-     lambda cfg: mem.training_memory(cfg, convention="bf16", optimizer="adam8bit", seq_len=2048, flash=False)),
+     lambda cfg: plans.training_memory(cfg, convention="bf16", optimizer="adam8bit", seq_len=2048, flash=False)),
     (["llama-2-70b", "--task", "inference", "--weights", "int4", "--seq-len", "2048", "--batch", "32"],
-     lambda cfg: mem.inference_memory(cfg, weights="int4", tokens=2048, batch=32)),
-    (["llama-2-70b", "--task", "qlora", "--rank", "64"], lambda cfg: mem.qlora_memory(cfg, rank=64)),
+     lambda cfg: plans.inference_memory(cfg, weights="int4", tokens=2048, batch=32)),
+    (["llama-2-70b", "--task", "qlora", "--rank", "64"], lambda cfg: plans.qlora_memory(cfg, rank=64)),
 ])
 def test_memory_matches_the_library(capsys, argv, plan):
     out = run_json(capsys, "memory", *argv)
     expected = plan(le.preset(argv[0]))
     assert out["parts"] == expected.parts and out["total"] == expected.total
-    assert out["fits"] == mem.fits(expected, "A100 80GB")
+    assert out["fits"] == plans.fits(expected, "A100 80GB")
 
 
 def test_memory_reports_the_least_gpus_that_hold_the_run(capsys):
@@ -56,12 +57,12 @@ def test_memory_reports_the_least_gpus_that_hold_the_run(capsys):
     # with full recomputation and 0.5 GB of runtime, within the 64 GB usable; on 1 GPU the states alone are 108 GB.
     argv = ["memory", "llama-2-7b", "--zero", "2", "--seq-len", "4096", "--recompute", "full"]
     out = run_json(capsys, *argv)
-    plan = mem.plan_memory("training", "llama-2-7b", zero=2, seq_len=4096, recompute="full")
+    plan = plans.plan_memory("training", "llama-2-7b", zero=2, seq_len=4096, recompute="full")
     assert out["least_gpus"] == out["least_dp"] == plan.least_gpus == 2
-    assert out["least_dp"] == mem.min_gpus(lambda n: mem.training_memory("llama-2-7b", zero=2, dp=n, seq_len=4096,
+    assert out["least_dp"] == plans.min_gpus(lambda n: plans.training_memory("llama-2-7b", zero=2, dp=n, seq_len=4096,
                                                                          recompute="full"), "A100 80GB")
     # The states alone, sharded evenly: 107.8 GB over 64 GB usable per GPU -> 2.
-    assert out["state_gpus"] == mem.state_gpus(6_738_415_616, 16, "A100 80GB", 0.2) == 2
+    assert out["state_gpus"] == plans.state_gpus(6_738_415_616, 16, "A100 80GB", 0.2) == 2
     assert out["trainable_params"] == 6_738_415_616 and out["activations_per_gpu"] == plan.breakdown["activations"]
     assert cli.main(argv) == 0
     text = capsys.readouterr().out
@@ -72,7 +73,7 @@ def test_memory_reports_the_least_gpus_that_hold_the_run(capsys):
     out = run_json(capsys, "memory", "llama-2-70b", "--zero", "3", "--tp", "8", "--seq-len", "4096",
                    "--recompute", "full")
     assert out["least_gpus"] == 8 * out["least_dp"]
-    assert out["least_dp"] == mem.min_gpus(lambda n: mem.training_memory("llama-2-70b", zero=3, dp=n, tp=8,
+    assert out["least_dp"] == plans.min_gpus(lambda n: plans.training_memory("llama-2-70b", zero=3, dp=n, tp=8,
                                                                           seq_len=4096, recompute="full"),
                                            "A100 80GB")
     # 70B's states: Llama-2-70B's 68.98B parameters × 16 bytes = 1.10 TB over 64 GB usable -> 18 (17.2 rounded up).
@@ -89,7 +90,7 @@ def test_memory_inference_least_tp_divides_the_heads(capsys):
     # its 64 heads: 4.
     out = run_json(capsys, "memory", "llama-2-70b", "--task", "inference", "--seq-len", "2048", "--batch", "32")
     assert out["least_gpus"] == out["least_tp"] == 4 and "state_gpus" not in out
-    assert out["least_tp"] == mem.min_gpus(lambda n: mem.inference_memory("llama-2-70b", tokens=2048, batch=32, tp=n),
+    assert out["least_tp"] == plans.min_gpus(lambda n: plans.inference_memory("llama-2-70b", tokens=2048, batch=32, tp=n),
                                            "A100 80GB")
     assert cli.main(["memory", "llama-2-70b", "--task", "inference", "--seq-len", "2048", "--batch", "32"]) == 0
     assert "least GPUs that hold it: 4 (tensor parallelism over 4, which divides the 64 heads)" in \
@@ -137,7 +138,7 @@ def test_data_matches_the_library(capsys):
     assert out["tokens"] == dt.chinchilla_tokens(70e9) == 1.4e12
     assert out["cleaned_bytes"] == dt.cleaned_bytes(1.4e12, dt.tokens_per_gb("chinese"))
     assert out["raw_bytes"] == dt.raw_bytes(out["cleaned_bytes"], 0.2)
-    n, d = dt.chinchilla_for_budget(64, 30, hardware.gpu("A100 80GB").bf16_flops_per_s, 0.5)
+    n, d = plans.chinchilla_for_budget(64, 30, hardware.gpu("A100 80GB").bf16_flops_per_s, 0.5)
     assert out["budget_optimal"] == {"params": n, "tokens": d}
 
 
@@ -204,7 +205,10 @@ def test_help_shows_examples(command, capsys):
 @pytest.mark.parametrize("argv, named", [
     (["memory", "llama-2-7b", "--zero", "5"], "--zero: zero == 5, must be <= 3"),
     (["memory", "llama-2-7b", "--tp", "3"], "--tp: tp == 3 must divide the attention heads"),
-    (["memory", "llama-2-7b", "--gpu", "H100"], "argument --gpu: 'H100' is not in the catalog"),
+    (["memory", "llama-2-7b", "--gpu", "H100"], "--gpu: gpu == 'H100', must be one of 'V100', 'A100 80GB'"),
+    (["time", "--params", "7B", "--tokens", "1T", "--gpu", "H100"], "Did you mean 'H100 SXM' or 'H100 PCIe'"),
+    (["time", "--params", "7B", "--tokens", "1T", "--gpu", "RTX 4090"],
+     "--price: no price per GPU-hour is listed for 'RTX 4090'"),
     (["params", "llama-2-7b", "--jsn"], "llmest params: error: unrecognized arguments: --jsn"),
     (["memory", "llama-2-7b", "--task", "serve"], "argument --task: invalid choice: 'serve'"),
     (["params", "lama-2-7b"], "model: preset == 'lama-2-7b', must be one of"),

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 import llmest as le
 from llmest import compute as c
 from llmest import hardware, runs
+from llmest import plans
 
 A100 = hardware.gpu("A100 80GB").bf16_flops_per_s
 
@@ -76,14 +77,14 @@ def test_no_batch_is_compute_bound_past_the_kv_limit():
     kv = le.memory.kv_cache_bytes_for(cfg, 1)
     g = hardware.gpu("A100 80GB")
     limit = c.kv_context_limit(c.flops_params(cfg), kv, g.bandwidth_bytes_per_s, g.bf16_flops_per_s)
-    assert c.decode_estimate(cfg, g, batch=100_000, context_tokens=int(limit * 1.1)).bound == "memory"
-    assert c.decode_estimate(cfg, g, batch=100_000, context_tokens=int(limit * 0.5)).bound == "compute"
+    assert plans.decode_estimate(cfg, g, batch=100_000, context_tokens=int(limit * 1.1)).bound == "memory"
+    assert plans.decode_estimate(cfg, g, batch=100_000, context_tokens=int(limit * 0.5)).bound == "compute"
 
 
 def test_decode_roofline():
-    d1 = c.decode_estimate("llama-2-7b", "A100 80GB", batch=1)
+    d1 = plans.decode_estimate("llama-2-7b", "A100 80GB", batch=1)
     assert d1.bound == "memory" and d1.step_seconds == d1.memory_seconds
-    big = c.decode_estimate("llama-3-8b", "A100 80GB", batch=512, context_tokens=128)
+    big = plans.decode_estimate("llama-3-8b", "A100 80GB", batch=512, context_tokens=128)
     assert big.bound == "compute"
     assert c.compute_bound_batch(14e9, 7e9, 2.039e12, 312e12) == pytest.approx(312 / 2.039)
     assert c.cost_per_million_tokens(2, 1, 1000) == pytest.approx(2 / 3.6)
@@ -97,7 +98,7 @@ def test_checkpoints_and_data_rate():
 
 
 def test_estimate_training_rebuilds_the_material_function():
-    est = c.estimate_training("llama-2-7b", 1e11, 64, gpu="A100 80GB", mfu=0.5, peak_flops_per_s=200e12)
+    est = plans.estimate_training("llama-2-7b", 1e11, 64, gpu="A100 80GB", mfu=0.5, peak_flops_per_s=200e12)
     assert est.days == pytest.approx(c.training_days(c.training_flops(c.flops_params("llama-2-7b"), 1e11), 64,
                                                      200e12, 0.5))
     assert est.days_with_margin == pytest.approx((est.days * 1.15, est.days * 1.25))
@@ -149,9 +150,9 @@ def test_reverse_budget_round_trips(budget, tokens):
     (lambda: c.training_flops(-7e9, 1e12), "n_params == -7e+09, must be > 0."),
     (lambda: c.compute_budget(64, -1, 200e12, 0.5), "days == -1, must be > 0."),
     (lambda: c.cost(100, -2), "price_per_gpu_hour == -2, must be >= 0."),
-    (lambda: c.estimate_training("llama-2-7b", 1e11, 64, gpu="A100"), "Did you mean"),
-    (lambda: c.estimate_training("llama-2-7b", 1e11, 64, gpu="H100"), "'H100 SXM' or 'H100 PCIe'"),
-    (lambda: c.decode_estimate("llama-2-7b", "A100 80GB", batch=0), "batch == 0, must be >= 1."),
+    (lambda: plans.estimate_training("llama-2-7b", 1e11, 64, gpu="A100"), "Did you mean"),
+    (lambda: plans.estimate_training("llama-2-7b", 1e11, 64, gpu="H100"), "'H100 SXM' or 'H100 PCIe'"),
+    (lambda: plans.decode_estimate("llama-2-7b", "A100 80GB", batch=0), "batch == 0, must be >= 1."),
 ])
 def test_bad_input_names_the_parameter(call, message):
     with pytest.raises(le.InputError) as err:

@@ -26,6 +26,7 @@ from llmest import cli, drills, exercises, material
 from llmest import compute as c
 from llmest import data as dt
 from llmest import memory as mem
+from llmest import plans
 
 pytest.importorskip("ipywidgets")
 from llmest.widgets import DataPlanner, MemoryPlanner, ParamCalculator, TrainingPlanner  # noqa: E402
@@ -162,7 +163,7 @@ def _ex1_planner(**fields):
 QUESTIONS = [
     Question("seed000-ex1-flops", EX1_FLOPS, {
         "library": lambda: c.training_flops(7e9, 1e12),
-        "plan": lambda: c.estimate_time(1e12, n_params=7e9, gpus=256).flops,
+        "plan": lambda: plans.estimate_time(1e12, n_params=7e9, gpus=256).flops,
         "llmest time": lambda: cli_json("time", *_ex1)["flops"],
         "training planner": lambda: _ex1_planner(params="7B").result["flops"],
         "figure 000-ex1-flops": lambda: figure("000-ex1-flops"),
@@ -171,7 +172,7 @@ QUESTIONS = [
     }),
     Question("seed000-ex1-gpu-hours", EX1_HOURS, {
         "library": lambda: c.gpu_hours(c.training_flops(7e9, 1e12), A100, 0.4),
-        "plan": lambda: c.estimate_time(1e12, n_params=7e9, gpus=256).gpu_hours,
+        "plan": lambda: plans.estimate_time(1e12, n_params=7e9, gpus=256).gpu_hours,
         "llmest time": lambda: cli_json("time", *_ex1)["gpu_hours"],
         "training planner, 7B": lambda: _ex1_planner(params="7B").result["gpu_hours"],
         "figure 000-ex1-gpu-hours": lambda: figure("000-ex1-gpu-hours"),
@@ -186,7 +187,7 @@ QUESTIONS = [
     )),
     Question("seed000-ex1-days-on-256", EX1_HOURS / 256 / 24, {
         "library": lambda: c.training_days(c.training_flops(7e9, 1e12), 256, A100, 0.4),
-        "plan": lambda: c.estimate_time(1e12, n_params=7e9, gpus=256).days,
+        "plan": lambda: plans.estimate_time(1e12, n_params=7e9, gpus=256).days,
         "llmest time": lambda: cli_json("time", *_ex1)["days"],
         "training planner": lambda: _ex1_planner(params="7B").result["days"],
         "figure 000-ex1-256": lambda: figure("000-ex1-256"),
@@ -195,7 +196,7 @@ QUESTIONS = [
     }),
     Question("seed000-ex1-cost-at-2.5", EX1_HOURS * 2.5, {
         "library": lambda: c.cost(c.gpu_hours(c.training_flops(7e9, 1e12), A100, 0.4), 2.5),
-        "plan": lambda: c.estimate_time(1e12, n_params=7e9, gpus=256, price_per_gpu_hour=2.5).cost_usd,
+        "plan": lambda: plans.estimate_time(1e12, n_params=7e9, gpus=256, price_per_gpu_hour=2.5).cost_usd,
         "llmest time": lambda: cli_json("time", *_ex1, "--price", "2.5")["cost_usd"],
         "training planner": lambda: _ex1_planner(params="7B").result["cost"],
         "figure 000-4.3-7b-cost": lambda: figure("000-4.3-7b-cost"),
@@ -216,8 +217,8 @@ QUESTIONS = [
                 lambda: cli_text("memory", "llama-2-7b", "--zero", "2", "--seq-len", "4096", "--recompute", "full"),
                 _per_gpu),
         Differs("plan_memory, full recomputation",
-                lambda: mem.plan_memory("training", "llama-2-7b", recompute="full", **_7b_zero2).least_gpus, 2,
-                lambda: mem.plan_memory("training", "llama-2-7b", recompute="full", **_7b_zero2).activations_note,
+                lambda: plans.plan_memory("training", "llama-2-7b", recompute="full", **_7b_zero2).least_gpus, 2,
+                lambda: plans.plan_memory("training", "llama-2-7b", recompute="full", **_7b_zero2).activations_note,
                 _per_gpu),
         Differs("memory planner, no recomputation",
                 lambda: memory_planner(recompute="none", zero=2).plan.least_gpus, 4,
@@ -232,7 +233,7 @@ QUESTIONS = [
           "A count that shares a fixed batch's activations out over the GPUs")),
     )),
     Question("seed000-ex3-bf16-serving-gpus", 4, {
-        "plan": lambda: mem.plan_memory("inference", "llama-2-70b", tokens=2048, batch=32).least_gpus,
+        "plan": lambda: plans.plan_memory("inference", "llama-2-70b", tokens=2048, batch=32).least_gpus,
         "llmest memory": lambda: cli_json("memory", "llama-2-70b", "--task", "inference", "--seq-len", "2048",
                                           "--batch", "32")["least_gpus"],
         "memory planner": lambda: memory_planner("llama-2-70b", task="inference", batch=32).smallest,
@@ -257,22 +258,22 @@ QUESTIONS = [
     }),
     Question("seed000-ex2-qlora-adapters", QLORA_70B_ADAPTERS, {
         "library": lambda: mem.lora_params("llama-2-70b", 64, mem.LORA_TARGETS),
-        "plan": lambda: mem.plan_memory("qlora", "llama-2-70b", rank=64).trainable_params,
+        "plan": lambda: plans.plan_memory("qlora", "llama-2-70b", rank=64).trainable_params,
         "llmest memory --task qlora": lambda: cli_json("memory", "llama-2-70b", "--task", "qlora",
                                                        "--rank", "64")["trainable_params"],
         "exercise 2.2": lambda: expected("2.2"),
         "figure 000-ex2-lora (BF16 bytes / 2)": lambda: figure("000-ex2-lora") / 2,
     }),
     Question("seed000-ex2-qlora-total", None, {
-        "library": lambda: mem.qlora_memory("llama-2-70b", rank=64, micro_batch=1, seq_len=2048).total,
-        "plan": lambda: mem.plan_memory("qlora", "llama-2-70b").breakdown.total,
+        "library": lambda: plans.qlora_memory("llama-2-70b", rank=64, micro_batch=1, seq_len=2048).total,
+        "plan": lambda: plans.plan_memory("qlora", "llama-2-70b").breakdown.total,
         "llmest memory --task qlora": lambda: cli_json("memory", "llama-2-70b", "--task", "qlora")["total"],
         "exercise 5.2": lambda: expected("5.2"),
         "figure 000-ex2-total": lambda: figure("000-ex2-total"),
     }),
     # 70e9 × 16 bytes = 1.12 TB over 80 GB = 14 GPUs on paper; seed 004's 16 is two 8-GPU nodes.
     Question("70b-states-gpus-on-paper", 14, {
-        "library": lambda: mem.state_gpus(70e9, 16, "A100 80GB"),
+        "library": lambda: plans.state_gpus(70e9, 16, "A100 80GB"),
         "figure 000-4.1-full-ft-70b": lambda: figure("000-4.1-full-ft-70b"),
         "figure 004-2.3-70b-gpus": lambda: figure("004-2.3-70b-gpus"),
         "drill gpus-for-states": lambda: drill("gpus-for-states", n=70e9, gpu="A100 80GB", margin=0.0),
@@ -282,8 +283,8 @@ QUESTIONS = [
     ), notes=((lambda: figure_text("000-4.1-full-ft-70b"), ("the states alone, nothing kept free", "18 with")),)),
     # 1.12 TB over 64 GB usable = 17.5 -> 18; Llama-2-70B's 68.98B × 16 = 1.10 TB -> 17.2 -> 18 too.
     Question("70b-states-gpus-with-the-margin", 18, {
-        "library": lambda: mem.state_gpus(70e9, 16, "A100 80GB", 0.2),
-        "plan": lambda: mem.plan_memory("training", "llama-2-70b").state_gpus,
+        "library": lambda: plans.state_gpus(70e9, 16, "A100 80GB", 0.2),
+        "plan": lambda: plans.plan_memory("training", "llama-2-70b").state_gpus,
         "llmest memory": lambda: cli_json("memory", "llama-2-70b")["state_gpus"],
         "drill gpus-for-states": lambda: drill("gpus-for-states", n=70e9, gpu="A100 80GB", margin=0.2),
         # the figure's days for 6 × 70B × 1B tokens at 40% of 312 TFLOPS give back the GPUs it assumes
@@ -297,9 +298,9 @@ QUESTIONS = [
         (lambda: chapter_source("02_memory.ipynb"), ("the states alone, nothing kept free", "with 20% free")),
     ), rel=1e-6),
     Question("70b-zero3-with-activations", None, {
-        "library": lambda: mem.min_gpus(lambda n: mem.training_memory("llama-2-70b", zero=3, dp=n, seq_len=4096,
+        "library": lambda: plans.min_gpus(lambda n: plans.training_memory("llama-2-70b", zero=3, dp=n, seq_len=4096,
                                                                       recompute="full"), "A100 80GB"),
-        "plan": lambda: mem.plan_memory("training", "llama-2-70b", zero=3, seq_len=4096,
+        "plan": lambda: plans.plan_memory("training", "llama-2-70b", zero=3, seq_len=4096,
                                         recompute="full").least_gpus,
         "llmest memory": lambda: cli_json("memory", "llama-2-70b", "--zero", "3", "--seq-len", "4096",
                                           "--recompute", "full")["least_gpus"],
@@ -307,7 +308,7 @@ QUESTIONS = [
     }),
     Question("english-tokens-per-gb", 2.8e8, {
         "library": lambda: dt.tokens_per_gb("english"),
-        "plan": lambda: dt.estimate_corpus(7e9).rates["english"],
+        "plan": lambda: plans.estimate_corpus(7e9).rates["english"],
         "llmest data": lambda: cli_json("data", "--params", "7B")["tokens_per_gb"],
         "data planner": lambda: data_planner("7B").estimate.rates["english"],
         "drill corpus-size": lambda: english_corpus_drill().inputs["rate"],
@@ -320,14 +321,14 @@ QUESTIONS = [
     # 140B tokens (20 × 7B) at 2.8亿 tokens per GB
     Question("seed004-english-gb-for-7b", 140e9 / 2.8e8 * GB, {
         "library": lambda: dt.cleaned_bytes(dt.chinchilla_tokens(7e9), dt.tokens_per_gb("english")),
-        "plan": lambda: dt.estimate_corpus(7e9).cleaned_bytes,
+        "plan": lambda: plans.estimate_corpus(7e9).cleaned_bytes,
         "llmest data": lambda: cli_json("data", "--params", "7B")["cleaned_bytes"],
         "data planner": lambda: data_planner("7B").result["cleaned"],
         "figure 004-4.2-english-gb": lambda: figure("004-4.2-english-gb"),
         "drill corpus-size": lambda: english_corpus_drill().answer,
     }, rel=1e-6),
     Question("readme-data-chinese", 140e9 / 3.5e8 * GB, {
-        "plan": lambda: dt.estimate_corpus(7e9, mix={"chinese": 1}).cleaned_bytes,
+        "plan": lambda: plans.estimate_corpus(7e9, mix={"chinese": 1}).cleaned_bytes,
         "llmest data (README)": lambda: cli_json("data", "--params", "7B", "--language", "chinese", "--gpus", "64",
                                                  "--days", "30")["cleaned_bytes"],
         "data planner": lambda: data_planner("7B", english=0.0, chinese=1.0).result["cleaned"],
@@ -348,25 +349,25 @@ QUESTIONS = [
     }),
     Question("seed004-reverse-budget", SEED004_BUDGET, {
         "library": lambda: c.compute_budget(64, 30, 200e12, 0.5),
-        "plan": lambda: dt.estimate_corpus(gpus=64, days=30, peak_flops_per_s=200e12, mfu=0.5).budget_flops,
+        "plan": lambda: plans.estimate_corpus(gpus=64, days=30, peak_flops_per_s=200e12, mfu=0.5).budget_flops,
         "llmest data --peak": lambda: cli_json("data", "--gpus", "64", "--days", "30", "--mfu", "0.5",
                                                "--peak", "200")["budget_flops"],
         "figure 004-4.3-budget": lambda: figure("004-4.3-budget"),
     }),
     Question("seed004-budget-compute-optimal-n", math.sqrt(SEED004_BUDGET / 120), {
-        "library": lambda: dt.chinchilla_for_budget(64, 30, 200e12, 0.5)[0],
-        "plan": lambda: dt.estimate_corpus(gpus=64, days=30, peak_flops_per_s=200e12, mfu=0.5).n_params,
+        "library": lambda: plans.chinchilla_for_budget(64, 30, 200e12, 0.5)[0],
+        "plan": lambda: plans.estimate_corpus(gpus=64, days=30, peak_flops_per_s=200e12, mfu=0.5).n_params,
         "llmest data, no --params": lambda: cli_json("data", "--gpus", "64", "--days", "30", "--mfu", "0.5",
                                                      "--peak", "200")["params"],
     }),
     Question("exercise-3.3-budget-n", math.sqrt(256 * A100 * 0.4 * 21 * 86_400 / 120), {
         "exercise 3.3": lambda: expected("3.3"),
-        "library": lambda: dt.chinchilla_for_budget(256, 21, A100, 0.4)[0],
+        "library": lambda: plans.chinchilla_for_budget(256, 21, A100, 0.4)[0],
         "llmest data, no --params": lambda: cli_json("data", "--gpus", "256", "--days", "21")["params"],
     }),
     Question("seed004-7b-100b-64-cards-days", EX56_DAYS, {
         "library": lambda: c.training_days(c.training_flops(7e9, 100e9), 64, 200e12, 0.5),
-        "plan": lambda: c.estimate_time(100e9, n_params=7e9, gpus=64, peak_flops_per_s=200e12, mfu=0.5).days,
+        "plan": lambda: plans.estimate_time(100e9, n_params=7e9, gpus=64, peak_flops_per_s=200e12, mfu=0.5).days,
         "llmest time --peak": lambda: cli_json("time", "--params", "7B", "--tokens", "100B", "--gpus", "64",
                                                "--peak", "200", "--mfu", "0.5")["days"],
         "figure 004-3.2-days": lambda: figure("004-3.2-days"),
@@ -374,34 +375,34 @@ QUESTIONS = [
     }),
     Question("exercise-5.6-days-with-margin", EX56_DAYS * 1.25, {
         "exercise 5.6": lambda: expected("5.6"),
-        "plan": lambda: c.estimate_time(100e9, n_params=7e9, gpus=64, peak_flops_per_s=200e12,
+        "plan": lambda: plans.estimate_time(100e9, n_params=7e9, gpus=64, peak_flops_per_s=200e12,
                                         mfu=0.5).days_with_margin[1],
         "llmest time --peak": lambda: cli_json("time", "--params", "7B", "--tokens", "100B", "--gpus", "64",
                                                "--peak", "200", "--mfu", "0.5")["days_with_margin"][1],
     }),
     Question("seed000-gpt3-v100-hours", 6 * 175e9 * 300e9 / (V100 * 0.4) / 3600, {
         "exercise 5.4": lambda: expected("5.4"),
-        "plan": lambda: c.estimate_time(300e9, n_params=175e9, gpu="V100").gpu_hours,
+        "plan": lambda: plans.estimate_time(300e9, n_params=175e9, gpu="V100").gpu_hours,
         "llmest time": lambda: cli_json("time", "--params", "175B", "--tokens", "300B", "--gpu", "V100")["gpu_hours"],
         "training planner": lambda: training_planner(params="175B", tokens="300B", gpu="V100").result["gpu_hours"],
         "figure 000-5-gpt3-hours": lambda: figure("000-5-gpt3-hours"),
     }),
     Question("exercise-3.1-h100-hours", EX31_HOURS, {
         "exercise 3.1": lambda: expected("3.1"),
-        "plan": lambda: c.estimate_time(2e12, n_params=13e9, gpu="H100 SXM").gpu_hours,
+        "plan": lambda: plans.estimate_time(2e12, n_params=13e9, gpu="H100 SXM").gpu_hours,
         "llmest time": lambda: cli_json("time", "--params", "13B", "--tokens", "2T", "--gpu", "H100 SXM")["gpu_hours"],
         "training planner": lambda: training_planner(params="13B", tokens="2T", gpu="H100 SXM").result["gpu_hours"],
     }),
     Question("exercise-3.2-h100-days", EX31_HOURS / 512 / 24, {
         "exercise 3.2": lambda: expected("3.2"),
-        "plan": lambda: c.estimate_time(2e12, n_params=13e9, gpu="H100 SXM", gpus=512).days,
+        "plan": lambda: plans.estimate_time(2e12, n_params=13e9, gpu="H100 SXM", gpus=512).days,
         "llmest time": lambda: cli_json("time", "--params", "13B", "--tokens", "2T", "--gpu", "H100 SXM",
                                         "--gpus", "512")["days"],
         "training planner": lambda: training_planner(params="13B", tokens="2T", gpu="H100 SXM",
                                                      gpus=512).result["days"],
     }),
     Question("readme-time-70b-on-h100s", README_70B_HOURS, {
-        "plan": lambda: c.estimate_time(2e12, model="llama-2-70b", gpu="H100 SXM", gpus=2048).gpu_hours,
+        "plan": lambda: plans.estimate_time(2e12, model="llama-2-70b", gpu="H100 SXM", gpus=2048).gpu_hours,
         "llmest time (README)": lambda: cli_json("time", "--model", "llama-2-70b", "--tokens", "2T", "--gpus", "2048",
                                                  "--gpu", "H100 SXM", "--mfu", "0.4", "--price", "4")["gpu_hours"],
         "training planner": lambda: training_planner(model="llama-2-70b", tokens="2T", gpu="H100 SXM", gpus=2048,
@@ -422,10 +423,10 @@ QUESTIONS = [
         "library": lambda: le.count_params(le.preset("llama-2-7b")).total,
         "llmest params": lambda: cli_json("params", "llama-2-7b")["total"],
         "parameter calculator": lambda: ParamCalculator("llama-2-7b").count.total,
-        "plan (trainable)": lambda: mem.plan_memory("training", "llama-2-7b").trainable_params,
+        "plan (trainable)": lambda: plans.plan_memory("training", "llama-2-7b").trainable_params,
     }),
     Question("readme-memory-zero3-8-gpus", None, {
-        "library": lambda: mem.training_memory("llama-2-7b", zero=3, dp=8, micro_batch=4, seq_len=4096,
+        "library": lambda: plans.training_memory("llama-2-7b", zero=3, dp=8, micro_batch=4, seq_len=4096,
                                                recompute="full").total,
         "llmest memory (README)": lambda: cli_json("memory", "llama-2-7b", "--zero", "3", "--dp", "8",
                                                    "--micro-batch", "4", "--seq-len", "4096",
@@ -433,7 +434,7 @@ QUESTIONS = [
         "memory planner": lambda: memory_planner(micro_batch=4, recompute="full").breakdown.total,
     }),
     Question("readme-memory-70b-int4-on-h200", None, {
-        "library": lambda: mem.inference_memory("llama-2-70b", weights="int4", tokens=2048, batch=32).total,
+        "library": lambda: plans.inference_memory("llama-2-70b", weights="int4", tokens=2048, batch=32).total,
         "llmest memory (README)": lambda: cli_json("memory", "llama-2-70b", "--task", "inference", "--weights",
                                                    "int4", "--seq-len", "2048", "--batch", "32",
                                                    "--gpu", "H200")["total"],
@@ -450,7 +451,7 @@ QUESTIONS = [
     # 300B tokens: 70% English at 2.8e8, 20% Chinese at 3.5e8, 10% code at 2.5e8 tokens per GB
     Question("exercise-4.5-mixture", (0.7 * 300e9 / 2.8e8 + 0.2 * 300e9 / 3.5e8 + 0.1 * 300e9 / 2.5e8) * GB, {
         "exercise 4.5": lambda: expected("4.5"),
-        "plan": lambda: dt.estimate_corpus(15e9, mix={"english": 0.7, "chinese": 0.2, "code": 0.1}).cleaned_bytes,
+        "plan": lambda: plans.estimate_corpus(15e9, mix={"english": 0.7, "chinese": 0.2, "code": 0.1}).cleaned_bytes,
         "data planner": lambda: data_planner("15B", english=0.7, chinese=0.2, code=0.1).result["cleaned"],
     }, rel=1e-6),
 ]
@@ -497,14 +498,14 @@ def test_the_installed_command_gives_the_same_answers(argv, key, known):
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: c.estimate_time(1e12), "give n_params (e.g. 7e9) or model (a preset or config), not both: neither"),
-    (lambda: c.estimate_time(1e12, n_params=7e9, model="llama-2-7b"), "not both: both were given"),
-    (lambda: c.estimate_time(1e12, n_params=7e9, price_per_gpu_hour=-1), "price_per_gpu_hour == -1"),
-    (lambda: c.estimate_time(1e12, n_params=7e9, peak_flops_per_s=0), "peak_flops_per_s == 0, must be > 0."),
-    (lambda: mem.plan_memory("serving", "llama-2-7b"), "task == 'serving', must be one of"),
-    (lambda: mem.plan_memory("training", "llama-2-7b", margin=1.5), "margin == 1.5"),
-    (lambda: mem.plan_memory("inference", "llama-2-7b", tp=3), "tp == 3 must divide the attention heads"),
-    (lambda: mem.plan_memory("qlora", "llama-2-7b", rank=0), "rank == 0, must be >= 1."),
+    (lambda: plans.estimate_time(1e12), "give n_params (e.g. 7e9) or model (a preset or config), not both: neither"),
+    (lambda: plans.estimate_time(1e12, n_params=7e9, model="llama-2-7b"), "not both: both were given"),
+    (lambda: plans.estimate_time(1e12, n_params=7e9, price_per_gpu_hour=-1), "price_per_gpu_hour == -1"),
+    (lambda: plans.estimate_time(1e12, n_params=7e9, peak_flops_per_s=0), "peak_flops_per_s == 0, must be > 0."),
+    (lambda: plans.plan_memory("serving", "llama-2-7b"), "task == 'serving', must be one of"),
+    (lambda: plans.plan_memory("training", "llama-2-7b", margin=1.5), "margin == 1.5"),
+    (lambda: plans.plan_memory("inference", "llama-2-7b", tp=3), "tp == 3 must divide the attention heads"),
+    (lambda: plans.plan_memory("qlora", "llama-2-7b", rank=0), "rank == 0, must be >= 1."),
 ])
 def test_the_plans_name_a_bad_input(call, message):
     with pytest.raises(le.InputError) as err:

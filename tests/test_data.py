@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 import llmest as le
 from llmest import compute as c
 from llmest import data as dt
+from llmest import plans
 
 
 @pytest.mark.parametrize("fit_name", list(dt.FITS))
@@ -43,7 +44,7 @@ def test_the_rule():
 
 
 def test_reverse_budget_is_chapter_3s():
-    n, d = dt.chinchilla_for_budget(64, 30, 200e12, 0.5)
+    n, d = plans.chinchilla_for_budget(64, 30, 200e12, 0.5)
     assert 6 * n * d == pytest.approx(c.compute_budget(64, 30, 200e12, 0.5)) and d == 20 * n
 
 
@@ -64,20 +65,20 @@ def test_one_rate_per_language_the_materials_worked_figures():
 
 
 def test_the_data_plan():
-    est = dt.estimate_corpus(7e9)
+    est = plans.estimate_corpus(7e9)
     assert (est.tokens, est.cleaned_bytes, est.raw_bytes) == pytest.approx((140e9, 500e9, 2e12))
     assert est.rates == {"english": 2.8e8} and est.budget_flops is None
-    est = dt.estimate_corpus(7e9, mix={"english": 0.5, "code": 0.5}, cleaning_yield=0.2, tokens=300e9)
+    est = plans.estimate_corpus(7e9, mix={"english": 0.5, "code": 0.5}, cleaning_yield=0.2, tokens=300e9)
     assert est.cleaned_bytes == pytest.approx((150e9 / 2.8e8 + 150e9 / 2.5e8) * 1e9)
     assert est.raw_bytes == pytest.approx(est.cleaned_bytes / 0.2) and est.tokens_per_param == pytest.approx(300 / 7)
     # Seed 004 §4.3's cluster: 64 × 200 TFLOPS × 50% × 30 days = 1.65888e22 FLOPs; spent 20 tokens a parameter,
     # N = √(C / 120) = 11.76B on 235B tokens.
-    est = dt.estimate_corpus(gpus=64, days=30, peak_flops_per_s=200e12, mfu=0.5)
+    est = plans.estimate_corpus(gpus=64, days=30, peak_flops_per_s=200e12, mfu=0.5)
     assert est.budget_flops == pytest.approx(1.65888e22)
     assert est.n_params == pytest.approx((1.65888e22 / 120) ** 0.5) == pytest.approx(11.7576e9, rel=1e-4)
     assert est.tokens == pytest.approx(20 * est.n_params) and est.budget_optimal == (est.n_params, est.tokens)
     # Given N too, the plan is for N and the budget's optimum is reported beside it.
-    est = dt.estimate_corpus(7e9, gpus=64, days=30, peak_flops_per_s=200e12, mfu=0.5)
+    est = plans.estimate_corpus(7e9, gpus=64, days=30, peak_flops_per_s=200e12, mfu=0.5)
     assert est.n_params == 7e9 and est.budget_optimal[0] == pytest.approx(11.7576e9, rel=1e-4)
 
 
@@ -118,9 +119,9 @@ def test_symbolic_optimum():
     (lambda: dt.mixture_bytes(1e9, {"english": 0.5, "code": 0.2}), "mix shares sum to 0.7, must sum to 1."),
     (lambda: dt.tokens_per_byte("text", "gpt9"), "tokenizer == 'gpt9', must be one of"),
     (lambda: dt.tokens_per_byte(""), "text is empty"),
-    (lambda: dt.estimate_corpus(), "give n_params, or gpus (with days)"),
-    (lambda: dt.estimate_corpus(7e9, cleaning_yield=0), "cleaning_yield == 0, must be in (0, 1]."),
-    (lambda: dt.estimate_corpus(gpus=8, days=0), "days == 0, must be > 0."),
+    (lambda: plans.estimate_corpus(), "give n_params, or gpus (with days)"),
+    (lambda: plans.estimate_corpus(7e9, cleaning_yield=0), "cleaning_yield == 0, must be in (0, 1]."),
+    (lambda: plans.estimate_corpus(gpus=8, days=0), "days == 0, must be > 0."),
 ])
 def test_bad_input_names_the_parameter(call, message):
     with pytest.raises(le.InputError) as err:

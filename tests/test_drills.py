@@ -17,6 +17,7 @@ from llmest import drills
 from llmest import hardware
 from llmest import memory as mem
 from llmest import model as m
+from llmest import plans
 from llmest.drills import LEVELS, TEMPLATES, TOPICS
 
 # Each template's answer recomputed from its inputs with the chapter functions, independently of the template.
@@ -30,7 +31,7 @@ EXPECTED = {
     "training-states": lambda i: i["n"] * mem.state_bytes_per_param(i["convention"], "adamw").total,
     "zero-per-gpu": lambda i: sum(mem.sharded_state_bytes(i["n"], mem.state_bytes_per_param(), i["zero"],
                                                           i["dp"]).values()),
-    "gpus-for-states": lambda i: mem.state_gpus(i["n"], 16, i["gpu"], i["margin"]),
+    "gpus-for-states": lambda i: plans.state_gpus(i["n"], 16, i["gpu"], i["margin"]),
     "kv-cache": lambda i: mem.kv_cache_bytes(i["layers"], i["kv_heads"], i["head_dim"], i["tokens"], i["batch"]),
     "qlora-memory": lambda i: (mem.weight_bytes(i["n"], 0.5) + 16 * i["adapters"] + i["activations"]),
     "activations-rule": lambda i: mem.activation_bytes_rule(i["layers"], i["batch"], i["seq"], i["hidden"], 2,
@@ -48,7 +49,7 @@ EXPECTED = {
     "implied-mfu": lambda i: c.implied_mfu(i["n"], i["tokens"], i["hours"], i["peak"]),
     "checkpoint-storage": lambda i: c.checkpoint_storage_bytes(i["n"], i["run_hours"], i["interval"], i["keep"]),
     "chinchilla-tokens": lambda i: dt.chinchilla_tokens(i["n"], i["tokens_per_param"]),
-    "chinchilla-for-budget": lambda i: dt.chinchilla_for_budget(i["gpus"], i["days"], i["peak"], i["mfu"])[0],
+    "chinchilla-for-budget": lambda i: plans.chinchilla_for_budget(i["gpus"], i["days"], i["peak"], i["mfu"])[0],
     "corpus-size": lambda i: (dt.cleaned_bytes(i["tokens"], i["rate"]) if i["cleaning_yield"] is None
                               else dt.raw_bytes(dt.cleaned_bytes(i["tokens"], i["rate"]), i["cleaning_yield"])),
     "epochs": lambda i: dt.epochs(dt.chinchilla_tokens(i["n"]), i["unique"]),
@@ -102,11 +103,11 @@ def test_problems_stay_realistic():
         for seed in range(200):
             i = drills.generate("decode-speed", seed, level).inputs
             gpu = next(g for g in hardware.CATALOG.values() if g.bandwidth_bytes_per_s == i["bandwidth"])
-            assert mem.weight_bytes(i["n"], i["bytes_per_param"]) + i["kv"] <= mem.usable_bytes(gpu)
+            assert mem.weight_bytes(i["n"], i["bytes_per_param"]) + i["kv"] <= plans.usable_bytes(gpu)
             run = drills.generate("training-days", seed, level)
             assert 1 <= run.answer <= 365
             gpu = next(g for g in hardware.CATALOG.values() if g.bf16_flops_per_s == run.inputs["peak"])
-            assert 16 * run.inputs["n"] / run.inputs["gpus"] <= mem.usable_bytes(gpu), "the states fit the cluster"
+            assert 16 * run.inputs["n"] / run.inputs["gpus"] <= plans.usable_bytes(gpu), "the states fit the cluster"
             assert drills.generate("zero-per-gpu", seed, level).answer <= 192e9, "some GPU holds it"
             assert drills.generate("implied-mfu", seed, level).answer < 0.505  # 50% at most, before rounding the hours
 

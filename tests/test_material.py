@@ -12,6 +12,7 @@ import pytest
 
 import llmest as le
 from llmest import hardware, plots, runs
+from llmest import plans
 from llmest.material import STATUS_RULE, STATUSES, UNITS, Figure, convert
 
 ROOT = Path(__file__).parents[1]
@@ -470,11 +471,11 @@ def test_the_micro_batch_ranges_named_in_boxes_keep_inside_the_material_range():
     """'20-40 GB is what micro-batches of 6-11 keep' was off by one: 11 keeps 40.6 GB."""
     from llmest import memory as mem
 
-    act = lambda b: mem.qlora_memory("llama-2-70b", micro_batch=b)["activations"]
+    act = lambda b: plans.qlora_memory("llama-2-70b", micro_batch=b)["activations"]
     low, high = map(int, re.search(r"micro-batches of (\d+)-(\d+) keep", le.material.get("000-ex2-activations")
                                    .cause_text).groups())
     assert act(low - 1) < 20e9 <= act(low) and act(high) <= 40e9 < act(high + 1)
-    total = lambda b: mem.qlora_memory("llama-2-7b", micro_batch=b).total
+    total = lambda b: plans.qlora_memory("llama-2-7b", micro_batch=b).total
     low, high = map(int, re.search(r"micro-batches of (\d+)-(\d+) need", le.material.get("000-4.2-qlora-7b")
                                    .cause_text).groups())
     assert total(low - 1) < 16e9 <= total(low) and total(high) <= 20e9 < total(high + 1)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import llmest as le
 from llmest import memory as mem
+from llmest import plans
 from conftest import require
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -165,7 +166,7 @@ models = st.sampled_from(["llama-2-7b", "mistral-7b", "gpt2", "qwen2-7b", "mixtr
 @given(models, st.sampled_from(list(mem.CONVENTIONS)), st.sampled_from(list(mem.OPTIMIZERS)),
        st.integers(1, 512), st.integers(1, 16), st.sampled_from([512, 2048, 8192]))
 def test_zero_stages_never_increase_memory(model, convention, optimizer, dp, micro_batch, seq_len):
-    per_gpu = [mem.training_memory(model, convention=convention, optimizer=optimizer, zero=z, dp=dp,
+    per_gpu = [plans.training_memory(model, convention=convention, optimizer=optimizer, zero=z, dp=dp,
                                    micro_batch=micro_batch, seq_len=seq_len).total for z in range(4)]
     assert per_gpu[3] <= per_gpu[2] <= per_gpu[1] <= per_gpu[0]
 
@@ -174,7 +175,7 @@ def test_zero_stages_never_increase_memory(model, convention, optimizer, dp, mic
 @given(models, st.integers(1, 32), st.integers(64, 8192), st.sampled_from(mem.RECOMPUTE), st.booleans())
 def test_memory_grows_with_batch_and_sequence(model, micro_batch, seq_len, recompute, flash):
     def total(b, s):
-        return mem.training_memory(model, micro_batch=b, seq_len=s, recompute=recompute, flash=flash).total
+        return plans.training_memory(model, micro_batch=b, seq_len=s, recompute=recompute, flash=flash).total
     assert total(micro_batch + 1, seq_len) > total(micro_batch, seq_len)
     assert total(micro_batch, seq_len + 64) > total(micro_batch, seq_len)
 
@@ -205,20 +206,20 @@ def test_4bit_base_is_a_quarter_of_bf16_plus_constants(model, fmt):
 # ----------------------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: mem.training_memory("llama-2-7b", micro_batch=-1), "micro_batch == -1, must be >= 1."),
-    (lambda: mem.training_memory("llama-2-7b", zero=4), "zero == 4, must be <= 3."),
-    (lambda: mem.training_memory("llama-2-7b", convention="bf32"), "convention == 'bf32', must be one of"),
-    (lambda: mem.training_memory("llama-2-7b", tp=3), "tp == 3 must divide the attention heads (32 % 3 != 0)."),
-    (lambda: mem.training_memory("llama-2-7b", optimizer="lion"), "optimizer == 'lion', must be one of"),
-    (lambda: mem.training_memory("llama-2-7b", recompute="some"), "recompute == 'some', must be one of"),
+    (lambda: plans.training_memory("llama-2-7b", micro_batch=-1), "micro_batch == -1, must be >= 1."),
+    (lambda: plans.training_memory("llama-2-7b", zero=4), "zero == 4, must be <= 3."),
+    (lambda: plans.training_memory("llama-2-7b", convention="bf32"), "convention == 'bf32', must be one of"),
+    (lambda: plans.training_memory("llama-2-7b", tp=3), "tp == 3 must divide the attention heads (32 % 3 != 0)."),
+    (lambda: plans.training_memory("llama-2-7b", optimizer="lion"), "optimizer == 'lion', must be one of"),
+    (lambda: plans.training_memory("llama-2-7b", recompute="some"), "recompute == 'some', must be one of"),
     (lambda: mem.kv_cache_bytes_for("llama-2-7b", 2048, dtype="fp12"), "dtype == 'fp12', must be one of"),
     (lambda: mem.kv_cache_bytes_for("llama-2-7b", 0), "tokens == 0, must be > 0."),
-    (lambda: mem.inference_memory("llama-2-70b", weights="int3"), "weights == 'int3', must be one of"),
+    (lambda: plans.inference_memory("llama-2-70b", weights="int3"), "weights == 'int3', must be one of"),
     (lambda: mem.lora_params("llama-2-7b", 0), "rank == 0, must be >= 1."),
     (lambda: mem.lora_params("llama-2-7b", 8, ["qproj"]), "Did you mean 'q_proj'"),
     (lambda: mem.lora_params("mixtral-8x7b", 8, ["up_proj"]), "adapters on expert FFNs are not modelled"),
-    (lambda: mem.usable_bytes("A100"), "Did you mean"),
-    (lambda: mem.usable_bytes("H100 SXM", margin=1.2), "margin == 1.2, must be in [0, 1)."),
+    (lambda: plans.usable_bytes("A100"), "Did you mean"),
+    (lambda: plans.usable_bytes("H100 SXM", margin=1.2), "margin == 1.2, must be in [0, 1)."),
 ])
 def test_bad_input_names_the_parameter(call, message):
     with pytest.raises(le.InputError) as err:

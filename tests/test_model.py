@@ -199,7 +199,13 @@ def test_moe_needs_experts_per_token():
 
 def test_unknown_preset_suggests_close_names():
     with pytest.raises(le.InputError, match="Did you mean 'llama-2-7b'"):
-        le.preset("llama2-7b")
+        le.preset("llama-2-7")
+
+
+@pytest.mark.parametrize("name", ["llama2-7b", "Llama-2-7B", "LLAMA 2 7B"])
+def test_preset_names_ignore_case_spaces_and_dashes(name):
+    assert le.preset(name) is le.preset("llama-2-7b")
+    assert m.config_from(name) is le.preset("llama-2-7b")
 
 
 @pytest.mark.parametrize("call, message", [

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 import llmest as le
+from llmest import plans
 
 pytest.importorskip("ipywidgets")
 from llmest.widgets import ParamCalculator  # noqa: E402
@@ -82,10 +83,10 @@ def planner():
 
 
 def test_planner_matches_the_library(planner):
-    expected = mem.training_memory("llama-2-7b", zero=3, dp=8, seq_len=4096)
+    expected = plans.training_memory("llama-2-7b", zero=3, dp=8, seq_len=4096)
     assert planner.breakdown.total == expected.total
     assert "Fits" in planner.verdict.value and "optimizer + master" in planner.bar.value
-    assert planner.smallest == mem.min_gpus(lambda n: mem.training_memory("llama-2-7b", zero=3, dp=n, seq_len=4096),
+    assert planner.smallest == plans.min_gpus(lambda n: plans.training_memory("llama-2-7b", zero=3, dp=n, seq_len=4096),
                                             "A100 80GB")
 
 
@@ -101,7 +102,7 @@ def test_planner_says_what_its_gpu_count_assumes(planner):
     assert "6.74B parameters" in planner.verdict.value
     planner.inputs["recompute"].value = "none"
     assert planner.smallest == 4 and "no recomputation" in planner.verdict.value
-    expected = mem.plan_memory("training", "llama-2-7b", zero=2, dp=8, seq_len=4096, recompute="none")
+    expected = plans.plan_memory("training", "llama-2-7b", zero=2, dp=8, seq_len=4096, recompute="none")
     assert planner.plan.breakdown == expected.breakdown and planner.plan.state_gpus == expected.state_gpus == 2
 
 
@@ -125,7 +126,7 @@ def test_planner_serving_shows_the_kv_cache(planner):
 
 def test_planner_reads_a_pasted_config(planner):
     planner.inputs["config"].value = (Path(__file__).parent / "fixtures" / "mistral-7b-v0.1.json").read_text()
-    assert planner.breakdown.total == mem.training_memory("mistral-7b", zero=3, dp=8, seq_len=4096).total
+    assert planner.breakdown.total == plans.training_memory("mistral-7b", zero=3, dp=8, seq_len=4096).total
 
 
 @pytest.mark.parametrize("field, value, message", [
@@ -180,7 +181,7 @@ def test_training_planner_takes_a_parameter_count():
 
 @pytest.mark.parametrize("field, value, message", [
     ("tokens", "lots", "tokens == &#x27;lots&#x27; is not a number"),
-    ("gpus", 0, "gpus == 0, must be &gt; 0."),
+    ("gpus", 0, "gpus == 0, must be &gt;= 1."),
     ("price", -1.0, "price_per_gpu_hour == -1, must be &gt;= 0."),
 ])
 def test_training_planner_errors_beside_their_field(field, value, message):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import memory as mem
 from .. import model as m
+from .. import plans
 from ..units import format_bytes, format_count, format_percent
 from .figure import Figure, register
 
@@ -38,13 +39,13 @@ def _zero2_gpus_ex1(activations_bytes: float) -> int:
     def per_gpu(n):
         states = mem.sharded_state_bytes(7e9, _MIXED, zero=2, dp=n)
         return sum(states.values()) + activations_bytes / n
-    return next(n for n in range(1, 64) if per_gpu(n) <= mem.usable_bytes(_A100))
+    return next(n for n in range(1, 64) if per_gpu(n) <= plans.usable_bytes(_A100))
 
 
-def _ex1_planner(recompute: str) -> mem.MemoryPlan:
+def _ex1_planner(recompute: str) -> plans.MemoryPlan:
     """Seed 000 exercise 1 as the memory planner and `llmest memory` count it: Llama-2-7B, ZeRO-2 on two GPUs,
     one micro-batch of 1 × 4,096 tokens on each GPU."""
-    return mem.plan_memory("training", "llama-2-7b", gpu=_A100, zero=2, dp=2, seq_len=4096, recompute=recompute)
+    return plans.plan_memory("training", "llama-2-7b", gpu=_A100, zero=2, dp=2, seq_len=4096, recompute=recompute)
 
 
 def _ex1_gpu_cause() -> str:
@@ -67,8 +68,8 @@ def _ex1_gpu_cause() -> str:
 
 def _ceil_gpus() -> int:
     """A100s for seed 000's BF16 serving case if the memory could be split in any number of parts."""
-    total = mem.inference_memory("llama-2-70b", tokens=2048, batch=32).total
-    return int(-(-total // mem.usable_bytes(_A100)))
+    total = plans.inference_memory("llama-2-70b", tokens=2048, batch=32).total
+    return int(-(-total // plans.usable_bytes(_A100)))
 
 
 def _kv_mha(batch: int) -> float:
@@ -81,15 +82,15 @@ def _bf16_70b_cause() -> str:
     return (f"{format_bytes(weights)} of weights fill {format_percent(weights / 141e9, 0)} of an H200 and {format_percent(weights / 160e9, 0)} of "
             f"two A100s, leaving nothing for the KV cache or {_MARGIN}: with nothing kept free two A100s hold them, "
             f"as the material says. With the margin the "
-            f"weights alone need {mem.min_gpus(lambda n: mem.MemoryBreakdown({'weights': weights / n}), _A100)} "
+            f"weights alone need {plans.min_gpus(lambda n: plans.MemoryBreakdown({'weights': weights / n}), _A100)} "
             f"A100s; real Llama-2-70B with a 32 × 2,048-token KV cache needs "
-            f"{mem.min_gpus(lambda n: mem.inference_memory('llama-2-70b', tokens=2048, batch=32, tp=n), _A100)} "
+            f"{plans.min_gpus(lambda n: plans.inference_memory('llama-2-70b', tokens=2048, batch=32, tp=n), _A100)} "
             "(tensor parallelism must divide its 64 heads).")
 
 
 def _full_ft_cause() -> str:
     return (f"The states of mixed-precision AdamW are {format_bytes(mem.training_state_bytes(70e9))}: "
-            f"{mem.state_gpus(70e9, 16, _A100)} A100s just to hold them, {mem.state_gpus(70e9, 16, _A100, 0.2)} with "
+            f"{plans.state_gpus(70e9, 16, _A100)} A100s just to hold them, {plans.state_gpus(70e9, 16, _A100, 0.2)} with "
             f"{_MARGIN}, before activations. Read as a bound, 8+ holds, but it is too loose to plan with: eight A100s "
             f"({format_bytes(8 * 80 * _GB)}) suffice only with CPU/NVMe offload (ZeRO-Infinity) or a lighter "
             "optimizer.")
@@ -148,17 +149,17 @@ def _batches_within(size_of, low: float, high: float, limit: int = 512) -> tuple
 
 
 def _qlora_70b_activations(b: int) -> float:
-    return mem.qlora_memory("llama-2-70b", micro_batch=b)["activations"]
+    return plans.qlora_memory("llama-2-70b", micro_batch=b)["activations"]
 
 
 def _ex2_total_cause() -> str:
-    plan = mem.qlora_memory("llama-2-70b")
-    totals = {b: mem.qlora_memory("llama-2-70b", micro_batch=b).total for b in range(1, 17)}
+    plan = plans.qlora_memory("llama-2-70b")
+    totals = {b: plans.qlora_memory("llama-2-70b", micro_batch=b).total for b in range(1, 17)}
     inside = _batches_within(totals.get, 56 * _GB, 76 * _GB, limit=17)
     adapters = sum(plan[p] for p in ("adapters", "gradients", "optimizer"))
     return (f"FP32 adapters (PEFT's default) with AdamW, gradient checkpointing and a micro-batch of 1: it "
-            f"{'fits' if mem.fits(plan, _A100) else 'does not fit'} one A100 within {_MARGIN} "
-            f"({format_bytes(mem.usable_bytes(_A100))} usable). The total lands near the material's, but the parts "
+            f"{'fits' if plans.fits(plan, _A100) else 'does not fit'} one A100 within {_MARGIN} "
+            f"({format_bytes(plans.usable_bytes(_A100))} usable). The total lands near the material's, but the parts "
             f"differ: activations {format_bytes(plan['activations'])} at this micro-batch, and the adapters with "
             f"their gradients and states {format_bytes(adapters)}, not "
             f"{format_bytes(160e6 + 320e6 + 640e6)}. The total carries the activations' batch: micro-batches of "
@@ -167,11 +168,11 @@ def _ex2_total_cause() -> str:
 
 
 def _qlora_7b_total(b: int) -> float:
-    return mem.qlora_memory("llama-2-7b", micro_batch=b).total
+    return plans.qlora_memory("llama-2-7b", micro_batch=b).total
 
 
 def _qlora_7b() -> float:
-    return mem.qlora_memory("llama-2-7b", rank=64, micro_batch=1, seq_len=2048).total
+    return plans.qlora_memory("llama-2-7b", rank=64, micro_batch=1, seq_len=2048).total
 
 
 register(
@@ -232,14 +233,14 @@ register(
                          f"gradient and {_MIXED.optimizer} bytes of moments each, so it inherits the adapter count "
                          f"above: {_qlora_adapters() / (160e6 / 2):.0f} times more with all seven projections."),
     Figure("000-ex2-activations", 2, "000", _EX2, "QLoRA activations, 70B, gradient checkpointing",
-           "激活值：~20-40 GB", (20 * _GB, 40 * _GB), lambda: mem.qlora_memory("llama-2-70b")["activations"],
+           "激活值：~20-40 GB", (20 * _GB, 40 * _GB), lambda: plans.qlora_memory("llama-2-70b")["activations"],
            "qlora_memory('llama-2-70b', micro-batch 1 × 2,048 tokens)['activations']", unit="bytes",
            depends_on="the batch",
            cause=lambda: f"With gradient checkpointing a micro-batch of 1 × 2,048 tokens keeps "
-                         f"{format_bytes(mem.qlora_memory('llama-2-70b')['activations'])}; 20-40 GB is what "
+                         f"{format_bytes(plans.qlora_memory('llama-2-70b')['activations'])}; 20-40 GB is what "
                          f"micro-batches of {'-'.join(map(str, _batches_within(_qlora_70b_activations, 20 * _GB, 40 * _GB)))} keep."),
     Figure("000-ex2-total", 2, "000", _EX2, "QLoRA of a 70B, all of it, on one GPU",
-           "总计：~56-76 GB -> 单张 A100 80GB 可行", (56 * _GB, 76 * _GB), lambda: mem.qlora_memory("llama-2-70b").total,
+           "总计：~56-76 GB -> 单张 A100 80GB 可行", (56 * _GB, 76 * _GB), lambda: plans.qlora_memory("llama-2-70b").total,
            "qlora_memory('llama-2-70b', rank 64, all projections, micro-batch 1 × 2,048 tokens)", unit="bytes",
            depends_on="the batch", cause=_ex2_total_cause),
     Figure("000-ex2-tokens", 2, "000", _EX2, "fine-tuning tokens", "10K x 2048 token = ~20M token", 20e6,
@@ -249,7 +250,7 @@ register(
            lambda: mem.weight_bytes(70e9, 2), "weight_bytes(70e9, 2)", unit="bytes"),
     Figure("000-ex3-bf16-gpus", 2, "000", _EX3, "what holds 140 GB of weights",
            "-> 2x A100 80GB 或 1x H200 141GB", 2,
-           lambda: mem.min_gpus(lambda n: mem.MemoryBreakdown({"weights": mem.weight_bytes(70e9, 2) / n}), _A100),
+           lambda: plans.min_gpus(lambda n: plans.MemoryBreakdown({"weights": mem.weight_bytes(70e9, 2) / n}), _A100),
            "A100s for the weights alone with the 20% margin", unit="GPUs",
            depends_on="how much of each GPU is kept free", cause=_bf16_70b_cause),
     Figure("000-ex3-kv", 2, "000", _EX3, "KV cache of a 70B, 2,048 tokens × 32 requests",
@@ -261,32 +262,32 @@ register(
                          "The range matches neither."),
     Figure("000-ex3-bf16-total", 2, "000", _EX3, "serving a 70B in BF16 with that KV cache, in all",
            "总计：~180-220 GB", (180 * _GB, 220 * _GB),
-           lambda: mem.inference_memory("llama-2-70b", tokens=2048, batch=32).total,
+           lambda: plans.inference_memory("llama-2-70b", tokens=2048, batch=32).total,
            "inference_memory('llama-2-70b', tokens=2048, batch=32)", unit="bytes",
            cause="Lower than the material's because its KV cache figure is too high (above)."),
     Figure("000-ex3-total-gpus", 2, "000", _EX3, "A100s to serve a 70B in BF16 with that KV cache",
            "总计：~180-220 GB -> 3-4x A100", (3, 4),
-           lambda: mem.min_gpus(lambda n: mem.inference_memory("llama-2-70b", tokens=2048, batch=32, tp=n), _A100),
+           lambda: plans.min_gpus(lambda n: plans.inference_memory("llama-2-70b", tokens=2048, batch=32, tp=n), _A100),
            "min_gpus(inference_memory('llama-2-70b', 2,048 × 32, tp=n), 'A100 80GB')", unit="GPUs",
-           cause=lambda: f"{format_bytes(mem.inference_memory('llama-2-70b', tokens=2048, batch=32).total)} would "
+           cause=lambda: f"{format_bytes(plans.inference_memory('llama-2-70b', tokens=2048, batch=32).total)} would "
                          f"fit in {_gpu_word(_ceil_gpus())} by memory alone, but tensor parallelism must divide the "
                          f"64 heads, so the smallest usable count is "
-                         f"{mem.min_gpus(lambda n: mem.inference_memory('llama-2-70b', tokens=2048, batch=32, tp=n), _A100)}."),
+                         f"{plans.min_gpus(lambda n: plans.inference_memory('llama-2-70b', tokens=2048, batch=32, tp=n), _A100)}."),
     Figure("000-ex3-int4", 2, "000", _EX3, "70B weights in INT4", "权重：~35 GB -> 1x A100 80GB", 35 * _GB,
            lambda: mem.weight_bytes(70e9, 0.5), "weight_bytes(70e9, 0.5)", unit="bytes",
            cause=lambda: f"With group-wise constants and 16-bit embeddings, real Llama-2-70B in INT4 is "
                          f"{format_bytes(mem.model_weight_bytes('llama-2-70b', 'int4'))}."),
     Figure("000-ex3-int4-kv", 2, "000", _EX3, "KV cache and runtime beside INT4 weights",
            "KV Cache + 运行时：~20-30 GB", (20 * _GB, 30 * _GB),
-           lambda: sum(mem.inference_memory("llama-2-70b", weights="int4", tokens=2048, batch=32)[p]
+           lambda: sum(plans.inference_memory("llama-2-70b", weights="int4", tokens=2048, batch=32)[p]
                        for p in ("kv_cache", "overhead")),
            "inference_memory(..., weights='int4')['kv_cache'] + ['overhead']", unit="bytes",
            cause="Right for Llama-2-70B's 8 KV heads, although the BF16 case above used 40-80 GB for the same cache."),
     Figure("000-ex3-int4-total", 2, "000", _EX3, "serving a 70B in INT4 with the 32 × 2,048 KV cache",
            "总计：~55-65 GB -> 1x A100 80GB", (55 * _GB, 65 * _GB),
-           lambda: mem.inference_memory("llama-2-70b", weights="int4", tokens=2048, batch=32).total,
+           lambda: plans.inference_memory("llama-2-70b", weights="int4", tokens=2048, batch=32).total,
            "inference_memory('llama-2-70b', weights='int4', tokens=2048, batch=32)", unit="bytes",
-           cause=lambda: f"It {'fits' if mem.fits(mem.inference_memory('llama-2-70b', weights='int4', tokens=2048, batch=32), _A100) else 'does not fit'} "
+           cause=lambda: f"It {'fits' if plans.fits(plans.inference_memory('llama-2-70b', weights='int4', tokens=2048, batch=32), _A100) else 'does not fit'} "
                          f"one A100 within {_MARGIN}."),
     # seed 000 §4
     Figure("000-4.1-infer-7b", 2, "000", _S41, "serving a 7B in BF16", "推理 7B (BF16)：~14 GB 显存", 14 * _GB,
@@ -296,7 +297,7 @@ register(
            35 * _GB, lambda: mem.weight_bytes(70e9, 0.5), "weight_bytes(70e9, 0.5)", unit="bytes",
            cause="Weights only."),
     Figure("000-4.1-full-ft-70b", 2, "000", _S41, "A100s for full fine-tuning of a 70B", "全参数微调 70B：需要 8+ A100",
-           (8, None), lambda: mem.state_gpus(70e9, 16, _A100),
+           (8, None), lambda: plans.state_gpus(70e9, 16, _A100),
            "state_gpus(70e9, 16 bytes, 'A100 80GB', margin 0): the states alone, nothing kept free", unit="GPUs",
            rel_tol=0.0, cause=_full_ft_cause),
     Figure("000-4.2-bf16", 2, "000", _S42, "model size in BF16, 7B", "模型大小 (BF16) = 2N bytes -> 7B 约 14 GB",
@@ -363,13 +364,13 @@ register(
     Figure("004-2.3-70b-states", 2, "004", _S23, "a 70B's training states", "70×10⁹×16 1120GB", 1120 * _GB,
            lambda: mem.training_state_bytes(70e9), "training_state_bytes(70e9)", unit="bytes"),
     Figure("004-2.3-70b-gpus", 2, "004", _S23, "80 GB GPUs that just hold those states",
-           "用80G卡要16张才刚好从账面上放下", 16, lambda: mem.state_gpus(70e9, 16, _A100),
+           "用80G卡要16张才刚好从账面上放下", 16, lambda: plans.state_gpus(70e9, 16, _A100),
            "state_gpus(70e9, 16 bytes, 'A100 80GB', margin 0): the states alone, nothing kept free", unit="GPUs",
            rel_tol=0.0,
-           cause=lambda: f"{format_bytes(mem.training_state_bytes(70e9))} / 80 GB = {mem.state_gpus(70e9, 16, _A100)} "
+           cause=lambda: f"{format_bytes(mem.training_state_bytes(70e9))} / 80 GB = {plans.state_gpus(70e9, 16, _A100)} "
                          f"GPUs just hold the states on paper; 16 (two 8-GPU nodes) leave "
                          f"{format_percent(1 - mem.training_state_bytes(70e9) / (16 * 80 * _GB), 1)} spare. With the material's own "
-                         f"20% margin it is {mem.state_gpus(70e9, 16, _A100, 0.2)}."),
+                         f"20% margin it is {plans.state_gpus(70e9, 16, _A100, 0.2)}."),
     Figure("004-2.3-kv-request", 2, "004", _S23, "KV cache of one 2,048-token request, 70B, by 2·L·S·H·2",
            "单条请求、序列长度2048、半精度算下来约5GB", 5 * _GB, lambda: _kv_mha(1),
            "kv_cache_bytes(80 layers, 64 KV heads × 128 = H, 2,048 tokens)", unit="bytes", rel_tol=0.1,

@@ -7,6 +7,7 @@ from .. import compute as c
 from .. import data as dt
 from .. import hardware
 from .. import memory as mem
+from .. import plans
 from .. import runs
 from ..model import preset
 from ..units import format_bytes, format_count, format_flops, format_percent, format_usd
@@ -50,7 +51,7 @@ def _attention_share(seq_len) -> float:
 
 
 # A100s for the full fine-tuning of a 70B: the least that hold its 16 bytes a parameter of states with 20% free.
-_FT_GPUS = mem.state_gpus(70e9, 16, "A100 80GB", mem.MEMORY_MARGIN)
+_FT_GPUS = plans.state_gpus(70e9, 16, "A100 80GB", mem.MEMORY_MARGIN)
 
 
 def _ft_tokens(days) -> float:
@@ -87,7 +88,7 @@ def _gpt3_hours() -> float:
 
 
 def _a100_tokens_per_s() -> float:
-    return c.decode_estimate("llama-2-7b", "A100 80GB", batch=64, context_tokens=1024).tokens_per_s
+    return plans.decode_estimate("llama-2-7b", "A100 80GB", batch=64, context_tokens=1024).tokens_per_s
 
 
 def _serving_gpus() -> int:
@@ -215,7 +216,7 @@ register(
                          f"{_FT_GPUS} A100s at "
                          f"40% MFU. {_FT_GPUS} is the least that hold the states (16 bytes a parameter) with 20% of "
                          f"each GPU free, before activations; with nothing free "
-                         f"{mem.state_gpus(70e9, 16, 'A100 80GB')} hold them on paper, and seed 004's 16 is two "
+                         f"{plans.state_gpus(70e9, 16, 'A100 80GB')} hold them on paper, and seed 004's 16 is two "
                          "8-GPU nodes (chapter 2)."),
     # seed 004 §3
     Figure("004-3.1-7b-flops", 3, "004", _S31, "7B on 1 trillion tokens", "6×7×10⁹×10¹² 4.2×10²²", 4.2e22,

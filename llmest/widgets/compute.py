@@ -1,4 +1,4 @@
-"""Chapter 3's calculators: the training planner (``compute.estimate_time``) and the serving roofline."""
+"""Chapter 3's calculators: the training planner (``plans.estimate_time``) and the serving roofline."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import ipywidgets as w
 from .. import _validate as v
 from .. import compute as cp
 from .. import memory as mem
+from .. import plans
 from ..units import format_bytes, format_count, format_flops, format_int, format_percent, format_usd, parse_count
 from .form import Form, field_style, gpu_field, model_field, price_field
 from .render import svg_chart
@@ -45,7 +46,7 @@ class TrainingPlanner(Form):
     def _update(self):
         value = {name: box.value for name, box in self.inputs.items()}
         given = value["params"].strip()
-        est = self.estimate = cp.estimate_time(
+        est = self.estimate = plans.estimate_time(
             parse_count(value["tokens"], "tokens"), n_params=parse_count(given, "params") if given else None,
             model=None if given else value["model"], gpus=value["gpus"], gpu=value["gpu"], mfu=value["mfu"],
             price_per_gpu_hour=value["price"])
@@ -96,13 +97,13 @@ class RooflineExplorer(Form):
         v.check_number("price", value["price"], low=0)
 
         def at(batch):
-            return cp.decode_estimate(value["model"], value["gpu"], batch=batch, context_tokens=value["context"],
+            return plans.decode_estimate(value["model"], value["gpu"], batch=batch, context_tokens=value["context"],
                                       weights=value["weights"], tp=value["tp"])
 
         est = self.estimate = at(value["batch"])
-        per_gpu = mem.inference_memory(value["model"], weights=value["weights"], tokens=value["context"],
+        per_gpu = plans.inference_memory(value["model"], weights=value["weights"], tokens=value["context"],
                                        batch=value["batch"], tp=value["tp"])
-        fits = mem.fits(per_gpu, value["gpu"])
+        fits = plans.fits(per_gpu, value["gpu"])
         dollars = cp.cost_per_million_tokens(value["price"], value["tp"], est.tokens_per_s)
         self.summary.value = (
             f"step {est.step_seconds * 1e3:.2f} ms (memory {est.memory_seconds * 1e3:.2f} ms, compute "

@@ -1,10 +1,11 @@
-"""Chapter 4's calculators: the data planner (``data.estimate_corpus``) and the scaling-law explorer."""
+"""Chapter 4's calculators: the data planner (``plans.estimate_corpus``) and the scaling-law explorer."""
 
 from __future__ import annotations
 
 import ipywidgets as w
 
 from .. import data as dt
+from .. import plans
 from ..units import format_bytes, format_count, format_percent, parse_count
 from .form import Form, field_style
 from .render import svg_chart
@@ -45,7 +46,7 @@ class DataPlanner(Form):
 
     def _update(self):
         value = {name: box.value for name, box in self.inputs.items()}
-        est = self.estimate = dt.estimate_corpus(
+        est = self.estimate = plans.estimate_corpus(
             parse_count(value["params"], "params"), tokens_per_param=value["tokens_per_param"],
             mix={language: value[language] for language in ("english", "chinese", "code")},
             cleaning_yield=value["cleaning_yield"])

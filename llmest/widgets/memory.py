@@ -1,4 +1,4 @@
-"""Chapter 2's memory planner: a thin form over ``memory.plan_memory``."""
+"""Chapter 2's memory planner: a thin form over ``plans.plan_memory``."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import ipywidgets as w
 from .. import hardware
 from .. import memory as mem
 from .. import model as m
+from .. import plans
 from .._validate import InputError
 from ..units import format_bytes, format_count
 from .render import error_html, memory_bar_html
@@ -92,7 +93,7 @@ class MemoryPlanner:
             label.value = ""
         gpu = self.inputs["gpu"].value
         try:
-            plan = mem.plan_memory(self.inputs["task"].value, self._config(), gpu=gpu, **self._settings())
+            plan = plans.plan_memory(self.inputs["task"].value, self._config(), gpu=gpu, **self._settings())
         except InputError as err:
             self.plan = self.breakdown = self.smallest = None
             self.errors.get(err.param, self.general_error).value = error_html(str(err))

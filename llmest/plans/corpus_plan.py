@@ -1,0 +1,81 @@
+"""The data plan: a model's training tokens and the text they take (``estimate_corpus``), and the compute-optimal
+model a cluster affords (``chinchilla_for_budget``). Each checks every input it takes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import _validate as v
+from .. import hardware
+from ..compute import compute_budget
+from ..data import (TOKENS_PER_PARAM, chinchilla_params_for_flops, chinchilla_tokens, mixture_bytes, raw_bytes,
+                    tokens_per_gb)
+
+
+def chinchilla_for_budget(gpus, days, peak_flops_per_s, mfu, tokens_per_param=TOKENS_PER_PARAM):
+    """The 20-tokens-per-parameter model a cluster affords: chapter 3's budget, then N = √(C / 120)."""
+    budget = compute_budget(gpus, days, peak_flops_per_s, mfu)
+    n = chinchilla_params_for_flops(budget, tokens_per_param)
+    return n, tokens_per_param * n
+
+
+@dataclass(frozen=True)
+class CorpusEstimate:
+    """Training tokens for a model and the cleaned text and raw crawl they take, with every input it assumed."""
+
+    n_params: float
+    tokens: float
+    mix: dict                   # language: share of the tokens
+    rates: dict                 # language: tokens per GB of cleaned text
+    cleaned: dict               # language: bytes of cleaned text
+    cleaning_yield: float
+    budget_flops: float | None  # a cluster's FLOPs, when one was given
+    budget_optimal: tuple | None  # the (N, D) that budget affords at tokens_per_param
+    peak_flops_per_s: float | None  # the peak of the cluster's GPUs
+
+    @property
+    def tokens_per_param(self) -> float:
+        return self.tokens / self.n_params
+
+    @property
+    def cleaned_bytes(self) -> float:
+        return sum(self.cleaned.values())
+
+    @property
+    def raw_bytes(self) -> float:
+        return raw_bytes(self.cleaned_bytes, self.cleaning_yield)
+
+
+def estimate_corpus(n_params=None, *, tokens=None, tokens_per_param=TOKENS_PER_PARAM, mix=None, cleaning_yield=0.25,
+                    gpus=None, days=30, gpu="A100 80GB", peak_flops_per_s=None, mfu=0.4) -> CorpusEstimate:
+    """The tokens of a model (``tokens``, or tokens_per_param × N) and the text they take for a language ``mix``
+    (shares of the tokens; all English by default) at the workbook's rates. Given ``gpus``, also the model that
+    cluster affords for ``days`` at ``mfu`` (chinchilla_for_budget); without ``n_params``, that model is the one
+    planned. ``peak_flops_per_s`` overrides the GPU's dense BF16 peak."""
+    if n_params is not None:
+        v.check_positive("n_params", n_params)
+    if tokens is not None:
+        v.check_positive("tokens", tokens)
+    v.check_positive("tokens_per_param", tokens_per_param)
+    v.check_number("cleaning_yield", cleaning_yield, low=0, high=1, low_open=True)
+    if gpus is not None:
+        v.check_int("gpus", gpus)
+    v.check_positive("days", days)
+    g = hardware.gpu(gpu)
+    peak = g.bf16_flops_per_s if peak_flops_per_s is None else v.check_positive("peak_flops_per_s", peak_flops_per_s)
+    v.check_number("mfu", mfu, low=0, high=1, low_open=True)
+    budget = optimal = None
+    if gpus is not None:
+        budget = compute_budget(gpus, days, peak, mfu)
+        optimal = chinchilla_for_budget(gpus, days, peak, mfu, tokens_per_param)
+    if n_params is None:
+        if optimal is None:
+            raise v.InputError("n_params", "give n_params, or gpus (with days) for the model a cluster affords: "
+                                           "neither was given.")
+        n_params = optimal[0]
+    tokens = chinchilla_tokens(n_params, tokens_per_param) if tokens is None else tokens
+    mix = {"english": 1.0} if mix is None else dict(mix)
+    cleaned = mixture_bytes(tokens, mix)
+    rates = {language: tokens_per_gb(language) for language in cleaned}
+    return CorpusEstimate(n_params, tokens, mix, rates, cleaned, cleaning_yield, budget, optimal,
+                          peak if gpus is not None else None)

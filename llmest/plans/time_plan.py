@@ -1,0 +1,102 @@
+"""Time plans: a training run's FLOPs -> GPU-hours -> days -> margin -> cost (``estimate_time``), the material's
+``estimate_training`` (time and memory together). Each checks every input it takes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import _validate as v
+from .. import hardware
+from ..compute import (TIME_MARGIN, cost, flops_params, flops_params_note, gpu_hours,
+                       training_days, training_flops)
+from ..memory import MEMORY_MARGIN
+from ..model import config_from
+from .memory_plan import MemoryBreakdown, training_memory, usable_bytes
+
+
+@dataclass(frozen=True)
+class TimeEstimate:
+    """A training run's FLOPs, GPU-hours, days and cost, with every input it assumed."""
+
+    n_params: float
+    n_params_from: str          # "" when N was given; else what N counts for the model
+    tokens: float
+    gpus: int
+    gpu: str
+    peak_flops_per_s: float
+    mfu: float
+    price_per_gpu_hour: float
+    flops: float
+    gpu_hours: float
+    days: float
+
+    @property
+    def days_with_margin(self) -> tuple:
+        """Days with the material's 15-25% for checkpoints, evaluation and restarts."""
+        return tuple(self.days * (1 + margin) for margin in TIME_MARGIN)
+
+    @property
+    def cost_usd(self) -> float:
+        return cost(self.gpu_hours, self.price_per_gpu_hour)
+
+    def days_on(self, gpus) -> float:
+        """Days for the same run on another number of GPUs (a calculator's curve)."""
+        return training_days(self.flops, v.check_int("gpus", gpus), self.peak_flops_per_s, self.mfu)
+
+
+def _peak(gpu, peak_flops_per_s) -> float:
+    g = hardware.gpu(gpu)
+    if peak_flops_per_s is None:
+        return g.bf16_flops_per_s
+    return v.check_positive("peak_flops_per_s", peak_flops_per_s)
+
+
+def estimate_time(tokens, *, n_params=None, model=None, gpus=1, gpu="A100 80GB", mfu=0.4, peak_flops_per_s=None,
+                  price_per_gpu_hour=None) -> TimeEstimate:
+    """Training FLOPs (6·N·D), GPU-hours, days on ``gpus`` GPUs and the cost. N is ``n_params`` as given, or a
+    model's matmul weights (``flops_params``: a little less than its parameter count). ``peak_flops_per_s``
+    overrides the GPU's dense BF16 peak; ``price_per_gpu_hour`` the GPU's listed price
+    (``hardware.PRICE_PER_GPU_HOUR``)."""
+    if (n_params is None) == (model is None):
+        given = "both were given" if model is not None else "neither was given"
+        raise v.InputError("n_params", f"give n_params (e.g. 7e9) or model (a preset or config), not both: {given}.")
+    v.check_positive("tokens", tokens)
+    n, note = (v.check_positive("n_params", n_params), "") if model is None else (flops_params(model),
+                                                                                 flops_params_note(model))
+    v.check_int("gpus", gpus)
+    peak = _peak(gpu, peak_flops_per_s)
+    v.check_number("mfu", mfu, low=0, high=1, low_open=True)
+    price = hardware.price_per_gpu_hour(gpu) if price_per_gpu_hour is None else \
+        v.check_number("price_per_gpu_hour", price_per_gpu_hour, low=0)
+    flops = training_flops(n, tokens)
+    return TimeEstimate(n, note, tokens, gpus, hardware.gpu(gpu).name, peak, mfu, price, flops,
+                        gpu_hours(flops, peak, mfu), training_days(flops, gpus, peak, mfu))
+
+
+@dataclass(frozen=True)
+class TrainingEstimate:
+    total_flops: float
+    days: float
+    days_with_margin: tuple
+    gpu_hours: float
+    memory: MemoryBreakdown
+    usable_bytes: float
+
+    @property
+    def fits(self) -> bool:
+        return self.memory.total <= self.usable_bytes
+
+
+def estimate_training(model, tokens, gpus, gpu="A100 80GB", mfu=0.5, zero=3, micro_batch=1, seq_len=4096,
+                      recompute="full", peak_flops_per_s=None, margin=MEMORY_MARGIN) -> TrainingEstimate:
+    """Seed 004's ``estimate_training`` with what it left out: the real model's FLOP-carrying parameters (active ones
+    for a mixture of experts), activations and runtime in the memory check, and the time margin. Time counts model
+    FLOPs (6·N·D) at the given MFU; recomputation's extra forward shows up as a lower MFU, not as more FLOPs.
+    ``peak_flops_per_s`` overrides the GPU's BF16 peak (the material assumes a generic 200 TFLOPS card)."""
+    cfg = config_from(model)
+    time = estimate_time(tokens, model=cfg, gpus=gpus, gpu=gpu, mfu=mfu, peak_flops_per_s=peak_flops_per_s,
+                         price_per_gpu_hour=0)
+    memory = training_memory(cfg, zero=zero, dp=gpus, micro_batch=micro_batch, seq_len=seq_len, recompute=recompute)
+    return TrainingEstimate(time.flops, time.days, time.days_with_margin, time.gpu_hours, memory,
+                            usable_bytes(gpu, margin))
+
