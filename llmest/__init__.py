@@ -18,9 +18,14 @@ __version__ = "0.1.0"
 
 
 def exercise(key: str):
-    """The exercise numbered ``key`` (e.g. "1.2"), with its check, hints and widget."""
+    """The exercise numbered ``key`` (e.g. "1.2"), with its check, hints and, where ipywidgets is installed, the
+    exercise box it shows in a notebook."""
+    import importlib.util
+
     from .exercises import get
 
+    if importlib.util.find_spec("ipywidgets"):
+        from . import widgets  # noqa: F401  (registers the exercise box)
     return get(key)
 
 

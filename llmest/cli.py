@@ -187,7 +187,8 @@ def cmd_data(args):
 
 
 def cmd_drill(args):
-    from .drills import drill_set, write_worksheet
+    from .drills import drill_set
+    from .worksheets import write_worksheet
 
     paths = write_worksheet(args.out, args.seed, args.n, args.topics, args.level)
     problems = [{"topic": p.topic, "level": p.level, "question": p.question, "answer": p.answer, "unit": p.unit,
@@ -279,11 +280,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--peak", type=float, help="... and this peak TFLOPS instead of the GPU's dense BF16 peak")
     _gpu_option(p)
 
-    from .drills import worksheet_parser
+    from .drills import LEVELS, TOPICS
 
     p = _subparser(subparsers, "drill", cmd_drill, "write an estimation worksheet and its answer key",
                    "  llmest drill --seed 7 --n 12 --topics memory,compute --level hard --out worksheet")
-    worksheet_parser(p)
+    p.add_argument("--seed", type=int, default=0, help="the same seed gives the same problems (default 0)")
+    p.add_argument("--n", type=int, default=10, help="number of problems (default 10)")
+    p.add_argument("--topics", default=",".join(TOPICS),
+                   help=f"comma-separated, from {', '.join(TOPICS)} (default all)")
+    p.add_argument("--level", default="mixed", help=f"{', '.join(LEVELS)} or mixed (default mixed)")
+    p.add_argument("--out", default="worksheet", help="folder to write into (default ./worksheet)")
     return parser
 
 

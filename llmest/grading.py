@@ -225,6 +225,11 @@ class Verdict:
         return self.message
 
 
+# Notebook interfaces, registered by llmest.widgets when it loads: grading imports no interface, so the widgets
+# depend on grading and not the other way round.
+INTERFACES: dict[str, Callable] = {}
+
+
 @dataclass
 class Exercise:
     key: str
@@ -293,9 +298,10 @@ class Exercise:
         return f"Exercise {self.key}: {self.question}"
 
     def widget(self):
-        from .widgets import exercise_widget  # the interface is built on the widgets side, when shown
-
-        return exercise_widget(self)
+        """The exercise box (question, entry, Check and Hint, the verdict) that llmest.widgets registers."""
+        if "exercise" not in INTERFACES:
+            raise RuntimeError("the exercise box is part of llmest.widgets, which needs ipywidgets: import it first")
+        return INTERFACES["exercise"](self)
 
     def _ipython_display_(self):
         from IPython.display import display

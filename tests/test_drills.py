@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import llmest as le
 from llmest import compute as c
 from llmest import data as dt
-from llmest import drills
+from llmest import drills, flashcards
 from llmest import hardware
 from llmest import memory as mem
 from llmest import model as m
@@ -163,9 +163,43 @@ def test_a_drill_set_is_fixed_by_its_seed_and_honours_topics_and_level():
     assert [p.question for p in a] == [p.question for p in b]
     assert [p.question for p in a] != [p.question for p in drills.drill_set(12, 12, "memory,compute", "mixed")]
     assert {p.topic for p in a} <= {"memory", "compute"}
-    assert [p.level for p in a[:3]] == list(LEVELS)
+    assert {p.level for p in a} == set(LEVELS)
     keys = [p.template for p in drills.drill_set(3, len(TEMPLATES))]
     assert sorted(keys) == sorted(TEMPLATES), "no template comes twice before every one has come"
+
+
+def test_adding_a_template_leaves_the_problems_a_seed_draws_for_the_others():
+    def two_rounds(level, topics=None):
+        chosen = drills.chosen_topics(topics)
+        return drills.drill_set(7, 2 * sum(t.topic in chosen for t in TEMPLATES.values()), topics, level)
+
+    before = {level: two_rounds(level) for level in ("mixed", "hard")}
+    memory_before = [p for p in two_rounds("mixed", "memory,compute") if p.topic == "memory"]
+
+    @drills.template("zz-extra", "memory")
+    def _extra(rng, level):
+        return drills.Problem("zz-extra", "memory", level, "How many bytes?", {}, 1e9, "bytes", ("1 GB",), "")
+
+    try:
+        for level, problems in before.items():
+            after = two_rounds(level)
+            assert [p.template for p in after].count("zz-extra") == 2
+            assert [p for p in after if p.template != "zz-extra"] == problems
+        memory_after = [p for p in two_rounds("mixed", "memory,compute") if p.topic == "memory"]
+        assert [p for p in memory_after if p.template != "zz-extra"] == memory_before
+    finally:
+        del TEMPLATES["zz-extra"]
+    assert two_rounds("mixed") == before["mixed"]
+
+
+def test_a_mixed_set_gives_each_template_the_next_level_in_its_next_round():
+    problems = drills.drill_set(5, 2 * len(TEMPLATES), level="mixed")
+    first, second = problems[:len(TEMPLATES)], problems[len(TEMPLATES):]
+    assert sorted(p.template for p in first) == sorted(p.template for p in second) == sorted(TEMPLATES)
+    level_of = {p.template: p.level for p in first}
+    for p in second:
+        assert LEVELS.index(p.level) == (LEVELS.index(level_of[p.template]) + 1) % 3
+    assert {p.level for p in first} == set(LEVELS)
 
 
 @pytest.mark.parametrize("kwargs, param", [
@@ -180,7 +214,7 @@ def test_bad_drill_options_name_the_parameter(kwargs, param):
 
 def test_the_worksheet_command_writes_both_files_and_a_key_that_matches_the_generator(tmp_path):
     out = tmp_path / "ws"
-    result = subprocess.run([sys.executable, "-m", "llmest.drills", "--seed", "7", "--n", "8", "--topics",
+    result = subprocess.run([sys.executable, "-m", "llmest", "drill", "--seed", "7", "--n", "8", "--topics",
                              "memory,data", "--level", "hard", "--out", str(out)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     names = {"worksheet.md", "worksheet.html", "key.md", "key.html"}
@@ -198,22 +232,22 @@ def test_the_worksheet_command_writes_both_files_and_a_key_that_matches_the_gene
 
 
 def test_the_worksheet_command_rejects_a_bad_option_with_its_name_and_status_2(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "llmest.drills", "--topics", "memory,finance", "--out",
+    result = subprocess.run([sys.executable, "-m", "llmest", "drill", "--topics", "memory,finance", "--out",
                              str(tmp_path)], capture_output=True, text=True)
     assert result.returncode == 2
     assert "topics" in result.stderr and "finance" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_flashcards_are_computed_by_the_library():
-    backs = {card.front: card.back for card in drills.flashcards()}
+    backs = {card.front: card.back for card in flashcards.cards()}
     assert backs["Training bytes per parameter, mixed-precision AdamW"].startswith("16:")
     assert backs["Compute-optimal tokens per parameter (Chinchilla's rule)"] == "20"
     assert backs["A100 GPU-hours to train a 7B on 1T tokens at 40% MFU"] == "93,483"
     # Llama-2-7B holds 2 x 32 layers x 4,096 values a token in BF16: 512 KiB.
     assert backs["KV cache per token of llama-2-7b in BF16 (32 layers, 32 KV heads × 128)"].startswith("512 KiB")
     assert backs["H100 SXM: dense BF16 peak, memory and its bandwidth"].startswith("989.4 TFLOPS, 80.0 GB")
-    assert {card.topic for card in drills.flashcards("data")} == {"data"}
-    assert len(drills.flashcards()) >= 25
+    assert {card.topic for card in flashcards.cards("data")} == {"data"}
+    assert len(flashcards.cards()) >= 25
 
 
 def test_the_timed_session_grades_times_out_and_reviews_the_misses():

@@ -8,6 +8,7 @@ import threading
 import ipywidgets as w
 
 from .. import _validate as v
+from ..grading import INTERFACES
 
 
 GRADE_COLORS = {"correct": "#1b7f3b", "close": "#9a6700", "wrong": "#b00020", "empty": "#555", "invalid": "#b00020"}
@@ -42,6 +43,9 @@ def exercise_widget(ex) -> w.VBox:
     return box
 
 
+INTERFACES["exercise"] = exercise_widget
+
+
 class FlashcardDeck:
     """The numbers to know, one card at a time: think of the answer, reveal it, and say whether you knew it.
     At the end, a summary and the cards you missed, which you can go through again."""
@@ -49,9 +53,9 @@ class FlashcardDeck:
     def __init__(self, topics=None, seed: int = 0):
         import random
 
-        from ..drills import flashcards
+        from ..flashcards import cards
 
-        self.cards = flashcards(topics)
+        self.cards = cards(topics)
         random.Random(seed).shuffle(self.cards)
         self.progress, self.front, self.back, self.summary = w.HTML(), w.HTML(), w.HTML(), w.HTML()
         self.reveal = w.Button(description="Show answer", button_style="primary")

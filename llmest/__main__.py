@@ -1,0 +1,7 @@
+"""``python -m llmest``: the llmest command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,160 @@
+"""Drill templates on compute and time (chapter 3)."""
+
+from __future__ import annotations
+
+from .. import compute as c
+from .. import memory as mem
+from .. import plans
+from ..units import format_bytes, format_count, format_flops, format_int, format_number, format_percent, format_usd
+from .problem import (CLUSTER, MFUS, PARAMS, PRICES, TOKENS, TRAINING_GPUS, _A, _Regenerate, _a, _n, _pick, _problem,
+                      _size, gpu_peak, template, tflops_text)
+
+
+def _training_run(rng, level):
+    n, tokens = _pick(rng, level, *PARAMS), _pick(rng, level, *TOKENS)
+    gpu, mfu = _pick(rng, level, *TRAINING_GPUS), _pick(rng, level, *MFUS)
+    return n, tokens, gpu, mfu
+
+
+def _flops_step(n, tokens):
+    return f"FLOPs: 6·N·D = 6 × {_size(n)} × {_size(tokens)} = {format_flops(c.training_flops(n, tokens))}"
+
+
+@template("training-flops", "compute")
+def _training_flops(rng, level):
+    n, tokens = _pick(rng, level, *PARAMS), _pick(rng, level, *TOKENS)
+    answer = c.training_flops(n, tokens)
+    return _problem(
+        "training-flops", level,
+        f"How many FLOPs does training {_a(_size(n))} dense model on {_size(tokens)} tokens take?",
+        dict(n=n, tokens=tokens), answer, "flops", [_flops_step(n, tokens)],
+        "2 FLOPs per parameter per token forward, 4 backward: 6·N·D.")
+
+
+@template("gpu-hours", "compute")
+def _gpu_hours(rng, level):
+    n, tokens, gpu, mfu = _training_run(rng, level)
+    flops = c.training_flops(n, tokens)
+    answer = c.gpu_hours(flops, gpu_peak(gpu), mfu)
+    return _problem(
+        "gpu-hours", level,
+        f"Training {_a(_size(n))} model on {_size(tokens)} tokens on {gpu} GPUs ({tflops_text(gpu)} BF16) "
+        f"at {format_percent(mfu, 0)} MFU: how many GPU-hours?",
+        dict(n=n, tokens=tokens, peak=gpu_peak(gpu), mfu=mfu), answer, "hours",
+        [_flops_step(n, tokens),
+         f"Effective FLOP/s per GPU: {tflops_text(gpu)} × {format_percent(mfu, 0)} = {format_flops(gpu_peak(gpu) * mfu)}/s",
+         f"GPU-seconds: {format_flops(flops)} / {format_flops(gpu_peak(gpu) * mfu)}/s = "
+         f"{format_int(c.gpu_seconds(flops, gpu_peak(gpu), mfu))}",
+         f"/ 3,600 = {format_int(answer)} GPU-hours"],
+        "GPU-hours = 6ND / (peak × MFU) / 3,600. Don't forget the 3,600.")
+
+
+@template("training-days", "compute")
+def _training_days(rng, level):
+    n, tokens, gpu, mfu = _training_run(rng, level)
+    gpus = _pick(rng, level, *CLUSTER)
+    flops = c.training_flops(n, tokens)
+    answer = c.training_days(flops, gpus, gpu_peak(gpu), mfu)
+    if not 1 <= answer <= 365 or mem.training_state_bytes(n) / gpus > plans.usable_bytes(gpu):
+        raise _Regenerate  # a run of less than a day or more than a year, or states that do not fit its GPUs
+    return _problem(
+        "training-days", level,
+        f"{gpus:,} {gpu} GPUs ({tflops_text(gpu)} BF16) at {format_percent(mfu, 0)} MFU train {_a(_size(n))} model on "
+        f"{_size(tokens)} tokens. How many days?",
+        dict(n=n, tokens=tokens, gpus=gpus, peak=gpu_peak(gpu), mfu=mfu), answer, "days",
+        [_flops_step(n, tokens),
+         f"Cluster: {gpus:,} × {tflops_text(gpu)} × {format_percent(mfu, 0)} = {format_flops(gpus * gpu_peak(gpu) * mfu)}/s",
+         f"Seconds: {format_int(c.training_seconds(flops, gpus, gpu_peak(gpu), mfu))}; / 86,400 = {format_number(answer)} days"],
+        "days = 6ND / (GPUs × peak × MFU) / 86,400.")
+
+
+@template("training-cost", "compute")
+def _training_cost(rng, level):
+    n, tokens, gpu, mfu = _training_run(rng, level)
+    price = PRICES[gpu]
+    flops = c.training_flops(n, tokens)
+    hours = c.gpu_hours(flops, gpu_peak(gpu), mfu)
+    answer = c.cost(hours, price)
+    return _problem(
+        "training-cost", level,
+        f"At ${price:g} per {gpu}-hour ({tflops_text(gpu)} BF16, {format_percent(mfu, 0)} MFU), what does the GPU time to train "
+        f"{_a(_size(n))} model on {_size(tokens)} tokens cost?",
+        dict(n=n, tokens=tokens, peak=gpu_peak(gpu), mfu=mfu, price=price), answer, "usd",
+        [_flops_step(n, tokens), f"GPU-hours: {format_int(hours)}",
+         f"× ${price:g} = {format_usd(answer)}"],
+        "Cost = GPU-hours × price; GPU-hours = 6ND / (peak × MFU × 3,600).")
+
+
+@template("gpus-for-deadline", "compute")
+def _gpus_for_deadline(rng, level):
+    n, tokens, gpu, mfu = _training_run(rng, level)
+    days = _pick(rng, level, [30], [14, 30, 60], [21, 45, 90])
+    flops = c.training_flops(n, tokens)
+    answer = c.gpus_for_deadline(flops, days, gpu_peak(gpu), mfu)
+    if answer > 20_000:
+        raise _Regenerate  # larger than any cluster of these GPUs
+    return _problem(
+        "gpus-for-deadline", level,
+        f"You must train {_a(_size(n))} model on {_size(tokens)} tokens within {days} days on {gpu} GPUs "
+        f"({tflops_text(gpu)} BF16) at {format_percent(mfu, 0)} MFU. How many GPUs at least?",
+        dict(n=n, tokens=tokens, days=days, peak=gpu_peak(gpu), mfu=mfu), answer, "gpus",
+        [_flops_step(n, tokens),
+         f"GPU-seconds: {format_int(c.gpu_seconds(flops, gpu_peak(gpu), mfu))}",
+         f"/ ({days} × 86,400 s) = {c.gpu_seconds(flops, gpu_peak(gpu), mfu) / (days * 86400):,.1f}, rounded up: "
+         f"{_n(answer, 'GPU')}"],
+        "GPUs = GPU-seconds / (days × 86,400), rounded up.", minimum=True)
+
+
+@template("reverse-budget", "compute")
+def _reverse_budget(rng, level):
+    gpus, gpu, mfu = _pick(rng, level, *CLUSTER), _pick(rng, level, *TRAINING_GPUS), _pick(rng, level, *MFUS)
+    days = _pick(rng, level, [30], [30, 60], [21, 45])
+    tokens = _pick(rng, level, *TOKENS)
+    budget = c.compute_budget(gpus, days, gpu_peak(gpu), mfu)
+    answer = c.affordable_params(budget, tokens)
+    return _problem(
+        "reverse-budget", level,
+        f"You have {gpus:,} {gpu} GPUs ({tflops_text(gpu)} BF16) for {days} days at {format_percent(mfu, 0)} MFU and want "
+        f"{_size(tokens)} training tokens. What is the largest model you can train?",
+        dict(gpus=gpus, days=days, peak=gpu_peak(gpu), mfu=mfu, tokens=tokens), answer, "count",
+        [f"Budget: {gpus:,} × {tflops_text(gpu)} × {format_percent(mfu, 0)} × {days} × 86,400 s = {format_flops(budget)}",
+         f"N = C / (6·D) = {format_flops(budget)} / (6 × {_size(tokens)}) = {format_count(answer)}"],
+        "Budget C = GPUs × peak × MFU × seconds; then N = C / (6D).")
+
+
+@template("implied-mfu", "compute")
+def _implied_mfu(rng, level):
+    n, tokens, gpu, true_mfu = _training_run(rng, level)
+    hours = float(f"{c.gpu_hours(c.training_flops(n, tokens), gpu_peak(gpu), true_mfu):.3g}")  # as a paper rounds it
+    answer = c.implied_mfu(n, tokens, hours, gpu_peak(gpu))
+    return _problem(
+        "implied-mfu", level,
+        f"A report says {_a(_size(n))} model was trained on {_size(tokens)} tokens in "
+        f"{format_int(hours)} {gpu}-hours ({tflops_text(gpu)} BF16). What MFU does that imply?",
+        dict(n=n, tokens=tokens, hours=hours, peak=gpu_peak(gpu)), answer, "percent",
+        [_flops_step(n, tokens),
+         f"Peak work in those hours: {format_int(hours)} × 3,600 × {tflops_text(gpu)} = "
+         f"{format_flops(hours * 3600 * gpu_peak(gpu))}",
+         f"MFU = {format_percent(answer, 1)}"],
+        "MFU = 6ND / (GPU-hours × 3,600 × peak).", tolerance=0.1)  # 10% of ~40%: about 4 points either way
+
+
+@template("checkpoint-storage", "compute")
+def _checkpoint_storage(rng, level):
+    n = _pick(rng, level, *PARAMS)
+    run_hours = _pick(rng, level, [24], [24, 72], [100, 240])
+    interval = _pick(rng, level, [1], [0.5, 2], [0.5, 3])
+    keep = _pick(rng, level, [None], [None, 5], [3, 10])
+    answer = c.checkpoint_storage_bytes(n, run_hours, interval, keep)
+    saved = int(run_hours // interval) if keep is None else min(int(run_hours // interval), keep)
+    kept = "all of them" if keep is None else f"only the latest {keep}"
+    return _problem(
+        "checkpoint-storage", level,
+        f"{_A(_size(n))} run of {run_hours} hours saves a resumable checkpoint (BF16 weights, fp32 master copy "
+        f"and AdamW moments: {c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g} bytes a parameter) every {interval:g} h and keeps "
+        f"{kept}. How much disk? (GB)",
+        dict(n=n, run_hours=run_hours, interval=interval, keep=keep), answer, "bytes",
+        [f"One checkpoint: {_size(n)} × {c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g} bytes = "
+         f"{format_bytes(c.checkpoint_bytes(n, c.RESUME_CHECKPOINT_BYTES_PER_PARAM))}",
+         f"Checkpoints kept: {saved}", f"Disk: {format_bytes(answer)}"],
+        "One checkpoint × the number kept; gradients are not saved.")

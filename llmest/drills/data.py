@@ -1,0 +1,80 @@
+"""Drill templates on data and tokens (chapter 4)."""
+
+from __future__ import annotations
+
+from .. import compute as c
+from .. import data as dt
+from .. import plans
+from ..units import format_bytes, format_count, format_flops, format_percent
+from .problem import CLUSTER, MFUS, PARAMS, TRAINING_GPUS, _a, _pick, _problem, _size, gpu_peak, template, tflops_text
+
+
+@template("chinchilla-tokens", "data")
+def _chinchilla_tokens(rng, level):
+    past = _pick(rng, level, [1], [1], [5, 10, 20])  # hard: trained past the optimum, to serve a smaller model
+    n = _pick(rng, level, *PARAMS) if past == 1 else rng.choice([1e9, 3e9, 8e9])
+    tokens_per_param = dt.TOKENS_PER_PARAM * past
+    answer = dt.chinchilla_tokens(n, tokens_per_param)
+    question = (f"By the 20-tokens-per-parameter rule, how many tokens should {_a(_size(n))} model train on?"
+                if past == 1 else
+                f"To serve it cheaply, a team trains {_a(_size(n))} model on {past} times the tokens of "
+                "Chinchilla's 20-per-parameter rule. How many tokens?")
+    steps = [f"{tokens_per_param} × {_size(n)} = {format_count(answer)}"]
+    if past > 1:
+        steps.insert(0, f"Tokens per parameter: {past} × 20 = {tokens_per_param}")
+    return _problem("chinchilla-tokens", level, question, dict(n=n, tokens_per_param=tokens_per_param), answer,
+                    "count", steps, "Chinchilla's rule of thumb: D ≈ 20·N.")
+
+
+@template("chinchilla-for-budget", "data")
+def _chinchilla_for_budget(rng, level):
+    gpus, gpu, mfu = _pick(rng, level, *CLUSTER), _pick(rng, level, *TRAINING_GPUS), _pick(rng, level, *MFUS)
+    days = _pick(rng, level, [30], [30, 90], [45, 120])
+    budget = c.compute_budget(gpus, days, gpu_peak(gpu), mfu)
+    answer, tokens = plans.chinchilla_for_budget(gpus, days, gpu_peak(gpu), mfu)
+    return _problem(
+        "chinchilla-for-budget", level,
+        f"{gpus:,} {gpu} GPUs ({tflops_text(gpu)} BF16), {days} days, {format_percent(mfu, 0)} MFU: which model size is compute-optimal "
+        "by the 20-tokens-per-parameter rule?",
+        dict(gpus=gpus, days=days, peak=gpu_peak(gpu), mfu=mfu), answer, "count",
+        [f"Budget: {format_flops(budget)}",
+         f"C = 6·N·(20·N) = 120·N², so N = √(C / 120) = {format_count(answer)} (on {_size(tokens)} tokens)"],
+        "Put D = 20N into C = 6ND and solve for N.")
+
+
+@template("corpus-size", "data")
+def _corpus_size(rng, level):
+    tokens = _pick(rng, level, [140e9, 1e12], [140e9, 300e9, 1.4e12], [250e9, 2e12, 15e12])
+    language = _pick(rng, level, ["english"], ["english", "chinese", "code"], ["english", "chinese", "code"])
+    rate = dt.tokens_per_gb(language)
+    cleaned = dt.cleaned_bytes(tokens, rate)
+    cleaning_yield = _pick(rng, level, [None], [None, 0.25], [0.2, 0.3])
+    answer = cleaned if cleaning_yield is None else dt.raw_bytes(cleaned, cleaning_yield)
+    raw = "" if cleaning_yield is None else f", and how much raw crawl at a {format_percent(cleaning_yield, 0)} cleaning yield"
+    steps = [f"Cleaned: {_size(tokens)} / {format_count(rate)} tokens per GB = {format_bytes(cleaned)}"]
+    if cleaning_yield is not None:
+        steps.append(f"Raw: {format_bytes(cleaned)} / {format_percent(cleaning_yield, 0)} = {format_bytes(answer)}")
+    return _problem(
+        "corpus-size", level,
+        f"{_size(tokens)} tokens of {'code' if language == 'code' else language.capitalize()} at {format_count(rate)} tokens per GB of cleaned "
+        f"text: how many GB"
+        f"{raw}? (give the {'raw' if cleaning_yield else 'cleaned'} size)",
+        dict(tokens=tokens, rate=rate, cleaning_yield=cleaning_yield), answer, "bytes", steps,
+        "GB = tokens / (tokens per GB); raw = cleaned / yield.")
+
+
+@template("epochs", "data")
+def _epochs(rng, level):
+    n = _pick(rng, level, *PARAMS)
+    tokens = dt.chinchilla_tokens(n)
+    unique = float(f"{tokens / _pick(rng, level, [2, 4], [1.5, 3, 6], [2.7, 7, 12]):.2g}")  # a round stock
+    answer = dt.epochs(tokens, unique)
+    return _problem(
+        "epochs", level,
+        f"You train {_a(_size(n))} model Chinchilla-optimally (20 tokens per parameter) but have only "
+        f"{_size(unique)} unique tokens. How many epochs is that?",
+        dict(n=n, unique=unique), answer, "epochs",
+        [f"Tokens: 20 × {_size(n)} = {_size(tokens)}",
+         f"Epochs: {_size(tokens)} / {_size(unique)} = {answer:.3g} (Muennighoff et al. 2023 found up "
+         "to about 4 nearly as good as fresh data; the material says at most 2)"],
+        "Training tokens / unique tokens.")

@@ -1,0 +1,143 @@
+"""A drill problem, the registry of templates, and what the templates share: pools of inputs by level, and the
+phrasing of sizes and counts."""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from .. import hardware
+from .._registry import Registry
+from .._validate import InputError, check_choice
+from ..grading import Exercise, Verdict
+from ..units import format_count, format_number, show
+
+LEVELS = ("easy", "medium", "hard")
+TOPICS = ("parameters", "memory", "compute", "data", "serving")
+CORRECT_WITHIN = 0.25   # an estimate within 25% of the answer is correct; within 2× (grading.CLOSE_FACTOR) close
+
+
+@dataclass(frozen=True)
+class Problem:
+    template: str
+    topic: str
+    level: str
+    question: str
+    inputs: dict
+    answer: float
+    unit: str                  # an exercises unit: "count", "bytes", "percent", "usd", "days", "hours", ...
+    steps: tuple               # the worked solution, one line a step
+    hint: str
+    tolerance: float = CORRECT_WITHIN
+    minimum: bool = False      # a least number (of GPUs): fewer is wrong however close
+
+    @property
+    def exercise(self) -> Exercise:
+        return Exercise(self.template, self.question, lambda: self.answer, self.unit, self.tolerance,
+                        minimum=self.minimum)
+
+    def check(self, entry) -> Verdict:
+        """Grade an entry ("7B", "1.2 T", "55 days", "$1.2M", 4.2e22): correct within 25%, close within 2×."""
+        return self.exercise.check(entry)
+
+    @property
+    def answer_text(self) -> str:
+        """The answer as an estimate is given: three significant figures, with its unit."""
+        value = self.answer
+        if self.unit == "count":
+            return format_count(value) if value >= 1e4 else format_number(value)
+        return show(value, self.unit)
+
+    def solution(self) -> str:
+        return "\n".join([*self.steps, f"Answer: {self.answer_text}"])
+
+
+@dataclass(frozen=True)
+class Template:
+    key: str
+    topic: str
+    make: Callable      # (random.Random, level) -> Problem
+
+
+TEMPLATES = Registry("template")
+
+
+def template(key: str, topic: str):
+    def register(make):
+        TEMPLATES.register(Template(key, topic, make))
+        return make
+    return register
+
+
+def _pick(rng: random.Random, level: str, easy, medium, hard):
+    return rng.choice({"easy": easy, "medium": medium, "hard": hard}[level])
+
+
+def _problem(key, level, question, inputs, answer, unit, steps, hint, **grading) -> Problem:
+    return Problem(key, TEMPLATES[key].topic, level, question, inputs, answer, unit, tuple(steps), hint, **grading)
+
+
+class _Regenerate(Exception):
+    """A draw that makes no sense (a model larger than its GPUs, a run of ten years): draw again."""
+
+
+def _a(phrase: str) -> str:
+    """'a 7.00B model', 'an 8.00B model', 'an 80-layer model'."""
+    return ("an " if phrase[:1] == "8" or phrase[:2] in ("11", "18") else "a ") + phrase
+
+
+def _A(phrase: str) -> str:
+    """_a at the start of a sentence: 'A 175B run', keeping the rest as it is."""
+    text = _a(phrase)
+    return text[0].upper() + text[1:]
+
+
+def _n(count, noun: str) -> str:
+    """'1 GPU', '8 GPUs', '1 sequence'."""
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
+def _size(value) -> str:
+    """An input size as an interview says it: 7B, 1.4T, 175B (no trailing zeros)."""
+    number, suffix = re.fullmatch(r"([\d.,]+)(\D*)", format_count(value)).groups()
+    return f"{float(number.replace(',', '')):g}{suffix}"
+
+
+# Pools of round inputs by difficulty: easy ones are the numbers interviews use, hard ones are not round.
+PARAMS = ([7e9, 70e9], [1e9, 7e9, 13e9, 34e9, 70e9], [3e9, 8e9, 13e9, 34e9, 175e9, 405e9])
+TOKENS = ([1e12], [100e9, 300e9, 1e12, 2e12], [140e9, 1.4e12, 3.5e12, 15e12])
+TRAINING_GPUS = (["A100 80GB"], ["A100 80GB", "H100 SXM"], ["A100 80GB", "H100 SXM", "H200", "B200"])
+MFUS = ([0.4, 0.5], [0.35, 0.4, 0.45, 0.5], [0.3, 0.38, 0.42, 0.48])   # at most 50% until measured (chapter 5)
+CLUSTER = ([64, 256], [64, 128, 256, 512], [48, 96, 384, 1024, 2048])
+PRICES = {"A100 80GB": 2.5, "H100 SXM": 4.0, "H200": 4.5, "B200": 6.0}   # the material's cloud prices per GPU-hour
+SHAPES = {  # (layers, hidden, vocab) of real dense models
+    "easy": [(32, 4096, 32000), (40, 5120, 32000), (80, 8192, 32000)],
+    "medium": [(32, 4096, 32000), (40, 5120, 32000), (48, 6144, 32000), (80, 8192, 32000)],
+    "hard": [(24, 2048, 50257), (60, 6656, 32000), (96, 12288, 50257), (126, 16384, 128256)],
+}
+# KV-cache models: (preset, layers, KV heads, head width)
+KV_MODELS = {"easy": ["llama-2-7b"], "medium": ["llama-2-7b", "llama-2-13b", "mistral-7b"],
+             "hard": ["llama-2-70b", "llama-3-8b", "mixtral-8x7b", "qwen2-7b"]}
+
+
+def gpu_peak(name):
+    return hardware.gpu(name).bf16_flops_per_s
+
+
+def tflops_text(name) -> str:
+    return f"{gpu_peak(name) / 1e12:,.4g} TFLOPS"
+
+
+def chosen_topics(topics) -> tuple:
+    """``topics`` as a tuple of TOPICS: None for all, a list, or a comma-separated string."""
+    if topics is None:
+        return TOPICS
+    if isinstance(topics, str):
+        topics = [t.strip() for t in topics.split(",") if t.strip()]
+    for topic in topics:
+        check_choice("topics", topic, TOPICS)
+    if not topics:
+        raise InputError("topics", f"topics == {topics!r} is empty; choose from {', '.join(TOPICS)}.")
+    return tuple(topics)
