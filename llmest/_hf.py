@@ -195,6 +195,35 @@ def _load(config) -> dict:
     return loaded
 
 
+# ModelConfig's field names and the config.json keys they may be read from, so that an error found while building
+# the config names the key the user wrote ("num_key_value_heads"), not the internal field ("num_kv_heads").
+CONFIG_KEYS = {
+    "vocab_size": ("vocab_size",), "hidden_size": ("hidden_size", "n_embd", "n_embed"),
+    "num_layers": ("num_hidden_layers", "n_layer"), "num_heads": ("num_attention_heads", "n_head"),
+    "num_kv_heads": ("num_key_value_heads", "num_kv_heads"), "head_dim": ("head_dim",),
+    "ffn_hidden_size": ("intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size"),
+    "num_experts": ("num_local_experts", "num_experts"), "experts_per_token": ("num_experts_per_tok",),
+    "expert_ffn_hidden_size": ("moe_intermediate_size",),
+    "shared_expert_ffn_hidden_size": ("shared_expert_intermediate_size",),
+    "max_positions": ("max_position_embeddings", "n_positions"), "embedding_dim": ("word_embed_proj_dim",),
+}
+
+
+def config_error(err: InputError, config) -> InputError:
+    """``err``, raised by ModelConfig for a config read from config.json, with each field named by its config key."""
+    config = _load(config)
+    message, param = str(err), err.param
+    for field, keys in CONFIG_KEYS.items():
+        key = next((k for k in keys if k in config), None)
+        if key is None or key == field:
+            continue
+        message = message.replace(f"'{field}'", f"'{key}'").replace(f"{field} ==", f"{key} ==")
+        param = key if param == field else param
+    if not message.startswith("config.json"):
+        message = f"config.json: {message}"
+    return InputError(param, message)
+
+
 def hf_config_fields(config) -> dict:
     """ModelConfig's keyword arguments for a config (``ModelConfig.from_hf_config`` builds it)."""
     config = _load(config)

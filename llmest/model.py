@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import _validate as v
-from ._hf import hf_config_fields
+from ._hf import config_error, hf_config_fields
 from ._validate import InputError
 from .units import format_count, format_int, format_percent
 
@@ -245,7 +245,11 @@ class ModelConfig:
     @classmethod
     def from_hf_config(cls, config) -> ModelConfig:
         """From a Hugging Face ``config.json``: a dict, a path to the file (or to its folder), or its JSON text."""
-        return cls(**hf_config_fields(config))
+        fields = hf_config_fields(config)
+        try:
+            return cls(**fields)
+        except InputError as err:
+            raise config_error(err, config) from None
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Parameter counts: published totals, presets, the formulas' properties, and bad input."""
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -235,7 +236,8 @@ def test_count_params_rejects_non_configs():
     ({"hidden_size": "4096"}, "config.json: 'hidden_size' == '4096', must be an integer >= 1."),
     ({"num_hidden_layers": 0}, "'num_hidden_layers' == 0, must be an integer >= 1."),
     ({"tie_word_embeddings": "no"}, "'tie_word_embeddings' == 'no', must be true or false."),
-    ({"num_key_value_heads": 7}, "'num_heads' must be divisible by 'num_kv_heads' (32 % 7 != 0)."),
+    ({"num_key_value_heads": 7},
+     "config.json: 'num_attention_heads' must be divisible by 'num_key_value_heads' (32 % 7 != 0)."),
 ])
 def test_bad_hf_config_names_the_field(change, message):
     config = json.loads((FIXTURES / "llama-2-7b.json").read_text())
@@ -244,6 +246,22 @@ def test_bad_hf_config_names_the_field(change, message):
     with pytest.raises(ValueError) as err:
         le.ModelConfig.from_hf_config(config)
     assert message in str(err.value)
+
+
+@pytest.mark.parametrize("fixture, change, key", [
+    ("llama-2-7b", {"num_key_value_heads": 7}, "num_key_value_heads"),
+    ("llama-2-7b", {"num_attention_heads": 30, "num_key_value_heads": 30}, "num_attention_heads"),
+    ("llama-2-7b", {"num_attention_heads": 30}, "num_key_value_heads"),  # 32 KV heads, more than 30
+    ("gpt2", {"n_head": 5}, "n_head"),
+    ("falcon-7b", {"hidden_size": 4545}, "num_attention_heads"),
+])
+def test_a_config_error_found_while_building_names_the_config_key(fixture, change, key):
+    """ModelConfig checks shapes under its own field names; read from config.json, the error speaks its keys."""
+    config = dict(json.loads((FIXTURES / f"{fixture}.json").read_text()), **change)
+    with pytest.raises(le.InputError) as err:
+        le.ModelConfig.from_hf_config(config)
+    assert err.value.param == key and f"'{key}'" in str(err.value)
+    assert not re.search(r"'(num_heads|num_kv_heads|num_layers|ffn_hidden_size)'", str(err.value))
 
 
 def test_hf_config_from_path_text_and_folder(tmp_path):
