@@ -209,7 +209,7 @@ CONFIG_KEYS = {
 }
 
 
-def config_error(err: InputError, config) -> InputError:
+def _config_error(err: InputError, config) -> InputError:
     """``err``, raised by ModelConfig for a config read from config.json, with each field named by its config key."""
     config = _load(config)
     message, param = str(err), err.param
@@ -240,3 +240,13 @@ def hf_config_fields(config) -> dict:
                                        "architecture, so none is substituted.")
     fields = READERS[model_type](_Fields(config, model_type))
     return dict(fields, name=str(config.get("_name_or_path") or model_type))
+
+
+def build_from_hf_config(model_config, config):
+    """``model_config`` (the ModelConfig class) built from a config; its errors name the config's keys."""
+    config = _load(config)
+    fields = hf_config_fields(config)
+    try:
+        return model_config(**fields)
+    except InputError as err:
+        raise _config_error(err, config) from None

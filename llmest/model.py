@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import _validate as v
-from ._hf import config_error, hf_config_fields
+from ._hf import build_from_hf_config
 from ._validate import InputError
 from .units import format_count, format_int, format_percent
 
@@ -173,8 +173,9 @@ class ModelConfig:
             if getattr(self, field) not in choices:
                 v.check_choice(field, getattr(self, field), choices)
 
-        kv = self.num_heads if self.num_kv_heads is None else v.check_int("num_kv_heads", self.num_kv_heads,
-                                                                            maximum=self.num_heads)
+        kv = self.num_heads if self.num_kv_heads is None else v.check_int("num_kv_heads", self.num_kv_heads)
+        if kv > self.num_heads:
+            raise InputError("num_kv_heads", f"'num_kv_heads' == {kv}, must be <= 'num_heads' ({self.num_heads}).")
         if self.num_heads % kv:
             raise InputError("num_kv_heads", f"'num_heads' must be divisible by 'num_kv_heads' "
                                              f"({self.num_heads} % {kv} != 0).")
@@ -245,11 +246,7 @@ class ModelConfig:
     @classmethod
     def from_hf_config(cls, config) -> ModelConfig:
         """From a Hugging Face ``config.json``: a dict, a path to the file (or to its folder), or its JSON text."""
-        fields = hf_config_fields(config)
-        try:
-            return cls(**fields)
-        except InputError as err:
-            raise config_error(err, config) from None
+        return build_from_hf_config(cls, config)
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -177,7 +177,7 @@ BASE = dict(vocab_size=32000, hidden_size=4096, num_layers=32, num_heads=32)
     ("vocab_size", 3.5, "vocab_size == 3.5, must be an integer >= 1."),
     ("num_heads", 30, "'hidden_size' must be divisible by 'num_heads' (4096 % 30 != 0)"),
     ("num_kv_heads", 5, "'num_heads' must be divisible by 'num_kv_heads' (32 % 5 != 0)."),
-    ("num_kv_heads", 64, "num_kv_heads == 64, must be <= 32."),
+    ("num_kv_heads", 64, "'num_kv_heads' == 64, must be <= 'num_heads' (32)."),
     ("norm", "batchnorm", "norm == 'batchnorm', must be one of 'layernorm', 'rmsnorm', 'nonparametric'."),
     ("attention_bias", "qvk", "Did you mean 'qkv'?"),
     ("gated_ffn", "yes", "gated_ffn == 'yes', must be True or False."),
