@@ -25,7 +25,7 @@ from . import memory as mem
 from . import model as m
 from . import plans
 from ._validate import InputError
-from .units import format_bytes, format_count, format_flops, format_int, format_percent, format_usd, parse_count
+from .units import UNITS, parse_count, show
 
 
 def _count(text: str) -> float:
@@ -48,6 +48,15 @@ def _model(text: str) -> m.ModelConfig:
             raise InputError("model", f"model == {text!r} is not a readable JSON file: {err}") from None
         return m.ModelConfig.from_hf_config(config)
     return m.preset(text)
+
+
+def _number(value, unit: str) -> str:
+    """The number as the table of units writes it, without its label (the row names the unit)."""
+    return UNITS[unit].format(value)
+
+
+def _with_unit(value, unit: str) -> str:
+    return UNITS[unit].show(value)
 
 
 def _table(rows) -> str:
@@ -97,8 +106,8 @@ def cmd_memory(args):
     plan = plans.plan_memory(args.task, cfg, gpu=args.gpu, margin=args.margin, **_memory_settings(args))
     gpu, usable = plan.gpu, plan.usable_bytes
     which = "each" if plan.breakdown.gpus > 1 else "one"
-    lines = [f"{'fits' if plan.fits else 'does not fit'} {which} {gpu} ({format_bytes(usable)} usable, "
-             f"{format_percent(args.margin, 0)} kept free)",
+    lines = [f"{'fits' if plan.fits else 'does not fit'} {which} {gpu} ({_with_unit(usable, 'bytes')} usable, "
+             f"{_with_unit(args.margin, 'fraction')} kept free)",
              f"least GPUs that hold it: {_least_gpus_text(plan)}"]
     if plan.task == "training":
         lines.append(f"GPUs that hold the states alone, sharded evenly (ZeRO-3): {plan.state_gpus}")
@@ -106,8 +115,7 @@ def cmd_memory(args):
             lines.append(f"note: ZeRO-{args.zero} shards over the --dp data-parallel GPUs; with --dp 1 nothing is "
                          "sharded")
     if plan.task == "qlora":
-        lines.append(f"trainable (adapter) parameters: {format_int(plan.trainable_params)} "
-                     f"({format_count(plan.trainable_params)}), rank {args.rank} on "
+        lines.append(f"trainable (adapter) parameters: {show(plan.trainable_params, 'count')}, rank {args.rank} on "
                      f"{', '.join(plan.settings['targets'])}")
     if plan.activations_note:
         lines.append(plan.activations_note)
@@ -147,14 +155,16 @@ def cmd_time(args):
     data = {"params": est.n_params, "tokens": est.tokens, "flops": est.flops, "gpu": est.gpu,
             "peak_flops_per_s": est.peak_flops_per_s, "mfu": est.mfu, "gpus": est.gpus, "gpu_hours": est.gpu_hours,
             "days": est.days, "days_with_margin": [low, high], "cost_usd": est.cost_usd}
-    rows = [("parameters (N)", est.n_params_from or format_count(est.n_params)),
-            ("tokens (D)", format_count(est.tokens)),
-            ("FLOPs (6·N·D)", format_flops(est.flops)),
-            ("GPU", f"{est.gpus} × {est.gpu}, {est.peak_flops_per_s / 1e12:,.4g} TFLOPS at {format_percent(est.mfu, 0)} MFU"),
-            ("GPU-hours", format_int(est.gpu_hours)),
-            ("days", f"{est.days:,.1f} ({low:,.1f}-{high:,.1f} with a {format_percent(c.TIME_MARGIN[0], 0)}-{format_percent(c.TIME_MARGIN[1], 0)} "
+    margin = "-".join(_number(share, "fraction") for share in c.TIME_MARGIN)
+    rows = [("parameters (N)", est.n_params_from or _number(est.n_params, "parameters")),
+            ("tokens (D)", _number(est.tokens, "tokens")),
+            ("FLOPs (6·N·D)", _number(est.flops, "FLOPs")),
+            ("GPU", f"{est.gpus} × {est.gpu}, {_with_unit(est.peak_flops_per_s / 1e12, 'TFLOPS')} at "
+                    f"{_with_unit(est.mfu, 'fraction')} MFU"),
+            ("GPU-hours", _number(est.gpu_hours, "GPU-hours")),
+            ("days", f"{_number(est.days, 'days')} ({_number(low, 'days')}-{_number(high, 'days')} with a {margin} "
                      "margin for checkpoints, evaluation and restarts)"),
-            ("cost", f"{format_usd(est.cost_usd)} at ${est.price_per_gpu_hour:g} per GPU-hour")]
+            ("cost", f"{_with_unit(est.cost_usd, 'USD')} at {_with_unit(est.price_per_gpu_hour, 'USD')} per GPU-hour")]
     return _table(rows), data
 
 
@@ -176,13 +186,18 @@ def cmd_data(args):
         data.update(budget_flops=est.budget_flops, peak_flops_per_s=peak,
                     budget_optimal={"params": n_opt, "tokens": d_opt})
         cluster = f"{args.gpus} × {hardware.gpu(args.gpu).name}" if args.peak is None else f"{args.gpus} GPUs"
-        rows.append((f"{cluster}, {args.days:g} days",
-                     f"{format_flops(est.budget_flops)} FLOPs at {peak / 1e12:,.4g} TFLOPS and {format_percent(args.mfu, 0)} MFU; "
-                     f"compute-optimal: {format_count(n_opt)} parameters on {format_count(d_opt)} tokens"))
-    rows += [("parameters", format_count(est.n_params) + ("" if args.params else " (the compute-optimal model)")),
-             ("tokens", f"{format_count(est.tokens)} ({est.tokens_per_param:.3g} per parameter)"),
-             (f"cleaned {args.language}", f"{format_bytes(est.cleaned_bytes)} at {format_count(rate)} tokens per GB"),
-             ("raw crawl", f"{format_bytes(est.raw_bytes)} at a {format_percent(est.cleaning_yield, 0)} cleaning yield")]
+        rows.append((f"{cluster}, {_with_unit(args.days, 'days')}",
+                     f"{_with_unit(est.budget_flops, 'FLOPs')} at {_with_unit(peak / 1e12, 'TFLOPS')} and "
+                     f"{_with_unit(args.mfu, 'fraction')} MFU; compute-optimal: {_number(n_opt, 'parameters')} "
+                     f"parameters on {_with_unit(d_opt, 'tokens')}"))
+    optimal = "" if args.params else " (the compute-optimal model)"
+    rows += [("parameters", _number(est.n_params, "parameters") + optimal),
+             ("tokens", f"{_number(est.tokens, 'tokens')} ({_number(est.tokens_per_param, 'tokens/param')} per "
+                        "parameter)"),
+             (f"cleaned {args.language}",
+              f"{_with_unit(est.cleaned_bytes, 'bytes')} at {_number(rate, 'tokens/GB')} tokens per GB"),
+             ("raw crawl", f"{_with_unit(est.raw_bytes, 'bytes')} at a {_with_unit(est.cleaning_yield, 'fraction')} "
+                           "cleaning yield")]
     return _table(rows), data
 
 

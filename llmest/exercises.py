@@ -97,7 +97,7 @@ register(
         "The material's exercise 1: full training of a 7B with mixed-precision AdamW (16 bytes per parameter) and "
         "about 50 GB of activations, spread evenly over the GPUs. With ZeRO-2 on A100 80GB GPUs, keeping 20% of "
         "each free, how many GPUs are needed?",
-        _ex1_zero2_gpus, unit="gpus", rel_tol=0,
+        _ex1_zero2_gpus, unit="GPUs", rel_tol=0,
         hints=("ZeRO-2 shards gradients and optimizer states (with the master copy) but not the weights.",
                "Per GPU: 2·N + (2 + 4 + 8)·N / n + 50 GB / n must stay under 80% of 80 GB.")),
     Exercise(
@@ -115,7 +115,7 @@ register(
         "of width 128) to 32 requests of 2,048 tokens. Keeping 20% of each A100 80GB free, and with tensor "
         "parallelism that must divide its 64 heads, how many A100s?",
         lambda: plans.min_gpus(lambda n: plans.inference_memory("llama-2-70b", tokens=2048, batch=32, tp=n),
-                             "A100 80GB"), unit="gpus", rel_tol=0,
+                             "A100 80GB"), unit="GPUs", rel_tol=0,
         hints=("KV cache: 2 · layers · KV heads · head width · 2 bytes · tokens · requests, with 8 KV heads.",
                "Add the weights (2 bytes per parameter) and about 0.5 GB of runtime per GPU; 80% of each 80 GB is "
                "usable.",
@@ -149,7 +149,7 @@ register(
         "2.7",
         "A 34B model with mixed-precision AdamW, states sharded evenly over H100 80GB GPUs (ZeRO-3), 20% of each "
         "kept free: how many GPUs just for the states, before activations?",
-        lambda: plans.state_gpus(34e9, 16, "H100 SXM", margin=0.2), unit="gpus", rel_tol=0,
+        lambda: plans.state_gpus(34e9, 16, "H100 SXM", margin=0.2), unit="GPUs", rel_tol=0,
         hints=("16 bytes per parameter.", "Divide by 64 GB usable per GPU and round up.")),
 )
 
@@ -165,7 +165,7 @@ register(
     Exercise(
         "3.1",
         "A 13B model trains on 2T tokens on H100 SXM GPUs (989 dense BF16 TFLOPS) at 40% MFU. How many GPU-hours?",
-        lambda: cp.gpu_hours(cp.training_flops(13e9, 2e12), _H100.bf16_flops_per_s, 0.4), unit="hours",
+        lambda: cp.gpu_hours(cp.training_flops(13e9, 2e12), _H100.bf16_flops_per_s, 0.4), unit="GPU-hours",
         rel_tol=0.05,
         hints=("FLOPs ≈ 6·N·D.", "FLOPs / (peak × MFU) gives GPU-seconds; divide by 3,600.")),
     Exercise(
@@ -186,7 +186,7 @@ register(
         "A team reports training a 30B model on 600B tokens in 21 days on 1,024 A100s. What MFU does that imply?",
         lambda: cp.training_flops(30e9, 600e9) / (1024 * 21 * cp.SECONDS_PER_DAY
                                                  * hardware.gpu("A100 80GB").bf16_flops_per_s),
-        unit="percent", rel_tol=0.05,
+        unit="fraction", rel_tol=0.05,
         hints=("MFU = model FLOPs / (GPUs × peak × seconds).",)),
     Exercise(
         "3.5",
@@ -294,7 +294,7 @@ register(
         "its 64 heads.)",
         lambda: plans.min_gpus(lambda n: plans.inference_memory(m.preset("llama-2-70b"), tokens=2048, batch=32, tp=n),
                              "A100 80GB"),
-        unit="gpus", rel_tol=0,
+        unit="GPUs", rel_tol=0,
         hints=("Weights: count the parameters × 2 bytes. KV cache: 2 · 80 layers · 8 KV heads · 128 · 2 bytes a token.",
                "Each GPU may use 64 GB; 3 does not divide 64 heads.")),
     Exercise(
@@ -302,7 +302,7 @@ register(
         "The interview question on GPT-3: 175B parameters, 300B tokens, V100s at 125 TFLOPS and 40% MFU. How many "
         "GPU-hours?",
         lambda: cp.gpu_hours(cp.training_flops(175e9, 300e9), hardware.gpu("V100").bf16_flops_per_s, 0.4),
-        unit="hours", rel_tol=0.05,
+        unit="GPU-hours", rel_tol=0.05,
         hints=("6·N·D FLOPs / (125 TFLOPS × 0.4) gives GPU-seconds; then divide by 3,600.",)),
     Exercise(
         "5.5",
@@ -356,7 +356,7 @@ register(
         "of width 704, RMSNorm, a 1,000-token vocabulary, untied head. FlopCounterMode counts one forward pass "
         "(with the loss) of 2 sequences of 256 tokens on the CPU, with PyTorch's fused attention (SDPA). How many "
         "FLOPs does it report?",
-        lambda: _counted_matmul_flops_per_token(_SMALL_LLAMA) * 2 * 256, unit="flops", rel_tol=0.02,
+        lambda: _counted_matmul_flops_per_token(_SMALL_LLAMA) * 2 * 256, unit="FLOPs", rel_tol=0.02,
         hints=("2 FLOPs per weight per token, for the weights of matrix products: Q, K, V, O, the three FFN "
                "matrices, and the output head; the input embedding is a lookup.",
                "On the CPU the counter has no formula for the fused attention kernel: nothing for the scores.",
@@ -366,7 +366,7 @@ register(
         "The same model and batch with eager attention: how many FLOPs does the counter report for the whole "
         "training step, forward and backward?",
         lambda: (3 * _counted_matmul_flops_per_token(_SMALL_LLAMA) * 2 * 256
-                 + cp.attention_flops_per_token(4, 8, 32, 256) * 2 * 256), unit="flops", rel_tol=0.02,
+                 + cp.attention_flops_per_token(4, 8, 32, 256) * 2 * 256), unit="FLOPs", rel_tol=0.02,
         hints=("The backward pass counts twice the forward: 6 FLOPs per weight per token in all.",
                "Eager attention adds the scores and their product with V, over the full 256 × 256: "
                "12·L·H·Q·T per token (PaLM's count), forward and backward together.")),

@@ -165,6 +165,7 @@ def format_usd(value: float) -> str:
 SECONDS_PER_HOUR = 3600
 SECONDS_PER_DAY = 86_400
 DAYS_PER_YEAR = 365
+_SECONDS_PER_MONTH = DAYS_PER_YEAR / 12 * SECONDS_PER_DAY
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,12 @@ class Unit:
     label: str = ""         # printed after the number; "" where the format carries the unit (GB, $, %)
     kind: str = ""          # units of one kind convert into each other by their scales
     scale: float = 1.0
+    example: str = ""       # what to type: neutral, far from every answer asked in the unit (tests/test_exercises.py)
+    name: str = ""          # how a message names the unit, with the words it takes
     words: tuple = ()       # how the source material writes the unit after a number
+    entry_words: tuple = ()  # ((pattern, factor), ...): what a person types after a number, and what it multiplies
+                             # the number by to reach the unit; a text instead of a factor refuses it with that reason
+    entry_prefixes: tuple = ()  # the same, before the number ("$", "百分之")
 
     def show(self, value: float) -> str:
         """The number and its label: '7.6 days', '1 GPU', '4.2e22 FLOPs', '$1.2M', '39.3%'."""
@@ -183,39 +189,100 @@ class Unit:
         return number + (f" {label}" if label else "")
 
 
-# One table of units: the material's figures, the exercises, the drills and the command line write each unit with its
-# formatter here. A unit has one entry; the grader's short names ("percent", "gpus", ...) name the same entries.
+# The words a person types after a number, in English and Chinese (the grader matches them case-insensitively, at
+# the end of the entry). Lengths of time, in seconds:
+_TIME = ((r"seconds?|secs?|s|秒钟?", 1), (r"minutes?|mins?|分钟", 60), (r"hours?|hrs?|h|个?小时|钟头", SECONDS_PER_HOUR),
+         (r"days?|d|天|日", SECONDS_PER_DAY), (r"weeks?|wks?|个?(?:星期|礼拜)|周", 7 * SECONDS_PER_DAY),
+         (r"months?|个月", _SECONDS_PER_MONTH), (r"years?|yrs?|年", DAYS_PER_YEAR * SECONDS_PER_DAY))
+_GPU = r"(?:gpus?|cards?|卡|(?:nvidia\s*)?[abhlv]\d{2,3}s?)"   # an "A100-hour" is a GPU-hour
+_GPU_TIME = [(rf"{_GPU}\s*[-·・ ]?\s*(?:{words})", seconds) for words, seconds in _TIME[2:]] \
+    + [(rf"{_GPU}\s*时", SECONDS_PER_HOUR)]
+_GPU_MODEL = r"(?:nvidia\s*)?(?:[abhlv]\d{2,3}|rtx\s*\d{4})(?:\s*(?:sxm\d?|pcie|nvl))?(?:\s*\d+\s*gb)?s?"
+SI_PREFIXES = {"": 1.0, "k": 1e3, "kilo": 1e3, "m": 1e6, "mega": 1e6, "g": 1e9, "giga": 1e9, "t": 1e12, "tera": 1e12,
+               "p": 1e15, "peta": 1e15, "e": 1e18, "exa": 1e18, "z": 1e21, "zetta": 1e21}
+_SI = r"(?P<si>kilo|mega|giga|tera|peta|exa|zetta|[kmgtpez])?"   # a word's group "si" multiplies by SI_PREFIXES
+_TOKEN = r"(?:个\s*)?(?:tokens?|toks?|t|词元)"
+_PER = r"\s*(?:/|per|a|each|每)\s*"
+_DOLLARS = r"us\s*dollars?|dollars?|usd|美元|美金"
+_NOT_DOLLARS = (r"元|块钱|rmb|cny|yuan|人民币|¥|￥|€|eur|euros?|£|gbp", "this asks for US dollars: type $ or 美元")
+_GPU_TIME_IS_WORK = "GPU-hours measure work, not time: divide them by the number of GPUs for the hours each runs"
+
+
+def _time_words(scale: float) -> tuple:
+    """A length of time in a unit of ``scale`` seconds: any length of time converts; GPU time is refused."""
+    return tuple((words, _GPU_TIME_IS_WORK) for words, _ in _GPU_TIME) \
+        + tuple((words, seconds / scale) for words, seconds in _TIME)
+
+
+_TIME_NAME = "; 秒, 分钟, 小时, 天, 周, 个月"
+_FLOP_PER_S = rf"{_SI}\s*flops?(?:\s*/\s*s(?:ec)?|\s+per\s+second)?|次(?:浮点)?(?:运算)?(?:/|每)秒"
+_USD_BEFORE = ((r"us\s*\$|\$|usd", 1.0), _NOT_DOLLARS)
+
+# One table of units: the material's figures, the exercises, the drills and the command line write each unit with
+# its formatter here, and the grader reads an entry in it with its words. A value is in the unit's own terms: a
+# fraction for "fraction", US dollars for "USD", days for "days" and hours of clock time for "hours" (the work of
+# GPUs is "GPU-hours").
 UNITS = {
-    "count": Unit(format_count),
-    "number": Unit(format_number),
-    "parameters": Unit(format_count, kind="parameters"),
-    "tokens": Unit(format_count, "tokens", words=("token", "tokens")),
-    "parameter-tokens": Unit(format_flops, kind="parameter-tokens"),   # N·D
-    "tokens/param": Unit(format_number, "tokens per parameter", words=("倍",)),
-    "tokens/GB": Unit(format_count, "tokens/GB", words=("token/GB", "token")),
-    "tokens/s": Unit(format_number, "tokens/s"),
-    "bytes": Unit(format_bytes, words=("GB", "MB", "TB", "KB")),
-    "bytes/param": Unit(format_number, "bytes/param", words=("N bytes", "字节")),
-    "FLOPs": Unit(format_flops, "FLOPs"),
-    "FLOP/s": Unit(format_flops, "FLOP/s", "FLOP/s"),
-    "TFLOPS": Unit(format_number, "TFLOPS", "FLOP/s", 1e12, ("TFLOPS",)),
-    "seconds": Unit(format_number, "seconds", "time", 1, ("秒",)),
-    "hours": Unit(format_number, "hours", "time", SECONDS_PER_HOUR, ("小时",)),
-    "days": Unit(format_number, "days", "time", SECONDS_PER_DAY, ("天",)),
-    "weeks": Unit(format_number, "weeks", "time", 7 * SECONDS_PER_DAY, ("周",)),
-    "months": Unit(format_number, "months", "time", DAYS_PER_YEAR / 12 * SECONDS_PER_DAY, ("个月", "月")),
-    "GPU-hours": Unit(format_number, "GPU-hours", words=("小时", "A100 小时", "GPU 小时", "卡时")),
-    "GPUs": Unit(format_number, "GPUs", words=("x A100", "x H200", "+ A100", "张", "卡")),
-    "USD": Unit(format_usd, words=("$",)),
-    "USD/month": Unit(format_usd, "a month", words=("/月",)),
-    "fraction": Unit(format_percent, words=("%",)),
-    "epochs": Unit(format_number, "epochs", words=("epoch",)),
-    "sequences": Unit(format_number, "sequences"),
+    "count": Unit(format_count, example='8.5e10 or "85B"'),
+    "number": Unit(format_number, example='3.5 or "1,200"'),
+    "parameters": Unit(format_count, kind="parameters", example='"85B" or 8.5e10', name="parameters"),
+    "tokens": Unit(format_count, "tokens", words=("token", "tokens"), example='"4.5T tokens" or 4.5e12',
+                   name="tokens"),
+    "parameter-tokens": Unit(format_flops, kind="parameter-tokens", example="3.3e21",   # N·D
+                             name="parameter-tokens (N·D)"),
+    "tokens/param": Unit(format_number, "tokens per parameter", words=("倍",),
+                         example='"45 tokens per parameter" or 45', name="tokens per parameter (tokens/param; 倍)",
+                         entry_words=((rf"{_TOKEN}{_PER}(?:param(?:eter)?s?|参数)|倍|x|×", 1.0),)),
+    "tokens/GB": Unit(format_count, "tokens/GB", words=("token/GB", "token"), example='"150M tokens/GB" or 1.5e8',
+                      name="tokens per GB (tokens/GB; token/GB)", entry_words=((rf"{_TOKEN}?{_PER}(?:gb|g)", 1.0),)),
+    "tokens/s": Unit(format_number, "tokens/s", example='"1,500 tokens/s" or 1500',
+                     name="tokens per second (tokens/s; token/秒)",
+                     entry_words=((rf"{_TOKEN}?{_PER}(?:s|secs?|seconds?|秒钟?)|{_TOKEN}\s*每秒|tps|{_TOKEN}", 1.0),),
+                     entry_prefixes=((r"每秒(?:钟)?", 1.0),)),
+    "bytes": Unit(format_bytes, words=("GB", "MB", "TB", "KB"), example='400 (GB) or "400 GB"', name="GB"),
+    "bytes/param": Unit(format_number, "bytes/param", words=("N bytes", "字节"), example='"6 bytes/param" or 6',
+                        name="bytes per parameter (bytes/param; 字节)",
+                        entry_words=((rf"(?:bytes?|字节){_PER}(?:param(?:eter)?s?|参数)|bytes?|(?:个\s*)?字节", 1.0),)),
+    "FLOPs": Unit(format_flops, "FLOPs", example='"3.3e21 FLOPs" or 3.3e21', name="FLOPs (FLOPs, GFLOPs ...)",
+                  entry_words=((rf"{_SI}\s*flops?|次(?:浮点)?(?:运算)?", 1.0),)),
+    "FLOP/s": Unit(format_flops, "FLOP/s", "FLOP/s", example='"4.5e14 FLOP/s" or 4.5e14',
+                   name="FLOP/s (FLOP/s, TFLOPS ...)", entry_words=((_FLOP_PER_S, 1.0),)),
+    "TFLOPS": Unit(format_number, "TFLOPS", "FLOP/s", 1e12, words=("TFLOPS",), example='"450 TFLOPS" or 450',
+                   name="TFLOPS (TFLOPS, FLOP/s ...)", entry_words=((_FLOP_PER_S, 1e-12),)),
+    "seconds": Unit(format_number, "seconds", "time", 1, words=("秒",), example='"45 seconds" or 45',
+                    name=f"seconds (seconds, minutes, hours{_TIME_NAME})", entry_words=_time_words(1)),
+    "hours": Unit(format_number, "hours", "time", SECONDS_PER_HOUR, words=("小时",), example='"45 hours" or 45',
+                  name=f"hours of clock time (hours, days, minutes{_TIME_NAME})",
+                  entry_words=_time_words(SECONDS_PER_HOUR)),
+    "days": Unit(format_number, "days", "time", SECONDS_PER_DAY, words=("天",),
+                 example='"41.5 days", "6 weeks" or 41.5', name=f"days (days, weeks, hours, months{_TIME_NAME})",
+                 entry_words=_time_words(SECONDS_PER_DAY)),
+    "weeks": Unit(format_number, "weeks", "time", 7 * SECONDS_PER_DAY, words=("周",), example='"6 weeks" or 6',
+                  name=f"weeks (weeks, days, months{_TIME_NAME})", entry_words=_time_words(7 * SECONDS_PER_DAY)),
+    "months": Unit(format_number, "months", "time", _SECONDS_PER_MONTH, words=("个月", "月"),
+                   example='"5 months" or 5', name=f"months (months, weeks, days, years{_TIME_NAME})",
+                   entry_words=_time_words(_SECONDS_PER_MONTH)),
+    "GPU-hours": Unit(format_number, "GPU-hours", words=("小时", "A100 小时", "GPU 小时", "卡时"),
+                      example='"1,850 GPU-hours" or 1850', name="GPU-hours (GPU-hours, hours, days; 卡时, 小时, 天)",
+                      entry_words=tuple((words, seconds / SECONDS_PER_HOUR)
+                                        for words, seconds in _GPU_TIME + list(_TIME))),
+    "GPUs": Unit(format_number, "GPUs", words=("x A100", "x H200", "+ A100", "张", "卡"), example='"37 GPUs" or 37',
+                 name="GPUs (GPUs, cards; 张卡)",
+                 entry_words=((rf"[x×*]?\s*(?:[张块台个片]\s*)?(?:{_GPU_MODEL}\s*)?(?:gpus?|cards?|devices?|显卡|卡)?",
+                               1.0),)),
+    "USD": Unit(format_usd, words=("$",), example='"$2.7M", "$0.85" or 2.7e6', name="US dollars",
+                entry_words=((_DOLLARS, 1.0), _NOT_DOLLARS), entry_prefixes=_USD_BEFORE),
+    "USD/month": Unit(format_usd, "a month", words=("/月",), example='"$2,700 a month" or 2700',
+                      name="US dollars a month ($ a month; 美元/月)",
+                      entry_words=((rf"(?:{_DOLLARS})?{_PER}(?:month|mo|月)|每月", 1.0), _NOT_DOLLARS),
+                      entry_prefixes=_USD_BEFORE),
+    "fraction": Unit(format_percent, words=("%",), example='"7.5%" or 0.075', name="a percentage",
+                     entry_words=((r"%|percent|per\s*cent|pct", 0.01),), entry_prefixes=((r"百分之", 0.01),)),
+    "epochs": Unit(format_number, "epochs", words=("epoch",), example='"2.5 epochs" or 2.5',
+                   name="epochs (epochs, passes; 轮)",
+                   entry_words=((r"(?:个\s*)?epochs?|pass(?:es)?|times|x|×|个?轮次?|遍|次", 1.0),)),
+    "sequences": Unit(format_number, "sequences", example='"450 sequences" or 450', name="sequences"),
 }
-GRADED_UNITS = {"count": "count", "bytes": "bytes", "percent": "fraction", "usd": "USD", "days": "days",
-                "hours": "GPU-hours", "gpus": "GPUs", "tokens/s": "tokens/s", "flops": "FLOPs",
-                "epochs": "epochs"}
-"""The units an exercise or drill is graded in, by the grader's name, and the entry of UNITS each one is."""
 
 
 def show(value: float, unit: str) -> str:
@@ -227,4 +294,4 @@ def show(value: float, unit: str) -> str:
         if abs(value) >= 1e4:
             return f"{format_int(value)} ({format_count(value)})"
         return format_int(value) if float(value).is_integer() else f"{value:,.4g}"
-    return UNITS[GRADED_UNITS.get(unit, unit)].show(value)
+    return UNITS[unit].show(value)

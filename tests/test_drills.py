@@ -93,7 +93,7 @@ def test_every_template_gives_a_solvable_problem_with_the_chapter_functions_answ
 
 def _entries(p):
     """How a person would round an entry near the answer: a number of GPUs is whole (the grader refuses 1.2 GPUs)."""
-    if p.unit == "gpus":
+    if p.unit == "GPUs":
         return math.ceil, math.floor
     return (lambda x: x), (lambda x: x)
 

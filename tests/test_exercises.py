@@ -10,7 +10,8 @@ import llmest as le
 from llmest import drills
 from llmest import model as m
 from llmest.exercises import EXERCISES
-from llmest.grading import ENTRY_EXAMPLES, Exercise, entry_placeholder, read_entry
+from llmest.grading import Exercise, entry_placeholder, read_entry
+from llmest.units import UNITS
 
 
 def test_every_exercise_has_a_positive_answer_and_hints():
@@ -124,8 +125,8 @@ def test_drills_verdicts_give_no_figure_away(key):
 # ---------------------------------------------------------------------------------------------------------------
 
 # The words of a question's ask, and the unit they call for; the first that matches rules.
-ASKS = [(r"GPU-hours", "hours"), (r"how many days", "days"), (r"how many GB|in GB", "bytes"),
-        (r"how many (GPUs|A100s|H100s)", "gpus"), (r"how many FLOPs", "flops"), (r"\bMFU\b|percent", "percent"),
+ASKS = [(r"GPU-hours", "GPU-hours"), (r"how many days", "days"), (r"how many GB|in GB", "bytes"),
+        (r"how many (GPUs|A100s|H100s)", "GPUs"), (r"how many FLOPs", "FLOPs"), (r"\bMFU\b|percent", "fraction"),
         (r"tokens per second", "tokens/s"), (r"epochs", "epochs"),
         (r"parameters|hidden size|sequence length|batch size|tokens|compute-optimal N", "count")]
 
@@ -162,12 +163,12 @@ def test_a_verdict_in_bytes_shows_the_gb_the_question_asks_for(key):
 # The answer as a person types it in each unit, in English and in Chinese (v: the answer in the unit's terms).
 TYPED = {"count": lambda v: [f"{v / 1e9:.10g}B", f"{v / 1e8:.10g}亿", f"约 {v:.10g}"],
          "bytes": lambda v: [f"{v / 1e9:.4g} GB", f"约 {v / 1e9:.4g} GB", f"{v / 1e12:.4g} TB"],
-         "percent": lambda v: [f"{v * 100:.4g}%", f"{v * 100:.4g}％", f"约 {v * 100:.4g}%"],
+         "fraction": lambda v: [f"{v * 100:.4g}%", f"{v * 100:.4g}％", f"约 {v * 100:.4g}%"],
          "days": lambda v: [f"{v:.4g} days", f"{v:.4g} 天", f"{v * 24:.4g} hours", f"{v / 7:.4g} 周"],
-         "hours": lambda v: [f"{v:,.0f} GPU-hours", f"{v / 1e4:.4g}万 卡时", f"{v / 24:.4g} GPU-days"],
-         "gpus": lambda v: [f"{v:.0f} GPUs", f"约 {v:.0f} 张卡", f"{v:.0f}卡"],
+         "GPU-hours": lambda v: [f"{v:,.0f} GPU-hours", f"{v / 1e4:.4g}万 卡时", f"{v / 24:.4g} GPU-days"],
+         "GPUs": lambda v: [f"{v:.0f} GPUs", f"约 {v:.0f} 张卡", f"{v:.0f}卡"],
          "tokens/s": lambda v: [f"{v:.4g} tokens/s", f"{v:.4g} tokens per second", f"每秒 {v:.4g} 个 token"],
-         "flops": lambda v: [f"{v:.4e} FLOPs", f"{v / 1e8:.4g}亿 FLOPs", f"{v / 1e9:.4g} GFLOPs"],
+         "FLOPs": lambda v: [f"{v:.4e} FLOPs", f"{v / 1e8:.4g}亿 FLOPs", f"{v / 1e9:.4g} GFLOPs"],
          "epochs": lambda v: [f"{v:.4g} epochs", f"{v:.4g} 轮"]}
 
 
@@ -184,23 +185,23 @@ def _exercise(unit, answer, rel_tol=0.05):
 
 @pytest.mark.parametrize("unit, answer, entries", [
     # 6·7e9·1e12 FLOPs / (312e12 × 0.4) / 3,600 s = 93,483 A100-hours (the material's exercise 1, seed 000)
-    ("hours", 93_483, ["93,483 GPU-hours", "93483", "9.3万 卡时", "约 9.35万卡时", "93.5K GPU-hours", "3,895 GPU-days",
+    ("GPU-hours", 93_483, ["93,483 GPU-hours", "93483", "9.3万 卡时", "约 9.35万卡时", "93.5K GPU-hours", "3,895 GPU-days",
                        "93,483 A100-hours", "9.35万 GPU小时", "93,483 hours"]),
     # the same run on 256 GPUs: 93,483 / 256 / 24 = 15.2 days
     ("days", 15.2, ["15.2 天", "约 15 天", "15.2 days", "365 hours", "365 小时", "2.2 weeks", "2.2 周", "0.5 months",
                     "15.2"]),
     ("days", 14, ["2 weeks", "约 2 周", "2 个星期", "336 hours", "14 d"]),
-    ("hours", 72, ["3 days", "3 天", "72 小时", "72 h"]),
-    ("gpus", 4, ["4 GPUs", "约 4 张卡", "4 张 A100", "4卡", "4 A100s", "4 x A100 80GB", "4块GPU", "４", "4"]),
+    ("GPU-hours", 72, ["3 days", "3 天", "72 小时", "72 h"]),
+    ("GPUs", 4, ["4 GPUs", "约 4 张卡", "4 张 A100", "4卡", "4 A100s", "4 x A100 80GB", "4块GPU", "４", "4"]),
     ("count", 6.7e9, ["67亿", "6.7B", "6.7 billion", "约 67 亿个参数", "６.７Ｂ", "6,700,000,000 (6.70B)", "6.7e9",
                       "6.7 × 10^9", "6.7×10⁹", "6.7十亿", "6700百万"]),
-    ("percent", 0.42, ["42％", "42%", "约 42%", "42 percent", "0.42", "42", "百分之42", "42.0%"]),
-    ("usd", 1.2e6, ["$1.2M", "120万美元", "1.2 million dollars", "US$1,200,000", "1.2M USD", "约 120 万美元"]),
+    ("fraction", 0.42, ["42％", "42%", "约 42%", "42 percent", "0.42", "42", "百分之42", "42.0%"]),
+    ("USD", 1.2e6, ["$1.2M", "120万美元", "1.2 million dollars", "US$1,200,000", "1.2M USD", "约 120 万美元"]),
     ("bytes", 140e9, ["140 GB", "约 140 GB", "140GB", "0.14 TB", "140", "每卡 140 GB", "140 GB per GPU", "~140G",
                       "130 GiB"]),
     ("tokens/s", 450, ["450 tokens/s", "450 tok/s", "450 tokens per second", "每秒 450 个 token", "450 token/秒",
                        "约 450 tokens/s"]),
-    ("flops", 4.2e22, ["4.2e22 FLOPs", "4.2 × 10^22 FLOPs", "4.2×10²²", "42 ZFLOPs", "42,000 EFLOPs",
+    ("FLOPs", 4.2e22, ["4.2e22 FLOPs", "4.2 × 10^22 FLOPs", "4.2×10²²", "42 ZFLOPs", "42,000 EFLOPs",
                        "4.2e22", "4.2×10²² 次浮点运算"]),
     ("epochs", 8, ["8 epochs", "8 轮", "8 遍", "8×", "8x", "8 passes", "约 8 个 epoch"]),
 ])
@@ -223,7 +224,7 @@ def test_a_number_of_gpus_is_taken_with_its_word(key):
 def test_a_number_of_gpus_is_a_whole_number(entry):
     # An exercise's and a drill's GPU count alike: a fraction of a GPU is not read, not graded near the answer.
     drill = next(drills.generate(key, 1, "easy") for key in drills.TEMPLATES
-                 if drills.generate(key, 1, "easy").unit == "gpus")
+                 if drills.generate(key, 1, "easy").unit == "GPUs")
     for verdict in (le.exercise("2.1").check(entry), le.exercise("5.3").check(entry), drill.check(entry)):
         assert verdict.grade == "invalid", verdict.message
         assert verdict.message.startswith("Could not read that: answer == ") and \
@@ -239,12 +240,12 @@ def test_counts_take_the_nouns_of_their_question():
 def test_gpu_hours_are_not_days():
     verdict = _exercise("days", 15.2).check("365 GPU-hours")
     assert verdict.grade == "invalid" and "divide them by the number of GPUs" in verdict.message
-    assert _exercise("usd", 1.2e6).check("120万元").grade == "invalid", "元 alone is yuan, not dollars"
+    assert _exercise("USD", 1.2e6).check("120万元").grade == "invalid", "元 alone is yuan, not dollars"
 
 
 # Where the grader's displays keep three figures; every exercise and drill answer lies inside.
-DISPLAYED = {"count": (1, 1e15), "bytes": (1e6, 1e17), "percent": (0.02, 1), "usd": (1, 1e10), "days": (0.01, 1e4),
-             "hours": (0.1, 1e9), "gpus": (1, 1e5), "tokens/s": (0.1, 1e7), "flops": (1, 1e30),
+DISPLAYED = {"count": (1, 1e15), "bytes": (1e6, 1e17), "fraction": (0.02, 1), "USD": (1, 1e10), "days": (0.01, 1e4),
+             "GPU-hours": (0.1, 1e9), "GPUs": (1, 1e5), "tokens/s": (0.1, 1e7), "FLOPs": (1, 1e30),
              "epochs": (0.01, 1e3)}
 
 
@@ -252,7 +253,7 @@ DISPLAYED = {"count": (1, 1e15), "bytes": (1e6, 1e17), "percent": (0.02, 1), "us
 @given(st.sampled_from(sorted(DISPLAYED)), st.floats(0, 1), st.sampled_from([1 / 1000, 1 / 3, 3, 30, 1e4]))
 def test_the_grader_reads_its_own_displays(unit, where, far):
     low, high = DISPLAYED[unit]
-    whole = round if unit == "gpus" else float  # a number of GPUs is a whole number
+    whole = round if unit == "GPUs" else float  # a number of GPUs is a whole number
     x = whole(low * (high / low) ** where)
     ex = _exercise(unit, x)
     assert ex.check(ex._fmt(x)).correct, (ex._fmt(x), ex.check(ex._fmt(x)).message)
@@ -262,9 +263,9 @@ def test_the_grader_reads_its_own_displays(unit, where, far):
 
 @pytest.mark.parametrize("unit, shown, value", [
     ("bytes", "5.07 TB (5,073 GB)", 5.073e12), ("count", "1,310,359,552 (1.31B)", 1_310_359_552),
-    ("percent", "42.0%", 0.42), ("usd", "$1.2M", 1.2e6), ("hours", "93,483 hours", 93_483),
-    ("days", "7.6 days", 7.6), ("gpus", "14 GPUs", 14), ("tokens/s", "450 tokens/s", 450),
-    ("flops", "4.2e22 FLOPs", 4.2e22), ("epochs", "2.99 epochs", 2.99),
+    ("fraction", "42.0%", 0.42), ("USD", "$1.2M", 1.2e6), ("GPU-hours", "93,483 hours", 93_483),
+    ("days", "7.6 days", 7.6), ("GPUs", "14 GPUs", 14), ("tokens/s", "450 tokens/s", 450),
+    ("FLOPs", "4.2e22 FLOPs", 4.2e22), ("epochs", "2.99 epochs", 2.99),
 ])
 def test_the_displays_read_back(unit, shown, value):
     assert _exercise(unit, value, rel_tol=0.01).check(shown).correct
@@ -285,11 +286,11 @@ def test_every_drills_answer_as_shown_grades_correct():
 
 def _example_values(unit):
     """Every figure an entry example of the unit shows, read as the grader reads it."""
-    alternatives = re.split(r',\s+(?=")|\s+or\s+', ENTRY_EXAMPLES[unit])
+    alternatives = re.split(r',\s+(?=")|\s+or\s+', UNITS[unit].example)
     return [read_entry(a.strip().strip('"'), unit) for a in alternatives]
 
 
-@pytest.mark.parametrize("unit", sorted(ENTRY_EXAMPLES))
+@pytest.mark.parametrize("unit", sorted(UNITS))
 def test_entry_examples_are_far_from_every_answer_in_their_unit(unit):
     examples = _example_values(unit)
     assert examples and entry_placeholder(unit).startswith("e.g. ")
@@ -314,15 +315,15 @@ def test_every_exercise_explains_what_it_cannot_read(key):
         assert verdict.grade == "invalid", (entry, verdict.message)
         assert verdict.message.startswith("Could not read that: answer == ") and "Traceback" not in verdict.message
         # Any figure in the message is the entry's own or one of the unit's (neutral) examples.
-        rest = verdict.message.replace(repr(entry), "").replace(ENTRY_EXAMPLES[ex.unit], "")
+        rest = verdict.message.replace(repr(entry), "").replace(UNITS[ex.unit].example, "")
         assert not re.search(r"\d", rest), verdict.message
     empty = ex.check("")
-    assert empty.grade == "empty" and ENTRY_EXAMPLES[ex.unit] in empty.message
+    assert empty.grade == "empty" and UNITS[ex.unit].example in empty.message
 
 
 @pytest.mark.parametrize("unit, answer, entry", [
-    ("days", 14, "两周"), ("days", 3, "三天"), ("days", 14, "约两周"), ("hours", 72, "三天"), ("gpus", 4, "四张卡"),
-    ("gpus", 12, "十二张卡"), ("days", 20, "二十天"), ("days", 35, "三十五天"), ("epochs", 2, "两轮"),
+    ("days", 14, "两周"), ("days", 3, "三天"), ("days", 14, "约两周"), ("GPU-hours", 72, "三天"), ("GPUs", 4, "四张卡"),
+    ("GPUs", 12, "十二张卡"), ("days", 20, "二十天"), ("days", 35, "三十五天"), ("epochs", 2, "两轮"),
 ])
 def test_small_counts_in_chinese_numerals(unit, answer, entry):
     assert _exercise(unit, answer, rel_tol=0).check(entry).correct, _exercise(unit, answer).check(entry).message

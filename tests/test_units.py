@@ -94,29 +94,67 @@ from pathlib import Path  # noqa: E402
 
 from llmest import drills, material  # noqa: E402
 from llmest.exercises import EXERCISES  # noqa: E402
-from llmest.grading import ENTRY_EXAMPLES, read_entry  # noqa: E402
-from llmest.units import GRADED_UNITS, UNITS, format_percent, show  # noqa: E402
+from llmest.grading import read_entry  # noqa: E402
+from llmest.units import UNITS, format_percent, show  # noqa: E402
 
 
 def test_every_unit_the_exercises_drills_and_figures_use_is_in_the_table():
     graded = {ex.unit for ex in EXERCISES.values()}
     graded |= {drills.generate(key, seed, level).unit for key in drills.TEMPLATES for level in drills.LEVELS
                for seed in range(3)}
-    assert graded <= set(GRADED_UNITS) == set(ENTRY_EXAMPLES), graded - set(GRADED_UNITS)
-    assert set(GRADED_UNITS.values()) <= set(UNITS)
+    assert graded <= set(UNITS), graded - set(UNITS)
     stated = {u for f in material.figures() for u in (f.unit, f.stated_unit)}
     assert stated <= set(UNITS), stated - set(UNITS)
     assert material.UNITS is UNITS, "the material's boxes use the one table"
 
 
-@pytest.mark.parametrize("unit", sorted(GRADED_UNITS))
-@pytest.mark.parametrize("value", [0.0123, 0.42, 1, 7.6, 93.5, 999.6, 14_000, 6.7e9, 5.073e12, 4.2e22])
+def test_each_unit_has_an_example_and_the_words_units_of_a_kind_share():
+    for key, unit in UNITS.items():
+        alternatives = re.split(r',\s+(?=")|\s+or\s+', unit.example)
+        assert all(read_entry(a.strip('"'), key) > 0 for a in alternatives), key
+    # Units of one kind read each other's words: "3 days" is 72 hours, "2 weeks" 0.46 months, "450 TFLOPS" 4.5e14.
+    assert read_entry("3 days", "hours") == 72 and read_entry("90 minutes", "hours") == 1.5
+    assert read_entry("2 weeks", "days") == 14 and read_entry("14 天", "weeks") == 2
+    assert read_entry("2 weeks", "months") == pytest.approx(14 / (365 / 12))
+    assert read_entry("1 year", "months") == pytest.approx(12) and read_entry("2 hours", "seconds") == 7200
+    assert read_entry("450 TFLOPS", "FLOP/s") == 4.5e14 and read_entry("4.5e14 FLOP/s", "TFLOPS") == 450
+    assert read_entry("2 PFLOPS", "TFLOPS") == 2000
+
+
+def test_clock_hours_and_gpu_hours_are_different_units():
+    # GPU-hours are work: 256 GPUs for 10 hours are 2,560 GPU-hours. Clock time refuses them, GPU-hours take both.
+    assert read_entry("2,560 GPU-hours", "GPU-hours") == 2560 and read_entry("10 hours", "GPU-hours") == 10
+    for unit in ("hours", "days", "seconds", "weeks", "months"):
+        with pytest.raises(le.InputError, match="GPU-hours measure work, not time"):
+            read_entry("2,560 GPU-hours", unit)
+    assert UNITS["hours"].show(10) == "10 hours" and UNITS["GPU-hours"].show(2560) == "2,560 GPU-hours"
+
+
+_VALUES = [0.0123, 0.42, 1, 7.6, 93.5, 999.6, 14_000, 6.7e9, 5.073e12, 4.2e22]
+
+
+@pytest.mark.parametrize("unit", sorted(UNITS))
+@pytest.mark.parametrize("value", _VALUES)
 def test_each_formatter_is_read_back_by_the_grader(unit, value):
-    if unit == "percent" and value > 1 or unit == "gpus" and not float(value).is_integer() \
+    if unit == "fraction" and value > 1 or unit == "GPUs" and not float(value).is_integer() \
             or unit == "bytes" and value < 1e6:
         pytest.skip("not a value of this unit: more than 100%, a fraction of a GPU, or bytes below a MB")
-    for text in (show(value, unit), UNITS[GRADED_UNITS[unit]].show(value)):
-        assert read_entry(text, unit) == pytest.approx(value, rel=5e-3, abs=0.005 if unit == "usd" else 0), text
+    cents = 0.005 if unit.startswith("USD") else 0
+    for text in (show(value, unit), UNITS[unit].show(value)):
+        assert read_entry(text, unit) == pytest.approx(value, rel=5e-3, abs=cents), text
+
+
+@pytest.mark.parametrize("figure", material.figures(), ids=lambda f: f.key)
+def test_every_figure_a_material_box_shows_is_read_back_by_the_grader(figure):
+    # What a box shows a reader (the material's figure, the recomputed one in both units) is what a person may
+    # type back into an exercise of that unit.
+    shown = [(figure.compared, figure.stated_unit), (figure.recomputed, figure.unit)]
+    shown += [(v, figure.stated_unit) for v in figure.bounds if isinstance(v, (int, float))]
+    shown = [(float(v), u) for v, u in shown if float(v) > 0 and not (u == "bytes" and v < 1e6)]
+    for value, unit in shown:
+        text = figure._fmt(value, unit)
+        cents = 0.005 if unit.startswith("USD") else 0
+        assert read_entry(text, unit) == pytest.approx(value, rel=5e-3, abs=cents), (figure.key, text)
 
 
 @pytest.mark.parametrize("fraction, text", [
@@ -126,7 +164,7 @@ def test_each_formatter_is_read_back_by_the_grader(unit, value):
 def test_a_percentage_has_one_spelling(fraction, text):
     assert format_percent(fraction) == text
     if fraction > 0:
-        assert read_entry(text, "percent") == pytest.approx(fraction, rel=5e-3)
+        assert read_entry(text, "fraction") == pytest.approx(fraction, rel=5e-3)
 
 
 def test_format_percent_with_decimals_matches_python_but_drops_trailing_zeros():

@@ -27,7 +27,7 @@ def _training_flops(rng, level):
     return _problem(
         "training-flops", level,
         f"How many FLOPs does training {_a(_size(n))} dense model on {_size(tokens)} tokens take?",
-        dict(n=n, tokens=tokens), answer, "flops", [_flops_step(n, tokens)],
+        dict(n=n, tokens=tokens), answer, "FLOPs", [_flops_step(n, tokens)],
         "2 FLOPs per parameter per token forward, 4 backward: 6·N·D.")
 
 
@@ -40,7 +40,7 @@ def _gpu_hours(rng, level):
         "gpu-hours", level,
         f"Training {_a(_size(n))} model on {_size(tokens)} tokens on {gpu} GPUs ({tflops_text(gpu)} BF16) "
         f"at {format_percent(mfu, 0)} MFU: how many GPU-hours?",
-        dict(n=n, tokens=tokens, peak=gpu_peak(gpu), mfu=mfu), answer, "hours",
+        dict(n=n, tokens=tokens, peak=gpu_peak(gpu), mfu=mfu), answer, "GPU-hours",
         [_flops_step(n, tokens),
          f"Effective FLOP/s per GPU: {tflops_text(gpu)} × {format_percent(mfu, 0)} = {format_flops(gpu_peak(gpu) * mfu)}/s",
          f"GPU-seconds: {format_flops(flops)} / {format_flops(gpu_peak(gpu) * mfu)}/s = "
@@ -79,7 +79,7 @@ def _training_cost(rng, level):
         "training-cost", level,
         f"At ${price:g} per {gpu}-hour ({tflops_text(gpu)} BF16, {format_percent(mfu, 0)} MFU), what does the GPU time to train "
         f"{_a(_size(n))} model on {_size(tokens)} tokens cost?",
-        dict(n=n, tokens=tokens, peak=gpu_peak(gpu), mfu=mfu, price=price), answer, "usd",
+        dict(n=n, tokens=tokens, peak=gpu_peak(gpu), mfu=mfu, price=price), answer, "USD",
         [_flops_step(n, tokens), f"GPU-hours: {format_int(hours)}",
          f"× ${price:g} = {format_usd(answer)}"],
         "Cost = GPU-hours × price; GPU-hours = 6ND / (peak × MFU × 3,600).")
@@ -97,7 +97,7 @@ def _gpus_for_deadline(rng, level):
         "gpus-for-deadline", level,
         f"You must train {_a(_size(n))} model on {_size(tokens)} tokens within {days} days on {gpu} GPUs "
         f"({tflops_text(gpu)} BF16) at {format_percent(mfu, 0)} MFU. How many GPUs at least?",
-        dict(n=n, tokens=tokens, days=days, peak=gpu_peak(gpu), mfu=mfu), answer, "gpus",
+        dict(n=n, tokens=tokens, days=days, peak=gpu_peak(gpu), mfu=mfu), answer, "GPUs",
         [_flops_step(n, tokens),
          f"GPU-seconds: {format_int(c.gpu_seconds(flops, gpu_peak(gpu), mfu))}",
          f"/ ({days} × 86,400 s) = {c.gpu_seconds(flops, gpu_peak(gpu), mfu) / (days * 86400):,.1f}, rounded up: "
@@ -131,7 +131,7 @@ def _implied_mfu(rng, level):
         "implied-mfu", level,
         f"A report says {_a(_size(n))} model was trained on {_size(tokens)} tokens in "
         f"{format_int(hours)} {gpu}-hours ({tflops_text(gpu)} BF16). What MFU does that imply?",
-        dict(n=n, tokens=tokens, hours=hours, peak=gpu_peak(gpu)), answer, "percent",
+        dict(n=n, tokens=tokens, hours=hours, peak=gpu_peak(gpu)), answer, "fraction",
         [_flops_step(n, tokens),
          f"Peak work in those hours: {format_int(hours)} × 3,600 × {tflops_text(gpu)} = "
          f"{format_flops(hours * 3600 * gpu_peak(gpu))}",

@@ -82,7 +82,7 @@ def _gpus_for_states(rng, level):
         "gpus-for-states", level,
         f"How many {gpu} GPUs ({format_bytes(hardware.gpu(gpu).memory_bytes)}) just hold the 16-bytes-a-parameter "
         f"training states of {_a(_size(n))} model, sharded evenly{kept}?",
-        dict(n=n, gpu=gpu, margin=margin), answer, "gpus",
+        dict(n=n, gpu=gpu, margin=margin), answer, "GPUs",
         [f"States: {_size(n)} × 16 bytes = {format_bytes(16 * n)}",
          f"Usable per GPU: {format_bytes(usable)}",
          f"{format_bytes(16 * n)} / {format_bytes(usable)} = {16 * n / usable:.2f}, rounded up: {_n(answer, 'GPU')}"],

@@ -27,7 +27,7 @@ class Problem:
     question: str
     inputs: dict
     answer: float
-    unit: str                  # an exercises unit: "count", "bytes", "percent", "usd", "days", "hours", ...
+    unit: str                  # a key of units.UNITS: "count", "bytes", "fraction", "USD", "GPU-hours", ...
     steps: tuple               # the worked solution, one line a step
     hint: str
     tolerance: float = CORRECT_WITHIN

@@ -19,7 +19,7 @@ def _inference_flops(rng, level):
         "inference-flops", level,
         f"How many FLOPs does {_a(_size(n))} dense model spend generating {_size(tokens)} tokens "
         "(ignore attention over the context)?",
-        dict(n=n, tokens=tokens), answer, "flops",
+        dict(n=n, tokens=tokens), answer, "FLOPs",
         [f"2·N per token = {format_flops(c.forward_flops_per_token(n))}",
          f"× {_size(tokens)} = {format_flops(answer)}"],
         "A forward pass costs about 2 FLOPs per parameter per token.")
@@ -68,7 +68,7 @@ def _serving_gpus(rng, level):
         "serving-gpus", level,
         f"A service gets {rps:,} requests per second, each generating {tokens:,} tokens. One replica "
         f"({_n(per_replica_gpus, 'GPU')}) produces {per_replica:,} tokens per second. How many GPUs at least?",
-        dict(rps=rps, tokens=tokens, per_replica=per_replica, gpus_per_replica=per_replica_gpus), answer, "gpus",
+        dict(rps=rps, tokens=tokens, per_replica=per_replica, gpus_per_replica=per_replica_gpus), answer, "GPUs",
         [f"Tokens per second needed: {rps:,} × {tokens:,} = {format_int(rps * tokens)}",
          f"Replicas: {format_int(rps * tokens)} / {per_replica:,}, rounded up = {format_int(replicas)}",
          f"GPUs: {format_int(replicas)} × {per_replica_gpus} = {format_int(answer)}"],
@@ -86,7 +86,7 @@ def _serving_cost(rng, level):
         "serving-cost", level,
         f"{_n(gpus, gpu + ' GPU')} at ${price:g} an hour {'each, together serve' if gpus > 1 else 'serves'} "
         f"{tokens_per_s:,} tokens per second. What does a million generated tokens cost?",
-        dict(price=price, gpus=gpus, tokens_per_s=tokens_per_s), answer, "usd",
+        dict(price=price, gpus=gpus, tokens_per_s=tokens_per_s), answer, "USD",
         [f"Per hour: ${price * gpus:g} for {format_int(tokens_per_s * 3600)} tokens",
          f"Per million: {format_usd(answer)}"],
         "Hourly price / tokens per hour × 10⁶.")
