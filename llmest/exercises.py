@@ -12,12 +12,14 @@ from . import model as m
 from . import plans
 from ._registry import Registry
 from .grading import Exercise
-from .units import format_count
+from .units import SECONDS_PER_DAY, SECONDS_PER_HOUR, format_count, format_percent
 
 __all__ = ["EXERCISES", "get", "register"]
 
 EXERCISES = Registry("exercise")
 register, get = EXERCISES.register, EXERCISES.lookup
+
+_KEPT_FREE = format_percent(mem.MEMORY_MARGIN, 0)   # the material's memory margin, as the questions say it
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -83,21 +85,13 @@ register(
 # Chapter 2: memory
 # ----------------------------------------------------------------------------------------------------------------
 
-def _ex1_zero2_gpus():
-    """Seed 000 exercise 1: A100s for a 7B with ZeRO-2 and 50 GB of activations shared over the GPUs."""
-    per_param = mem.state_bytes_per_param("mixed")
-    usable = plans.usable_bytes("A100 80GB")
-    return next(n for n in range(1, 64)
-                if sum(mem.sharded_state_bytes(7e9, per_param, zero=2, dp=n).values()) + 50e9 / n <= usable)
-
-
 register(
     Exercise(
         "2.1",
         "The material's exercise 1: full training of a 7B with mixed-precision AdamW (16 bytes per parameter) and "
-        "about 50 GB of activations, spread evenly over the GPUs. With ZeRO-2 on A100 80GB GPUs, keeping 20% of "
-        "each free, how many GPUs are needed?",
-        _ex1_zero2_gpus, unit="GPUs", rel_tol=0,
+        f"about 50 GB of activations, spread evenly over the GPUs. With ZeRO-2 on A100 80GB GPUs, keeping {_KEPT_FREE} "
+        "of each free, how many GPUs are needed?",
+        lambda: plans.zero_gpus(7e9, "A100 80GB", zero=2, activations_shared_bytes=50e9), unit="GPUs", rel_tol=0,
         hints=("ZeRO-2 shards gradients and optimizer states (with the master copy) but not the weights.",
                "Per GPU: 2·N + (2 + 4 + 8)·N / n + 50 GB / n must stay under 80% of 80 GB.")),
     Exercise(
@@ -112,10 +106,10 @@ register(
     Exercise(
         "2.3",
         "The material's exercise 3: serving Llama-2-70B in BF16 (count its real parameters, 80 layers, 8 KV heads "
-        "of width 128) to 32 requests of 2,048 tokens. Keeping 20% of each A100 80GB free, and with tensor "
+        f"of width 128) to 32 requests of 2,048 tokens. Keeping {_KEPT_FREE} of each A100 80GB free, and with tensor "
         "parallelism that must divide its 64 heads, how many A100s?",
-        lambda: plans.min_gpus(lambda n: plans.inference_memory("llama-2-70b", tokens=2048, batch=32, tp=n),
-                             "A100 80GB"), unit="GPUs", rel_tol=0,
+        lambda: plans.plan_memory("inference", "llama-2-70b", gpu="A100 80GB", tokens=2048, batch=32).least,
+        unit="GPUs", rel_tol=0,
         hints=("KV cache: 2 · layers · KV heads · head width · 2 bytes · tokens · requests, with 8 KV heads.",
                "Add the weights (2 bytes per parameter) and about 0.5 GB of runtime per GPU; 80% of each 80 GB is "
                "usable.",
@@ -147,9 +141,9 @@ register(
                "Multiply the bytes per token by 16 · 8,192 tokens; a GB is 10⁹ bytes, not 2³⁰.")),
     Exercise(
         "2.7",
-        "A 34B model with mixed-precision AdamW, states sharded evenly over H100 80GB GPUs (ZeRO-3), 20% of each "
-        "kept free: how many GPUs just for the states, before activations?",
-        lambda: plans.state_gpus(34e9, 16, "H100 SXM", margin=0.2), unit="GPUs", rel_tol=0,
+        f"A 34B model with mixed-precision AdamW, states sharded evenly over H100 80GB GPUs (ZeRO-3), {_KEPT_FREE} of "
+        "each kept free: how many GPUs just for the states, before activations?",
+        lambda: plans.state_gpus(34e9, 16, "H100 SXM", margin=mem.MEMORY_MARGIN), unit="GPUs", rel_tol=0,
         hints=("16 bytes per parameter.", "Divide by 64 GB usable per GPU and round up.")),
 )
 
@@ -165,27 +159,26 @@ register(
     Exercise(
         "3.1",
         "A 13B model trains on 2T tokens on H100 SXM GPUs (989 dense BF16 TFLOPS) at 40% MFU. How many GPU-hours?",
-        lambda: cp.gpu_hours(cp.training_flops(13e9, 2e12), _H100.bf16_flops_per_s, 0.4), unit="GPU-hours",
+        lambda: plans.estimate_time(2e12, n_params=13e9, gpu="H100 SXM", mfu=0.4).gpu_hours, unit="GPU-hours",
         rel_tol=0.05,
-        hints=("FLOPs ≈ 6·N·D.", "FLOPs / (peak × MFU) gives GPU-seconds; divide by 3,600.")),
+        hints=("FLOPs ≈ 6·N·D.", f"FLOPs / (peak × MFU) gives GPU-seconds; divide by {SECONDS_PER_HOUR:,}.")),
     Exercise(
         "3.2",
         "The same run on 512 H100s: how many days, before any margin?",
-        lambda: cp.training_days(cp.training_flops(13e9, 2e12), 512, _H100.bf16_flops_per_s, 0.4), unit="days",
+        lambda: plans.estimate_time(2e12, n_params=13e9, gpus=512, gpu="H100 SXM", mfu=0.4).days, unit="days",
         rel_tol=0.05,
         hints=("GPU-hours / GPUs / 24.",)),
     Exercise(
         "3.3",
         "You have 256 A100s (312 TFLOPS) for 21 days at 40% MFU, and want 20 training tokens per parameter. What is "
         "the largest model (parameters) you can train?",
-        lambda: (cp.compute_budget(256, 21, hardware.gpu("A100 80GB").bf16_flops_per_s, 0.4) / 120) ** 0.5,
+        lambda: plans.estimate_budget(256, 21, gpu="A100 80GB", mfu=0.4).chinchilla()[0],
         rel_tol=0.05,
         hints=("The budget is GPUs × peak × MFU × seconds.", "With D = 20·N, C = 6·N·20·N = 120·N²: solve for N.")),
     Exercise(
         "3.4",
         "A team reports training a 30B model on 600B tokens in 21 days on 1,024 A100s. What MFU does that imply?",
-        lambda: cp.training_flops(30e9, 600e9) / (1024 * 21 * cp.SECONDS_PER_DAY
-                                                 * hardware.gpu("A100 80GB").bf16_flops_per_s),
+        lambda: plans.estimate_mfu(30e9, 600e9, gpus=1024, days=21, gpu="A100 80GB").mfu,
         unit="fraction", rel_tol=0.05,
         hints=("MFU = model FLOPs / (GPUs × peak × seconds).",)),
     Exercise(
@@ -225,7 +218,7 @@ register(
         "4.1",
         "By Chinchilla's rule of thumb, how many training tokens does a compute-optimal 13B model get?",
         lambda: dt.chinchilla_tokens(13e9), rel_tol=0.02,
-        hints=("About 20 tokens per parameter.",)),
+        hints=(f"About {dt.TOKENS_PER_PARAM} tokens per parameter.",)),
     Exercise(
         "4.2",
         "A budget of 10²³ FLOPs, spent the rule's way (D = 20·N, C = 6·N·D): how many parameters?",
@@ -242,7 +235,7 @@ register(
         "A team trains a 3B-parameter model on 9T tokens, to serve it cheaply. How many tokens per parameter is "
         "that?",
         lambda: 9e12 / 3e9, rel_tol=0.03,
-        hints=("Divide tokens by parameters; compare with Chinchilla's 20.",)),
+        hints=(f"Divide tokens by parameters; compare with Chinchilla's {dt.TOKENS_PER_PARAM}.",)),
     Exercise(
         "4.5",
         "300B training tokens from a mix of 70% English, 20% Chinese and 10% code, at the workbook's rates (the "
@@ -274,9 +267,10 @@ register(
         "5.1",
         "The material's exercise 1: a 7B trained on 1T tokens on 256 A100s (312 TFLOPS BF16) at 40% MFU. How many "
         "days?",
-        lambda: cp.training_days(cp.training_flops(7e9, 1e12), 256, hardware.gpu("A100 80GB").bf16_flops_per_s, 0.4),
+        lambda: plans.estimate_time(1e12, n_params=7e9, gpus=256, gpu="A100 80GB", mfu=0.4).days,
         unit="days", rel_tol=0.05,
-        hints=("6·N·D FLOPs, divided by 256 × 312 TFLOPS × 0.4, gives seconds.", "A day is 86,400 seconds.")),
+        hints=("6·N·D FLOPs, divided by 256 × 312 TFLOPS × 0.4, gives seconds.", f"A day is {SECONDS_PER_DAY:,} "
+                                                                                 "seconds.")),
     Exercise(
         "5.2",
         "The material's exercise 2: QLoRA of Llama-2-70B with rank-64 adapters on all seven projections (kept in fp32 "
@@ -290,10 +284,10 @@ register(
     Exercise(
         "5.3",
         "The material's exercise 3: serve Llama-2-70B in BF16 with 32 requests of 2,048 tokens, split with tensor "
-        "parallelism over A100 80GB GPUs, keeping 20% of each free. How many GPUs? (Tensor parallelism must divide "
+        f"parallelism over A100 80GB GPUs, keeping {_KEPT_FREE} of each free. How many GPUs? (Tensor parallelism must "
+        "divide "
         "its 64 heads.)",
-        lambda: plans.min_gpus(lambda n: plans.inference_memory(m.preset("llama-2-70b"), tokens=2048, batch=32, tp=n),
-                             "A100 80GB"),
+        lambda: plans.plan_memory("inference", "llama-2-70b", gpu="A100 80GB", tokens=2048, batch=32).least,
         unit="GPUs", rel_tol=0,
         hints=("Weights: count the parameters × 2 bytes. KV cache: 2 · 80 layers · 8 KV heads · 128 · 2 bytes a token.",
                "Each GPU may use 64 GB; 3 does not divide 64 heads.")),
@@ -301,9 +295,9 @@ register(
         "5.4",
         "The interview question on GPT-3: 175B parameters, 300B tokens, V100s at 125 TFLOPS and 40% MFU. How many "
         "GPU-hours?",
-        lambda: cp.gpu_hours(cp.training_flops(175e9, 300e9), hardware.gpu("V100").bf16_flops_per_s, 0.4),
+        lambda: plans.estimate_time(300e9, n_params=175e9, gpu="V100", mfu=0.4).gpu_hours,
         unit="GPU-hours", rel_tol=0.05,
-        hints=("6·N·D FLOPs / (125 TFLOPS × 0.4) gives GPU-seconds; then divide by 3,600.",)),
+        hints=(f"6·N·D FLOPs / (125 TFLOPS × 0.4) gives GPU-seconds; then divide by {SECONDS_PER_HOUR:,}.",)),
     Exercise(
         "5.5",
         "An OOM hunt: Llama-2-7B with mixed-precision AdamW and ZeRO-3 over 8 GPUs, one sequence of 4,096 tokens, "
@@ -317,10 +311,11 @@ register(
     Exercise(
         "5.6",
         "A 7B on 100B tokens with 64 GPUs of 200 TFLOPS at 50% MFU (the article's §3.2 example): how many days "
-        "should the plan say, with the top of the article's 15-25% time margin?",
-        lambda: cp.training_days(cp.training_flops(7e9, 100e9), 64, 200e12, 0.5) * (1 + cp.TIME_MARGIN[1]),
+        f"should the plan say, with the top of the article's {plans.TIME_MARGIN_TEXT} time margin?",
+        lambda: plans.estimate_time(100e9, n_params=7e9, gpus=64, peak_flops_per_s=200e12, mfu=0.5).days_with_margin[1],
         unit="days", rel_tol=0.05,
-        hints=("First the formula's days: 6ND / (64 × 200 TFLOPS × 0.5) / 86,400.", "Then add 25%.")),
+        hints=(f"First the formula's days: 6ND / (64 × 200 TFLOPS × 0.5) / {SECONDS_PER_DAY:,}.",
+               f"Then add {format_percent(cp.TIME_MARGIN[1], 0)}.")),
 )
 
 # Chapter 6 (measure it yourself): exercises registered below this line.

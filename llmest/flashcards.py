@@ -10,8 +10,9 @@ from . import hardware
 from . import material
 from . import memory as mem
 from . import model as m
+from . import plans
 from . import runs
-from .drills.problem import chosen_topics, gpu_peak, tflops_text
+from .drills.problem import chosen_topics, tflops_text
 from .units import format_bytes, format_count, format_flops, format_int, format_percent
 
 
@@ -74,13 +75,15 @@ def cards(topics=None) -> list[Card]:
              f"6N = 2N forward + 4N backward ({format_flops(c.training_flops_per_token(7e9))} for a 7B)"),
         Card("compute", "FLOPs to train a 7B on 1T tokens", format_flops(c.training_flops(7e9, 1e12))),
         Card("compute", "Typical MFU of large pre-training runs, and a well-measured one",
-             f"{format_percent(typical_mfu[0], 0)}-{format_percent(typical_mfu[1], 0)} (the material); PaLM 540B measured "
-             f"{format_percent(runs.palm_mfu(with_attention=True), 1)} ({format_percent(runs.palm_mfu(with_attention=False), 1)} without the "
+             f"{format_percent(typical_mfu[0], 0)}-{format_percent(typical_mfu[1], 0)} (the material); PaLM 540B "
+             "measured "
+             f"{format_percent(runs.palm_mfu(with_attention=True), 1)} "
+             f"({format_percent(runs.palm_mfu(with_attention=False), 1)} without the "
              "attention FLOPs)"),
         Card("compute", "Time margin on a training estimate",
-             f"{format_percent(c.TIME_MARGIN[0], 0)}-{format_percent(c.TIME_MARGIN[1], 0)}"),
+             plans.TIME_MARGIN_TEXT),
         Card("compute", "A100 GPU-hours to train a 7B on 1T tokens at 40% MFU",
-             format_int(c.gpu_hours(c.training_flops(7e9, 1e12), gpu_peak("A100 80GB"), 0.4))),
+             format_int(plans.estimate_time(1e12, n_params=7e9, gpu="A100 80GB", mfu=0.4).gpu_hours)),
         Card("data", "Compute-optimal tokens per parameter (Chinchilla's rule)", f"{dt.TOKENS_PER_PARAM}"),
         Card("data", "Chinchilla-optimal tokens for a 70B", format_count(dt.chinchilla_tokens(70e9))),
     ] + [

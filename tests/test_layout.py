@@ -100,3 +100,89 @@ def test_no_import_cycle_inside_llmest():
 def test_no_module_is_over_400_lines():
     lengths = {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in _modules().items()}
     assert {name: n for name, n in lengths.items() if n > MAX_LINES} == {}
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# No composition outside the plans
+# ----------------------------------------------------------------------------------------------------------------
+
+# The formulas and decisions that the plans chain into an answer (FLOPs -> GPU-hours -> days -> cost, the reverse
+# budget, the least-GPU search, serving speed and price). Surfaces and content call the plans instead.
+COMPOSED = {"training_days", "training_seconds", "gpu_seconds", "gpu_hours", "cost", "compute_budget",
+            "affordable_params", "affordable_tokens", "implied_mfu", "gpus_for_deadline", "cost_per_million_tokens",
+            "decode_step_seconds", "min_gpus", "usable_bytes"}
+SURFACES = ["widgets/*.py", "cli.py", "exercises.py", "drills/*.py", "flashcards.py", "material/ch*.py"]
+# (file, the function or figure the call is in, formula): why it quotes one formula on purpose.
+QUOTED_ON_PURPOSE = {
+    ("drills/memory.py", "_gpus_for_states", "usable_bytes"):
+        "a worked step shows the usable memory that the answer (state_gpus) divides by",
+    ("drills/serving.py", "_decode_speed", "decode_step_seconds"):
+        "the drill's model is a bare parameter count at a given byte width, not a config decode_estimate takes",
+    ("drills/serving.py", "_serving_cost", "cost_per_million_tokens"):
+        "the drill gives the tokens per second itself: the one formula is the question",
+    ("material/ch3_compute.py", "000-5-gpt3-total", "cost"):
+        "Patterson et al.'s published V100-hours priced at the material's $3: one formula on a published figure",
+}
+
+
+def _module_aliases(tree) -> set[str]:
+    """The names a file binds to llmest modules (``from .. import compute as c``, ``from . import plans``)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level and node.module is None:
+            names |= {alias.asname or alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            names |= {alias.asname or alias.name for alias in node.names if alias.name in COMPOSED}
+    return names
+
+
+def _figure_key(call) -> str | None:
+    if isinstance(call.func, ast.Name) and call.func.id == "Figure" and call.args \
+            and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
+        return call.args[0].value
+    return None
+
+
+def composed_calls(source: str, name: str) -> list[tuple[str, str, str]]:
+    """(name, enclosing function or figure, formula) for each call of a COMPOSED formula through a module."""
+    tree = ast.parse(source, name)
+    modules, found, where, name_of_file = _module_aliases(tree), [], [], name
+
+    def visit(node):
+        context = None
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            context = node.name
+        elif isinstance(node, ast.Call):
+            context = _figure_key(node)
+            func = node.func
+            name = None
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in modules:
+                name = func.attr
+            elif isinstance(func, ast.Name) and func.id in modules:
+                name = func.id
+            if name in COMPOSED:
+                found.append((name_of_file, where[-1] if where else "<module>", name))
+        if context:
+            where.append(context)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+        if context:
+            where.pop()
+
+    visit(tree)
+    return found
+
+
+def test_the_composition_check_sees_a_chain_and_where_it_is():
+    source = ("from .. import compute as cp\nfrom ..plans import min_gpus\n\ndef f(flops, est):\n"
+              "    return cp.cost(cp.gpu_hours(flops, 1e15, 0.4), 2) + est.cost_at(2)\n\n"
+              "FIGURES = [Figure('k', lambda: min_gpus(plan, 'A100 80GB'))]\n")
+    assert sorted(composed_calls(source, "x.py")) == [("x.py", "f", "cost"), ("x.py", "f", "gpu_hours"),
+                                                      ("x.py", "k", "min_gpus")]
+
+
+def test_surfaces_and_content_call_plans_not_the_formulas_plans_chain():
+    calls = [call for pattern in SURFACES for path in sorted(PACKAGE.glob(pattern))
+             for call in composed_calls(path.read_text(encoding="utf-8"), path.relative_to(PACKAGE).as_posix())]
+    assert [call for call in calls if call not in QUOTED_ON_PURPOSE] == []
+    assert set(QUOTED_ON_PURPOSE) <= set(calls), "an exception no longer needed: remove it"

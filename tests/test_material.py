@@ -267,7 +267,7 @@ def test_weeks_are_shown_in_weeks_from_a_recompute_in_days():
 _NAME_UNITS = [(re.compile(pattern), unit) for pattern, unit in [
     (r"_bytes_per_param$", "bytes/param"), (r"_per_gb$", "tokens/GB"), (r"_flops_per_s$", "FLOP/s"),
     (r"_flops$", "FLOPs"), (r"_bytes(_for|_rule)?$", "bytes"), (r"_days$", "days"), (r"_seconds$", "seconds"),
-    (r"^gpu_hours$", "GPU-hours"), (r"_tokens$", "tokens"), (r"_params$", "parameters"), (r"_gpus$", "GPUs"),
+    (r"^gpu_hours$", "GPU-hours"), (r"^days$", "days"), (r"^seconds$", "seconds"), (r"_tokens$", "tokens"), (r"_params$", "parameters"), (r"_gpus$", "GPUs"),
     (r"mfu$", "fraction")]]
 
 

@@ -7,6 +7,9 @@ import pytest
 
 import llmest as le
 from llmest import cli, data, hardware, memory, model, plans
+from llmest import compute as cp
+from llmest import memory as mem
+from llmest._validate import InputError
 
 pytest.importorskip("ipywidgets")
 from llmest.widgets import compute as widget_compute  # noqa: E402
@@ -98,3 +101,54 @@ def test_command_line_and_calculators_call_the_same_plans(monkeypatch, capsys):
     widget_memory.MemoryPlanner()
     widget_compute.TrainingPlanner()
     assert calls[2:] == ["plan_memory", "estimate_time"]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The plans that replaced compositions in the exercises, the material and the drills
+# ----------------------------------------------------------------------------------------------------------------
+
+def test_zero_gpus_shares_the_activations_out():
+    # Seed 000 exercise 1: 2 bytes of weights stay whole, 14·7e9 = 98 GB and 50 GB of activations are shared:
+    # 14 GB + 148 GB / n ≤ 64 GB needs n ≥ 2.96, so 3; with 100 GB, 198 / 50 = 3.96, so 4.
+    assert plans.zero_gpus(7e9, "A100 80GB", zero=2, activations_shared_bytes=50e9) == 3
+    assert plans.zero_gpus(7e9, "A100 80GB", zero=2, activations_shared_bytes=100e9) == 4
+    assert plans.zero_gpus(7e9, "A100 80GB", zero=0) is None          # unsharded 112 GB never fits
+    with pytest.raises(InputError, match="activations_shared_bytes"):
+        plans.zero_gpus(7e9, activations_shared_bytes=-1)
+
+
+def test_estimate_mfu_from_hours_or_from_gpus_and_days():
+    # 30B on 600B tokens in 21 days on 1,024 A100s: 1.08e23 / (1,024 × 21 × 86,400 s × 312e12) = 18.6%
+    run = plans.estimate_mfu(30e9, 600e9, gpus=1024, days=21, gpu="A100 80GB")
+    assert run.mfu == pytest.approx(1.08e23 / (1024 * 21 * 86_400 * 312e12)) and run.mfu == pytest.approx(0.186, abs=5e-4)
+    assert plans.estimate_mfu(30e9, 600e9, gpu_hours=1024 * 21 * 24).mfu == pytest.approx(run.mfu)
+    with pytest.raises(InputError, match="gpu_hours"):
+        plans.estimate_mfu(30e9, 600e9)
+
+
+def test_estimate_budget_is_seed_004s_reverse_budget():
+    # Seed 004 §4.3: 64 × 200 TFLOPS × 50% × 30 days ≈ 1.66e22 FLOPs; 19.7B for 140B tokens; 39.4B tokens for a 70B
+    budget = plans.estimate_budget(64, 30, peak_flops_per_s=200e12, mfu=0.5)
+    assert budget.flops == pytest.approx(1.66e22, rel=0.005)
+    assert budget.affordable_params(140e9) == pytest.approx(19.7e9, rel=0.005)
+    assert budget.affordable_tokens(70e9) == pytest.approx(39.4e9, rel=0.005)
+    n, d = budget.chinchilla()
+    assert d == 20 * n and 6 * n * d == pytest.approx(budget.flops)
+    assert (n, d) == plans.chinchilla_for_budget(64, 30, 200e12, 0.5)
+
+
+def test_time_estimate_curve_deadline_and_finetune():
+    est = plans.estimate_time(1e12, n_params=7e9, gpus=256, gpu="A100 80GB", mfu=0.4)
+    assert est.days_on(512) == pytest.approx(est.days / 2) and est.days_on(256, 0.2) == pytest.approx(est.days * 2)
+    assert est.seconds == pytest.approx(4.2e22 / (256 * 312e12 * 0.4))
+    assert est.gpus_for(est.days) == 256 and est.cost_at(2) == pytest.approx(est.gpu_hours * 2)
+    lora = plans.estimate_finetune_time("llama-2-7b", 1e6)
+    n = cp.flops_params("llama-2-7b")
+    adapters = mem.lora_params("llama-2-7b", 64, mem.LORA_TARGETS)
+    assert lora.flops == pytest.approx((4 * n + 6 * adapters) * 1e6)
+    assert plans.TIME_MARGIN_TEXT == "15%-25%"
+
+
+def test_fits_takes_bytes_or_a_breakdown():
+    assert plans.fits(64e9, "A100 80GB") and not plans.fits(64.1e9, "A100 80GB")
+    assert plans.fits(plans.MemoryBreakdown({"weights": 64e9}), "A100 80GB")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from .. import compute as c
 from .. import memory as mem
 from .. import plans
-from ..units import format_bytes, format_count, format_flops, format_int, format_number, format_percent, format_usd
-from .problem import (CLUSTER, MFUS, PARAMS, PRICES, TOKENS, TRAINING_GPUS, _A, _Regenerate, _a, _n, _pick, _problem,
+from ..units import SECONDS_PER_DAY, SECONDS_PER_HOUR, format_bytes, format_count, format_flops, format_int, format_number, format_percent, format_usd
+from .problem import (CLUSTER, MFUS, PARAMS, TOKENS, TRAINING_GPUS, _A, _Regenerate, _a, _n, _pick, _problem,
                       _size, gpu_peak, template, tflops_text)
 
 
@@ -34,28 +34,29 @@ def _training_flops(rng, level):
 @template("gpu-hours", "compute")
 def _gpu_hours(rng, level):
     n, tokens, gpu, mfu = _training_run(rng, level)
-    flops = c.training_flops(n, tokens)
-    answer = c.gpu_hours(flops, gpu_peak(gpu), mfu)
+    est = plans.estimate_time(tokens, n_params=n, gpu=gpu, mfu=mfu)
+    flops, answer = est.flops, est.gpu_hours
     return _problem(
         "gpu-hours", level,
         f"Training {_a(_size(n))} model on {_size(tokens)} tokens on {gpu} GPUs ({tflops_text(gpu)} BF16) "
         f"at {format_percent(mfu, 0)} MFU: how many GPU-hours?",
         dict(n=n, tokens=tokens, peak=gpu_peak(gpu), mfu=mfu), answer, "GPU-hours",
         [_flops_step(n, tokens),
-         f"Effective FLOP/s per GPU: {tflops_text(gpu)} × {format_percent(mfu, 0)} = {format_flops(gpu_peak(gpu) * mfu)}/s",
+         f"Effective FLOP/s per GPU: {tflops_text(gpu)} × {format_percent(mfu, 0)} = "
+         f"{format_flops(gpu_peak(gpu) * mfu)}/s",
          f"GPU-seconds: {format_flops(flops)} / {format_flops(gpu_peak(gpu) * mfu)}/s = "
-         f"{format_int(c.gpu_seconds(flops, gpu_peak(gpu), mfu))}",
-         f"/ 3,600 = {format_int(answer)} GPU-hours"],
-        "GPU-hours = 6ND / (peak × MFU) / 3,600. Don't forget the 3,600.")
+         f"{format_int(est.gpu_seconds)}",
+         f"/ {SECONDS_PER_HOUR:,} = {format_int(answer)} GPU-hours"],
+        f"GPU-hours = 6ND / (peak × MFU) / {SECONDS_PER_HOUR:,}. Don't forget the {SECONDS_PER_HOUR:,}.")
 
 
 @template("training-days", "compute")
 def _training_days(rng, level):
     n, tokens, gpu, mfu = _training_run(rng, level)
     gpus = _pick(rng, level, *CLUSTER)
-    flops = c.training_flops(n, tokens)
-    answer = c.training_days(flops, gpus, gpu_peak(gpu), mfu)
-    if not 1 <= answer <= 365 or mem.training_state_bytes(n) / gpus > plans.usable_bytes(gpu):
+    est = plans.estimate_time(tokens, n_params=n, gpus=gpus, gpu=gpu, mfu=mfu)
+    answer = est.days
+    if not 1 <= answer <= 365 or not plans.fits(mem.training_state_bytes(n) / gpus, gpu):
         raise _Regenerate  # a run of less than a day or more than a year, or states that do not fit its GPUs
     return _problem(
         "training-days", level,
@@ -63,34 +64,34 @@ def _training_days(rng, level):
         f"{_size(tokens)} tokens. How many days?",
         dict(n=n, tokens=tokens, gpus=gpus, peak=gpu_peak(gpu), mfu=mfu), answer, "days",
         [_flops_step(n, tokens),
-         f"Cluster: {gpus:,} × {tflops_text(gpu)} × {format_percent(mfu, 0)} = {format_flops(gpus * gpu_peak(gpu) * mfu)}/s",
-         f"Seconds: {format_int(c.training_seconds(flops, gpus, gpu_peak(gpu), mfu))}; / 86,400 = {format_number(answer)} days"],
-        "days = 6ND / (GPUs × peak × MFU) / 86,400.")
+         f"Cluster: {gpus:,} × {tflops_text(gpu)} × {format_percent(mfu, 0)} = "
+         f"{format_flops(gpus * gpu_peak(gpu) * mfu)}/s",
+         f"Seconds: {format_int(est.seconds)}; / {SECONDS_PER_DAY:,} = {format_number(answer)} days"],
+        f"days = 6ND / (GPUs × peak × MFU) / {SECONDS_PER_DAY:,}.")
 
 
 @template("training-cost", "compute")
 def _training_cost(rng, level):
     n, tokens, gpu, mfu = _training_run(rng, level)
-    price = PRICES[gpu]
-    flops = c.training_flops(n, tokens)
-    hours = c.gpu_hours(flops, gpu_peak(gpu), mfu)
-    answer = c.cost(hours, price)
+    est = plans.estimate_time(tokens, n_params=n, gpu=gpu, mfu=mfu)   # at the GPU's listed price
+    price, hours, answer = est.price_per_gpu_hour, est.gpu_hours, est.cost_usd
     return _problem(
         "training-cost", level,
-        f"At ${price:g} per {gpu}-hour ({tflops_text(gpu)} BF16, {format_percent(mfu, 0)} MFU), what does the GPU time to train "
+        f"At ${price:g} per {gpu}-hour ({tflops_text(gpu)} BF16, {format_percent(mfu, 0)} MFU), what does the GPU time "
+        "to train "
         f"{_a(_size(n))} model on {_size(tokens)} tokens cost?",
         dict(n=n, tokens=tokens, peak=gpu_peak(gpu), mfu=mfu, price=price), answer, "USD",
         [_flops_step(n, tokens), f"GPU-hours: {format_int(hours)}",
          f"× ${price:g} = {format_usd(answer)}"],
-        "Cost = GPU-hours × price; GPU-hours = 6ND / (peak × MFU × 3,600).")
+        f"Cost = GPU-hours × price; GPU-hours = 6ND / (peak × MFU × {SECONDS_PER_HOUR:,}).")
 
 
 @template("gpus-for-deadline", "compute")
 def _gpus_for_deadline(rng, level):
     n, tokens, gpu, mfu = _training_run(rng, level)
     days = _pick(rng, level, [30], [14, 30, 60], [21, 45, 90])
-    flops = c.training_flops(n, tokens)
-    answer = c.gpus_for_deadline(flops, days, gpu_peak(gpu), mfu)
+    est = plans.estimate_time(tokens, n_params=n, gpu=gpu, mfu=mfu)
+    answer = est.gpus_for(days)
     if answer > 20_000:
         raise _Regenerate  # larger than any cluster of these GPUs
     return _problem(
@@ -99,10 +100,10 @@ def _gpus_for_deadline(rng, level):
         f"({tflops_text(gpu)} BF16) at {format_percent(mfu, 0)} MFU. How many GPUs at least?",
         dict(n=n, tokens=tokens, days=days, peak=gpu_peak(gpu), mfu=mfu), answer, "GPUs",
         [_flops_step(n, tokens),
-         f"GPU-seconds: {format_int(c.gpu_seconds(flops, gpu_peak(gpu), mfu))}",
-         f"/ ({days} × 86,400 s) = {c.gpu_seconds(flops, gpu_peak(gpu), mfu) / (days * 86400):,.1f}, rounded up: "
+         f"GPU-seconds: {format_int(est.gpu_seconds)}",
+         f"/ ({days} × {SECONDS_PER_DAY:,} s) = {est.gpu_seconds / (days * SECONDS_PER_DAY):,.1f}, rounded up: "
          f"{_n(answer, 'GPU')}"],
-        "GPUs = GPU-seconds / (days × 86,400), rounded up.", minimum=True)
+        f"GPUs = GPU-seconds / (days × {SECONDS_PER_DAY:,}), rounded up.", minimum=True)
 
 
 @template("reverse-budget", "compute")
@@ -110,14 +111,16 @@ def _reverse_budget(rng, level):
     gpus, gpu, mfu = _pick(rng, level, *CLUSTER), _pick(rng, level, *TRAINING_GPUS), _pick(rng, level, *MFUS)
     days = _pick(rng, level, [30], [30, 60], [21, 45])
     tokens = _pick(rng, level, *TOKENS)
-    budget = c.compute_budget(gpus, days, gpu_peak(gpu), mfu)
-    answer = c.affordable_params(budget, tokens)
+    cluster = plans.estimate_budget(gpus, days, gpu=gpu, mfu=mfu)
+    budget, answer = cluster.flops, cluster.affordable_params(tokens)
     return _problem(
         "reverse-budget", level,
-        f"You have {gpus:,} {gpu} GPUs ({tflops_text(gpu)} BF16) for {days} days at {format_percent(mfu, 0)} MFU and want "
+        f"You have {gpus:,} {gpu} GPUs ({tflops_text(gpu)} BF16) for {days} days at {format_percent(mfu, 0)} MFU and "
+        "want "
         f"{_size(tokens)} training tokens. What is the largest model you can train?",
         dict(gpus=gpus, days=days, peak=gpu_peak(gpu), mfu=mfu, tokens=tokens), answer, "count",
-        [f"Budget: {gpus:,} × {tflops_text(gpu)} × {format_percent(mfu, 0)} × {days} × 86,400 s = {format_flops(budget)}",
+        [f"Budget: {gpus:,} × {tflops_text(gpu)} × {format_percent(mfu, 0)} × {days} × {SECONDS_PER_DAY:,} s = "
+         f"{format_flops(budget)}",
          f"N = C / (6·D) = {format_flops(budget)} / (6 × {_size(tokens)}) = {format_count(answer)}"],
         "Budget C = GPUs × peak × MFU × seconds; then N = C / (6D).")
 
@@ -125,18 +128,19 @@ def _reverse_budget(rng, level):
 @template("implied-mfu", "compute")
 def _implied_mfu(rng, level):
     n, tokens, gpu, true_mfu = _training_run(rng, level)
-    hours = float(f"{c.gpu_hours(c.training_flops(n, tokens), gpu_peak(gpu), true_mfu):.3g}")  # as a paper rounds it
-    answer = c.implied_mfu(n, tokens, hours, gpu_peak(gpu))
+    hours = float(f"{plans.estimate_time(tokens, n_params=n, gpu=gpu, mfu=true_mfu).gpu_hours:.3g}")  # as a paper rounds it
+    run = plans.estimate_mfu(n, tokens, gpu_hours=hours, gpu=gpu)
+    answer = run.mfu
     return _problem(
         "implied-mfu", level,
         f"A report says {_a(_size(n))} model was trained on {_size(tokens)} tokens in "
         f"{format_int(hours)} {gpu}-hours ({tflops_text(gpu)} BF16). What MFU does that imply?",
         dict(n=n, tokens=tokens, hours=hours, peak=gpu_peak(gpu)), answer, "fraction",
         [_flops_step(n, tokens),
-         f"Peak work in those hours: {format_int(hours)} × 3,600 × {tflops_text(gpu)} = "
-         f"{format_flops(hours * 3600 * gpu_peak(gpu))}",
+         f"Peak work in those hours: {format_int(hours)} × {SECONDS_PER_HOUR:,} × {tflops_text(gpu)} = "
+         f"{format_flops(run.peak_work_flops)}",
          f"MFU = {format_percent(answer, 1)}"],
-        "MFU = 6ND / (GPU-hours × 3,600 × peak).", tolerance=0.1)  # 10% of ~40%: about 4 points either way
+        f"MFU = 6ND / (GPU-hours × {SECONDS_PER_HOUR:,} × peak).", tolerance=0.1)  # 10% of ~40%: about 4 points either way
 
 
 @template("checkpoint-storage", "compute")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from .. import compute as c
 from .. import data as dt
 from .. import plans
 from ..units import format_bytes, format_count, format_flops, format_percent
@@ -15,13 +14,14 @@ def _chinchilla_tokens(rng, level):
     n = _pick(rng, level, *PARAMS) if past == 1 else rng.choice([1e9, 3e9, 8e9])
     tokens_per_param = dt.TOKENS_PER_PARAM * past
     answer = dt.chinchilla_tokens(n, tokens_per_param)
-    question = (f"By the 20-tokens-per-parameter rule, how many tokens should {_a(_size(n))} model train on?"
+    question = (f"By the {dt.TOKENS_PER_PARAM}-tokens-per-parameter rule, how many tokens should {_a(_size(n))} model "
+                "train on?"
                 if past == 1 else
                 f"To serve it cheaply, a team trains {_a(_size(n))} model on {past} times the tokens of "
-                "Chinchilla's 20-per-parameter rule. How many tokens?")
+                f"Chinchilla's {dt.TOKENS_PER_PARAM}-per-parameter rule. How many tokens?")
     steps = [f"{tokens_per_param} × {_size(n)} = {format_count(answer)}"]
     if past > 1:
-        steps.insert(0, f"Tokens per parameter: {past} × 20 = {tokens_per_param}")
+        steps.insert(0, f"Tokens per parameter: {past} × {dt.TOKENS_PER_PARAM} = {tokens_per_param}")
     return _problem("chinchilla-tokens", level, question, dict(n=n, tokens_per_param=tokens_per_param), answer,
                     "count", steps, "Chinchilla's rule of thumb: D ≈ 20·N.")
 
@@ -30,12 +30,13 @@ def _chinchilla_tokens(rng, level):
 def _chinchilla_for_budget(rng, level):
     gpus, gpu, mfu = _pick(rng, level, *CLUSTER), _pick(rng, level, *TRAINING_GPUS), _pick(rng, level, *MFUS)
     days = _pick(rng, level, [30], [30, 90], [45, 120])
-    budget = c.compute_budget(gpus, days, gpu_peak(gpu), mfu)
-    answer, tokens = plans.chinchilla_for_budget(gpus, days, gpu_peak(gpu), mfu)
+    cluster = plans.estimate_budget(gpus, days, gpu=gpu, mfu=mfu)
+    budget, (answer, tokens) = cluster.flops, cluster.chinchilla()
     return _problem(
         "chinchilla-for-budget", level,
-        f"{gpus:,} {gpu} GPUs ({tflops_text(gpu)} BF16), {days} days, {format_percent(mfu, 0)} MFU: which model size is compute-optimal "
-        "by the 20-tokens-per-parameter rule?",
+        f"{gpus:,} {gpu} GPUs ({tflops_text(gpu)} BF16), {days} days, {format_percent(mfu, 0)} MFU: which model size "
+        "is compute-optimal "
+        f"by the {dt.TOKENS_PER_PARAM}-tokens-per-parameter rule?",
         dict(gpus=gpus, days=days, peak=gpu_peak(gpu), mfu=mfu), answer, "count",
         [f"Budget: {format_flops(budget)}",
          f"C = 6·N·(20·N) = 120·N², so N = √(C / 120) = {format_count(answer)} (on {_size(tokens)} tokens)"],
@@ -56,7 +57,8 @@ def _corpus_size(rng, level):
         steps.append(f"Raw: {format_bytes(cleaned)} / {format_percent(cleaning_yield, 0)} = {format_bytes(answer)}")
     return _problem(
         "corpus-size", level,
-        f"{_size(tokens)} tokens of {'code' if language == 'code' else language.capitalize()} at {format_count(rate)} tokens per GB of cleaned "
+        f"{_size(tokens)} tokens of {'code' if language == 'code' else language.capitalize()} at {format_count(rate)} "
+        "tokens per GB of cleaned "
         f"text: how many GB"
         f"{raw}? (give the {'raw' if cleaning_yield else 'cleaned'} size)",
         dict(tokens=tokens, rate=rate, cleaning_yield=cleaning_yield), answer, "bytes", steps,

@@ -55,7 +55,7 @@ def _zero_per_gpu(rng, level):
     per_param = mem.state_bytes_per_param("mixed", "adamw")
     parts = mem.sharded_state_bytes(n, per_param, stage, dp)
     answer = sum(parts.values())
-    if answer > plans.usable_bytes("A100 80GB"):
+    if not plans.fits(answer, "A100 80GB"):
         raise _Regenerate  # a layout nobody would choose: more than an 80 GB GPU holds with 20% free
     return _problem(
         "zero-per-gpu", level,
@@ -74,7 +74,7 @@ def _zero_per_gpu(rng, level):
 def _gpus_for_states(rng, level):
     n = _pick(rng, level, *PARAMS)
     gpu = _pick(rng, level, ["A100 80GB"], ["A100 80GB", "H200"], ["H100 SXM", "H200", "B200"])
-    margin = _pick(rng, level, [0.0], [0.0, 0.2], [0.2])
+    margin = _pick(rng, level, [0.0], [0.0, mem.MEMORY_MARGIN], [mem.MEMORY_MARGIN])
     answer = plans.state_gpus(n, 16, gpu, margin)
     usable = plans.usable_bytes(gpu, margin)
     kept = f", keeping {format_percent(margin, 0)} of each free" if margin else ""

@@ -111,7 +111,6 @@ TOKENS = ([1e12], [100e9, 300e9, 1e12, 2e12], [140e9, 1.4e12, 3.5e12, 15e12])
 TRAINING_GPUS = (["A100 80GB"], ["A100 80GB", "H100 SXM"], ["A100 80GB", "H100 SXM", "H200", "B200"])
 MFUS = ([0.4, 0.5], [0.35, 0.4, 0.45, 0.5], [0.3, 0.38, 0.42, 0.48])   # at most 50% until measured (chapter 5)
 CLUSTER = ([64, 256], [64, 128, 256, 512], [48, 96, 384, 1024, 2048])
-PRICES = {"A100 80GB": 2.5, "H100 SXM": 4.0, "H200": 4.5, "B200": 6.0}   # the material's cloud prices per GPU-hour
 SHAPES = {  # (layers, hidden, vocab) of real dense models
     "easy": [(32, 4096, 32000), (40, 5120, 32000), (80, 8192, 32000)],
     "medium": [(32, 4096, 32000), (40, 5120, 32000), (48, 6144, 32000), (80, 8192, 32000)],

@@ -6,8 +6,8 @@ from .. import compute as c
 from .. import hardware
 from .. import memory as mem
 from .. import plans
-from ..units import format_bytes, format_flops, format_int, format_usd
-from .problem import PARAMS, PRICES, _Regenerate, _a, _n, _pick, _problem, _size, template, tflops_text
+from ..units import SECONDS_PER_HOUR, format_bytes, format_flops, format_int, format_usd
+from .problem import PARAMS, _Regenerate, _a, _n, _pick, _problem, _size, template, tflops_text
 
 
 @template("inference-flops", "serving")
@@ -37,14 +37,15 @@ def _decode_speed(rng, level):
     g = hardware.gpu(gpu)
     step = c.decode_step_seconds(weights, kv, n, batch, g.bandwidth_bytes_per_s, g.bf16_flops_per_s)
     answer = batch / step
-    if weights + kv > plans.usable_bytes(g):
+    if not plans.fits(weights + kv, g):
         raise _Regenerate  # the model and its cache do not fit that GPU with 20% kept free
     cache = ("ignore the KV cache" if not kv else
              f"each sequence's KV cache is {format_bytes(kv_per_sequence)}")
     return _problem(
         "decode-speed", level,
         f"One {gpu} ({format_bytes(g.bandwidth_bytes_per_s)}/s memory bandwidth, {tflops_text(gpu)}) decodes "
-        f"{_n(batch, 'sequence')} at once for {_a(_size(n))} model stored at {per_param:g} byte{'' if per_param == 1 else 's'} a parameter; "
+        f"{_n(batch, 'sequence')} at once for {_a(_size(n))} model stored at {per_param:g} "
+        f"byte{'' if per_param == 1 else 's'} a parameter; "
         f"{cache}. About how many tokens per second in all?",
         dict(n=n, bytes_per_param=per_param, batch=batch, kv=kv, bandwidth=g.bandwidth_bytes_per_s,
              peak=g.bf16_flops_per_s), answer, "tokens/s",
@@ -80,13 +81,13 @@ def _serving_cost(rng, level):
     gpu = _pick(rng, level, ["A100 80GB"], ["A100 80GB", "H100 SXM"], ["H100 SXM", "H200", "B200"])
     gpus = _pick(rng, level, [1, 2], [1, 2, 4], [2, 8])
     tokens_per_s = _pick(rng, level, [1000, 2000], [800, 2500], [1300, 6400])
-    price = PRICES[gpu]
+    price = hardware.price_per_gpu_hour(gpu)
     answer = c.cost_per_million_tokens(price, gpus, tokens_per_s)
     return _problem(
         "serving-cost", level,
         f"{_n(gpus, gpu + ' GPU')} at ${price:g} an hour {'each, together serve' if gpus > 1 else 'serves'} "
         f"{tokens_per_s:,} tokens per second. What does a million generated tokens cost?",
         dict(price=price, gpus=gpus, tokens_per_s=tokens_per_s), answer, "USD",
-        [f"Per hour: ${price * gpus:g} for {format_int(tokens_per_s * 3600)} tokens",
+        [f"Per hour: ${price * gpus:g} for {format_int(tokens_per_s * SECONDS_PER_HOUR)} tokens",
          f"Per million: {format_usd(answer)}"],
         "Hourly price / tokens per hour × 10⁶.")

@@ -23,7 +23,7 @@ _A100 = "A100 80GB"
 _QLORA_TARGETS = mem.LORA_TARGETS
 
 
-_MARGIN = "seed 004's 20% margin"
+_MARGIN = f"seed 004's {format_percent(mem.MEMORY_MARGIN, 0)} margin"
 
 
 def _gpu_word(n: int) -> str:
@@ -36,10 +36,7 @@ def _qlora_adapters() -> int:
 
 def _zero2_gpus_ex1(activations_bytes: float) -> int:
     """Seed 000 exercise 1: A100s needed with ZeRO-2 for a 7B's states plus activations shared over the GPUs."""
-    def per_gpu(n):
-        states = mem.sharded_state_bytes(7e9, _MIXED, zero=2, dp=n)
-        return sum(states.values()) + activations_bytes / n
-    return next(n for n in range(1, 64) if per_gpu(n) <= plans.usable_bytes(_A100))
+    return plans.zero_gpus(7e9, _A100, zero=2, activations_shared_bytes=activations_bytes)
 
 
 def _ex1_planner(recompute: str) -> plans.MemoryPlan:
@@ -68,8 +65,12 @@ def _ex1_gpu_cause() -> str:
 
 def _ceil_gpus() -> int:
     """A100s for seed 000's BF16 serving case if the memory could be split in any number of parts."""
-    total = plans.inference_memory("llama-2-70b", tokens=2048, batch=32).total
-    return int(-(-total // plans.usable_bytes(_A100)))
+    return plans.gpus_to_hold(plans.inference_memory("llama-2-70b", tokens=2048, batch=32).total, _A100)
+
+
+def _serving_70b_gpus() -> int:
+    """Seed 000 exercise 3: the least A100s (a tp that divides the heads) for Llama-2-70B, 32 × 2,048 tokens."""
+    return plans.plan_memory("inference", "llama-2-70b", gpu=_A100, tokens=2048, batch=32).least
 
 
 def _kv_mha(batch: int) -> float:
@@ -79,18 +80,19 @@ def _kv_mha(batch: int) -> float:
 
 def _bf16_70b_cause() -> str:
     weights = mem.weight_bytes(70e9, 2)
-    return (f"{format_bytes(weights)} of weights fill {format_percent(weights / 141e9, 0)} of an H200 and {format_percent(weights / 160e9, 0)} of "
+    return (f"{format_bytes(weights)} of weights fill {format_percent(weights / 141e9, 0)} of an H200 and "
+            f"{format_percent(weights / 160e9, 0)} of "
             f"two A100s, leaving nothing for the KV cache or {_MARGIN}: with nothing kept free two A100s hold them, "
             f"as the material says. With the margin the "
-            f"weights alone need {plans.min_gpus(lambda n: plans.MemoryBreakdown({'weights': weights / n}), _A100)} "
-            f"A100s; real Llama-2-70B with a 32 × 2,048-token KV cache needs "
-            f"{plans.min_gpus(lambda n: plans.inference_memory('llama-2-70b', tokens=2048, batch=32, tp=n), _A100)} "
+            f"weights alone need {plans.gpus_to_hold(weights, _A100)} "
+            f"A100s; real Llama-2-70B with a 32 × 2,048-token KV cache needs {_serving_70b_gpus()} "
             "(tensor parallelism must divide its 64 heads).")
 
 
 def _full_ft_cause() -> str:
     return (f"The states of mixed-precision AdamW are {format_bytes(mem.training_state_bytes(70e9))}: "
-            f"{plans.state_gpus(70e9, 16, _A100)} A100s just to hold them, {plans.state_gpus(70e9, 16, _A100, 0.2)} with "
+            f"{plans.state_gpus(70e9, 16, _A100)} A100s just to hold them, "
+            f"{plans.state_gpus(70e9, 16, _A100, mem.MEMORY_MARGIN)} with "
             f"{_MARGIN}, before activations. Read as a bound, 8+ holds, but it is too loose to plan with: eight A100s "
             f"({format_bytes(8 * 80 * _GB)}) suffice only with CPU/NVMe offload (ZeRO-Infinity) or a lighter "
             "optimizer.")
@@ -153,13 +155,14 @@ def _qlora_70b_activations(b: int) -> float:
 
 
 def _ex2_total_cause() -> str:
-    plan = plans.qlora_memory("llama-2-70b")
+    qlora = plans.plan_memory("qlora", "llama-2-70b", gpu=_A100)
+    plan = qlora.breakdown
     totals = {b: plans.qlora_memory("llama-2-70b", micro_batch=b).total for b in range(1, 17)}
     inside = _batches_within(totals.get, 56 * _GB, 76 * _GB, limit=17)
     adapters = sum(plan[p] for p in ("adapters", "gradients", "optimizer"))
     return (f"FP32 adapters (PEFT's default) with AdamW, gradient checkpointing and a micro-batch of 1: it "
-            f"{'fits' if plans.fits(plan, _A100) else 'does not fit'} one A100 within {_MARGIN} "
-            f"({format_bytes(plans.usable_bytes(_A100))} usable). The total lands near the material's, but the parts "
+            f"{'fits' if qlora.fits else 'does not fit'} one A100 within {_MARGIN} "
+            f"({format_bytes(qlora.usable_bytes)} usable). The total lands near the material's, but the parts "
             f"differ: activations {format_bytes(plan['activations'])} at this micro-batch, and the adapters with "
             f"their gradients and states {format_bytes(adapters)}, not "
             f"{format_bytes(160e6 + 320e6 + 640e6)}. The total carries the activations' batch: micro-batches of "
@@ -199,7 +202,8 @@ register(
            unit="bytes",
            cause=lambda: f"28 GB is one FP32 copy of 7B parameters. AdamW keeps two FP32 moments "
                          f"({format_bytes(7e9 * _MIXED.optimizer)}) and mixed precision an FP32 master copy "
-                         f"({format_bytes(7e9 * _MIXED.master)}): {format_bytes(7e9 * (_MIXED.optimizer + _MIXED.master))}."),
+                         f"({format_bytes(7e9 * _MIXED.master)}): "
+                         f"{format_bytes(7e9 * (_MIXED.optimizer + _MIXED.master))}."),
     Figure("000-ex1-total", 2, "000", _EX1, "7B full training: states plus 50-100 GB of activations",
            "总计：~106-156 GB", (106 * _GB, 156 * _GB),
            lambda: mem.training_state_bytes(7e9) + 50 * _GB, "training_state_bytes(7e9) + 50 GB (the low end)",
@@ -238,7 +242,8 @@ register(
            depends_on="the batch",
            cause=lambda: f"With gradient checkpointing a micro-batch of 1 × 2,048 tokens keeps "
                          f"{format_bytes(plans.qlora_memory('llama-2-70b')['activations'])}; 20-40 GB is what "
-                         f"micro-batches of {'-'.join(map(str, _batches_within(_qlora_70b_activations, 20 * _GB, 40 * _GB)))} keep."),
+                         "micro-batches of "
+                         f"{'-'.join(map(str, _batches_within(_qlora_70b_activations, 20 * _GB, 40 * _GB)))} keep."),
     Figure("000-ex2-total", 2, "000", _EX2, "QLoRA of a 70B, all of it, on one GPU",
            "总计：~56-76 GB -> 单张 A100 80GB 可行", (56 * _GB, 76 * _GB), lambda: plans.qlora_memory("llama-2-70b").total,
            "qlora_memory('llama-2-70b', rank 64, all projections, micro-batch 1 × 2,048 tokens)", unit="bytes",
@@ -250,14 +255,15 @@ register(
            lambda: mem.weight_bytes(70e9, 2), "weight_bytes(70e9, 2)", unit="bytes"),
     Figure("000-ex3-bf16-gpus", 2, "000", _EX3, "what holds 140 GB of weights",
            "-> 2x A100 80GB 或 1x H200 141GB", 2,
-           lambda: plans.min_gpus(lambda n: plans.MemoryBreakdown({"weights": mem.weight_bytes(70e9, 2) / n}), _A100),
-           "A100s for the weights alone with the 20% margin", unit="GPUs",
+           lambda: plans.gpus_to_hold(mem.weight_bytes(70e9, 2), _A100),
+           f"A100s for the weights alone with the {format_percent(mem.MEMORY_MARGIN, 0)} margin", unit="GPUs",
            depends_on="how much of each GPU is kept free", cause=_bf16_70b_cause),
     Figure("000-ex3-kv", 2, "000", _EX3, "KV cache of a 70B, 2,048 tokens × 32 requests",
            "KV Cache（2048 context, batch=32）：~40-80 GB", (40 * _GB, 80 * _GB),
            lambda: mem.kv_cache_bytes_for("llama-2-70b", 2048, 32), "kv_cache_bytes_for('llama-2-70b', 2048, 32)",
            unit="bytes",
-           cause=lambda: f"Llama-2-70B's 8 KV heads of width 128 hold {format_bytes(mem.kv_cache_bytes_for('llama-2-70b', 2048, 32))}; "
+           cause=lambda: "Llama-2-70B's 8 KV heads of width 128 hold "
+                         f"{format_bytes(mem.kv_cache_bytes_for('llama-2-70b', 2048, 32))}; "
                          f"full multi-head attention (64 KV heads) would hold {format_bytes(_kv_mha(32))}. "
                          "The range matches neither."),
     Figure("000-ex3-bf16-total", 2, "000", _EX3, "serving a 70B in BF16 with that KV cache, in all",
@@ -267,12 +273,11 @@ register(
            cause="Lower than the material's because its KV cache figure is too high (above)."),
     Figure("000-ex3-total-gpus", 2, "000", _EX3, "A100s to serve a 70B in BF16 with that KV cache",
            "总计：~180-220 GB -> 3-4x A100", (3, 4),
-           lambda: plans.min_gpus(lambda n: plans.inference_memory("llama-2-70b", tokens=2048, batch=32, tp=n), _A100),
-           "min_gpus(inference_memory('llama-2-70b', 2,048 × 32, tp=n), 'A100 80GB')", unit="GPUs",
+           _serving_70b_gpus,
+           "plan_memory('inference', 'llama-2-70b', tokens=2048, batch=32).least", unit="GPUs",
            cause=lambda: f"{format_bytes(plans.inference_memory('llama-2-70b', tokens=2048, batch=32).total)} would "
                          f"fit in {_gpu_word(_ceil_gpus())} by memory alone, but tensor parallelism must divide the "
-                         f"64 heads, so the smallest usable count is "
-                         f"{plans.min_gpus(lambda n: plans.inference_memory('llama-2-70b', tokens=2048, batch=32, tp=n), _A100)}."),
+                         f"64 heads, so the smallest usable count is {_serving_70b_gpus()}."),
     Figure("000-ex3-int4", 2, "000", _EX3, "70B weights in INT4", "权重：~35 GB -> 1x A100 80GB", 35 * _GB,
            lambda: mem.weight_bytes(70e9, 0.5), "weight_bytes(70e9, 0.5)", unit="bytes",
            cause=lambda: f"With group-wise constants and 16-bit embeddings, real Llama-2-70B in INT4 is "
@@ -356,7 +361,8 @@ register(
            "sharded_state_bytes(7e9, zero=3, dp=8) / training_state_bytes(7e9)", unit="fraction",
            stated_note="one copy over the 8 GPUs of §2.3's case",
            cause=lambda: "True when all three are sharded (ZeRO-3, FSDP). ZeRO-1 keeps "
-                         f"{format_percent(_zero_share(1), 0)} and ZeRO-2 {format_percent(_zero_share(2), 0)} of the states on each of 8 GPUs."),
+                         f"{format_percent(_zero_share(1), 0)} and ZeRO-2 {format_percent(_zero_share(2), 0)} of the "
+                         "states on each of 8 GPUs."),
     Figure("004-2.3-70b-bf16", 2, "004", _S23, "a 70B's weights in BF16", "权重本身约140GB", 140 * _GB,
            lambda: mem.weight_bytes(70e9, 2), "weight_bytes(70e9, 2)", unit="bytes"),
     Figure("004-2.3-70b-int8", 2, "004", _S23, "a 70B's weights in INT8", "用INT8/INT4量化把权重压到70GB甚至更低",
@@ -367,10 +373,13 @@ register(
            "用80G卡要16张才刚好从账面上放下", 16, lambda: plans.state_gpus(70e9, 16, _A100),
            "state_gpus(70e9, 16 bytes, 'A100 80GB', margin 0): the states alone, nothing kept free", unit="GPUs",
            rel_tol=0.0,
-           cause=lambda: f"{format_bytes(mem.training_state_bytes(70e9))} / 80 GB = {plans.state_gpus(70e9, 16, _A100)} "
+           cause=lambda: f"{format_bytes(mem.training_state_bytes(70e9))} / 80 GB = "
+                         f"{plans.state_gpus(70e9, 16, _A100)} "
                          f"GPUs just hold the states on paper; 16 (two 8-GPU nodes) leave "
-                         f"{format_percent(1 - mem.training_state_bytes(70e9) / (16 * 80 * _GB), 1)} spare. With the material's own "
-                         f"20% margin it is {plans.state_gpus(70e9, 16, _A100, 0.2)}."),
+                         f"{format_percent(1 - mem.training_state_bytes(70e9) / (16 * 80 * _GB), 1)} spare. With the "
+                         "material's own "
+                         f"{format_percent(mem.MEMORY_MARGIN, 0)} margin it is "
+                         f"{plans.state_gpus(70e9, 16, _A100, mem.MEMORY_MARGIN)}."),
     Figure("004-2.3-kv-request", 2, "004", _S23, "KV cache of one 2,048-token request, 70B, by 2·L·S·H·2",
            "单条请求、序列长度2048、半精度算下来约5GB", 5 * _GB, lambda: _kv_mha(1),
            "kv_cache_bytes(80 layers, 64 KV heads × 128 = H, 2,048 tokens)", unit="bytes", rel_tol=0.1,
@@ -383,5 +392,6 @@ register(
            rel_tol=0.02,
            cause=lambda: f"32 × {format_bytes(_kv_mha(1))} = {format_bytes(_kv_mha(32))}, which is "
                          f"{format_bytes(_kv_mha(32), binary=True)}: the 160 is GiB written as GB. With Llama-2-70B's "
-                         f"GQA (8 KV heads) the cache is {format_bytes(mem.kv_cache_bytes_for('llama-2-70b', 2048, 32))}."),
+                         "GQA (8 KV heads) the cache is "
+                         f"{format_bytes(mem.kv_cache_bytes_for('llama-2-70b', 2048, 32))}."),
 )

@@ -22,14 +22,18 @@ _S33 = "§3.3 一张表快速看不同规模的算力预算"
 _S43B = "§4.3 反向预算：手里的算力到底能喂饱多大的模型"
 _S53, _S54 = "§5.3 一个顺手的小脚本：把估算变成函数", "§5.4 关于MFU和余量的几点避坑心得"
 
-A100 = hardware.gpu("A100 80GB").bf16_flops_per_s
-V100 = hardware.gpu("V100").bf16_flops_per_s
 GENERIC = 200e12          # seed 004's "mainstream training card" of 200 TFLOPS BF16
 _EX1_FLOPS = c.training_flops(7e9, 1e12)
+_A100_PRICES = (2, 3)     # seed 000's "A100 云服务：~$2-3/小时", dollars per GPU-hour
+
+
+def _ex1(gpus=1) -> plans.TimeEstimate:
+    """Seed 000 exercise 1: a 7B on 1T tokens on A100s at 40% MFU."""
+    return plans.estimate_time(1e12, n_params=7e9, gpus=gpus, gpu="A100 80GB", mfu=0.4)
 
 
 def _ex1_gpu_hours() -> float:
-    return c.gpu_hours(_EX1_FLOPS, A100, 0.4)
+    return _ex1().gpu_hours
 
 
 def _mfu_cause(low, high) -> str:
@@ -40,8 +44,13 @@ def _mfu_cause(low, high) -> str:
             f"{format_percent(low, 0)} and {above} above {format_percent(high, 0)}.")
 
 
+def _seed004(n, d, gpus) -> plans.TimeEstimate:
+    """Seed 004's runs: N parameters on D tokens on its generic 200 TFLOPS cards at 50% MFU."""
+    return plans.estimate_time(d, n_params=n, gpus=gpus, peak_flops_per_s=GENERIC, mfu=0.5)
+
+
 def _seed004_days(n, d, gpus) -> float:
-    return c.training_days(c.training_flops(n, d), gpus, GENERIC, 0.5)
+    return _seed004(n, d, gpus).days
 
 
 def _attention_share(seq_len) -> float:
@@ -56,35 +65,43 @@ _FT_GPUS = plans.state_gpus(70e9, 16, "A100 80GB", mem.MEMORY_MARGIN)
 
 def _ft_tokens(days) -> float:
     """Billions of tokens a 70B fine-tunes on in ``days`` on _FT_GPUS A100s at 40% MFU."""
-    return c.affordable_tokens(c.compute_budget(_FT_GPUS, days, A100, 0.4), 70e9) / 1e9
+    return plans.estimate_budget(_FT_GPUS, days, gpu="A100 80GB", mfu=0.4).affordable_tokens(70e9) / 1e9
 
 
-def _seed004_budget() -> float:
-    return c.compute_budget(64, 30, GENERIC, 0.5)
+def _seed004_budget() -> plans.BudgetEstimate:
+    """Seed 004 §4.3: 64 of its 200 TFLOPS cards at 50% MFU for 30 days."""
+    return plans.estimate_budget(64, 30, peak_flops_per_s=GENERIC, mfu=0.5)
 
 
 def _moe_cause() -> str:
     month = c.DAYS_PER_YEAR / 12
-    largest = {g: dt.chinchilla_params_for_flops(c.compute_budget(g, month, GENERIC, 0.5)) for g in (256, 512, 1024)}
-    return (f"At 20 tokens per parameter a dense model finishes within a month on §3.3's cards up to about "
+    largest = {g: plans.estimate_budget(g, month, peak_flops_per_s=GENERIC, mfu=0.5).chinchilla()[0]
+               for g in (256, 512, 1024)}
+    return (f"At {dt.TOKENS_PER_PARAM} tokens per parameter a dense model finishes within a month on §3.3's cards up "
+            "to about "
             + ", ".join(f"{format_count(n)} on {g:,}" for g, n in largest.items())
             + ": tens of B on hundreds of cards in a month does not by itself point to a mixture of experts. "
             "It does for a dense model trained on many more tokens per parameter, or on fewer cards.")
 
 
-def _lora_flops(model, recompute=False) -> float:
-    """FLOPs of LoRA fine-tuning on exercise 2's 10K examples of 2,048 tokens (rank 64 on every projection)."""
-    per_token = c.lora_training_flops_per_token(c.flops_params(model),
-                                                mem.lora_params(model, 64, mem.LORA_TARGETS), recompute)
-    return per_token * 10_000 * 2048
+def _lora(model, recompute=False) -> plans.TimeEstimate:
+    """LoRA fine-tuning on exercise 2's 10K examples of 2,048 tokens (rank 64 on every projection), one A100 at
+    40% MFU."""
+    return plans.estimate_finetune_time(model, 10_000 * 2048, rank=64, targets=mem.LORA_TARGETS, recompute=recompute,
+                                        gpu="A100 80GB", mfu=0.4)
 
 
 def _qlora_hours(recompute=False) -> float:
-    return c.gpu_hours(_lora_flops("llama-2-70b", recompute), A100, 0.4)
+    return _lora("llama-2-70b", recompute).gpu_hours
+
+
+def _gpt3() -> plans.TimeEstimate:
+    """Seed 000 §5: GPT-3's 175B on 300B tokens on V100s at 40% MFU, at the V100's listed $3 an hour."""
+    return plans.estimate_time(300e9, n_params=175e9, gpu="V100", mfu=0.4)
 
 
 def _gpt3_hours() -> float:
-    return c.gpu_hours(c.training_flops(175e9, 300e9), V100, 0.4)
+    return _gpt3().gpu_hours
 
 
 def _a100_tokens_per_s() -> float:
@@ -135,23 +152,23 @@ register(
     Figure("000-ex1-gpu-hours", 3, "000", _EX1, "A100 GPU-hours at 40% MFU",
            "GPU Hours = 4.2e22 / (3.12e14 x 0.4) = 336,538 小时", 336_538, _ex1_gpu_hours,
            "gpu_hours(4.2e22, 312e12, 0.4)", unit="GPU-hours",
-           cause=lambda: f"4.2e22 / (3.12e14 × 0.4) = {c.gpu_seconds(_EX1_FLOPS, A100, 0.4):,.0f}: FLOPs over "
+           cause=lambda: f"4.2e22 / (3.12e14 × 0.4) = {_ex1().gpu_seconds:,.0f}: FLOPs over "
                          "FLOP/s are GPU-seconds. The material's 336,538 is that over 1,000; hours need ÷3,600, "
                          f"which gives {_ex1_gpu_hours():,.0f}. §1.2's formula, GPU Hours = FLOPs / (GPU_FLOPS × MFU), "
                          "also gives seconds."),
     Figure("000-ex1-single-gpu", 3, "000", _EX1, "days and years on one A100", "约 14,022 天 / 38.4 年（单卡）",
-           14_022, lambda: c.training_days(_EX1_FLOPS, 1, A100, 0.4), "training_days(4.2e22, 1, 312e12, 0.4)",
+           14_022, lambda: _ex1().days, "estimate_time(4.2e22, 1, 312e12, 0.4).days",
            unit="days",
            cause=lambda: f"{_ex1_gpu_hours() / 24:,.0f} days, {_ex1_gpu_hours() / 24 / c.DAYS_PER_YEAR:.1f} years: "
                          "the material carries its hours error on."),
     Figure("000-ex1-256", 3, "000", _EX1, "days on 256 A100s", "256 卡集群约 55 天", 55,
-           lambda: c.training_days(_EX1_FLOPS, 256, A100, 0.4), "training_days(4.2e22, 256, 312e12, 0.4)",
+           lambda: _ex1(256).days, "estimate_time(4.2e22, 256, 312e12, 0.4).days",
            unit="days", cause=lambda: f"The same factor of {336_538 / _ex1_gpu_hours():.1f} from the hours error."),
     # seed 000 exercise 2: QLoRA time
     Figure("000-ex2-hours", 3, "000", _EX2, "QLoRA of a 70B on 20M tokens, one A100",
            "FLOPs 很小（只算 LoRA 参数部分）… 预计 1-4 小时", (1, 4),
-           lambda: c.training_days(_lora_flops("llama-2-70b"), 1, A100, 0.4),
-           "training_days((4·N + 6·adapters) × 20.48M tokens, 1 A100, 40% MFU)", unit="days", stated_in="hours",
+           lambda: _lora("llama-2-70b").days,
+           "estimate_finetune_time((4·N + 6·adapters) × 20.48M tokens, 1 A100, 40% MFU).days", unit="days", stated_in="hours",
            cause=lambda: "The FLOPs are not small: the forward pass and the gradients for the activations still go "
                          "through every frozen weight, 4·N per token; only the weight gradients are skipped. That is "
                          f"{_qlora_hours():.0f} hours at 40% MFU, {_qlora_hours(True):.0f} with the gradient "
@@ -161,20 +178,22 @@ register(
            "训练 7B 模型（1T token）：336K A100 小时", 336e3, _ex1_gpu_hours, "gpu_hours(4.2e22, 312e12, 0.4)",
            unit="GPU-hours", cause="Exercise 1's seconds-for-hours slip again."),
     Figure("000-4.1-7b-cost", 3, "000", _S41, "its cloud cost at the material's $2-3 per A100-hour", "（$1M 云计算成本）",
-           1e6, lambda: c.cost(_ex1_gpu_hours(), 3), "gpu_hours × $3", unit="USD",
-           cause=lambda: f"${c.cost(_ex1_gpu_hours(), 2):,.0f} to ${c.cost(_ex1_gpu_hours(), 3):,.0f} at $2-3 an "
+           1e6, lambda: _ex1().cost_at(_A100_PRICES[1]), "gpu_hours × $3", unit="USD",
+           cause=lambda: f"${_ex1().cost_at(_A100_PRICES[0]):,.0f} to ${_ex1().cost_at(_A100_PRICES[1]):,.0f} at $2-3 "
+                         "an "
                          "hour; $1M follows from the wrong hours."),
     Figure("000-4.1-lora-7b", 3, "000", _S41, "LoRA fine-tuning of a 7B on one A100 (20M tokens, as exercise 2)",
-           "LoRA 微调 7B：1-4 小时，单卡 A100", (1, 4), lambda: c.training_days(_lora_flops("llama-2-7b"), 1, A100, 0.4),
-           "training_days((4·N + 6·adapters) × 20.48M tokens, 1 A100, 40% MFU)", unit="days", stated_in="hours",
+           "LoRA 微调 7B：1-4 小时，单卡 A100", (1, 4), lambda: _lora("llama-2-7b").days,
+           "estimate_finetune_time((4·N + 6·adapters) × 20.48M tokens, 1 A100, 40% MFU).days", unit="days", stated_in="hours",
            rel_tol=0.0, cause="For exercise 2's 10K examples of 2,048 tokens; the time scales with the data."),
     Figure("000-4.3-7b-cost", 3, "000", _S43, "training a 7B on 1T tokens with 256 A100s",
            "训练 7B 模型（1T token，256 A100）：~$160K-240K", (160e3, 240e3),
-           lambda: c.cost(_ex1_gpu_hours(), 2.5), "GPU-hours at 40% MFU × $2.5, the middle of $2-3", unit="USD",
+           lambda: _ex1().cost_usd, "GPU-hours at 40% MFU × $2.5, the middle of $2-3", unit="USD",
            depends_on="MFU",
-           cause=lambda: f"$160-240K is {160e3 / 2:,.0f} GPU-hours at $2-3, an MFU of "
-                         f"{format_percent(c.implied_mfu(7e9, 1e12, 160e3 / 2, A100), 0)}; at exercise 1's 40% it is "
-                         f"{format_usd(c.cost(_ex1_gpu_hours(), 2))}-{format_usd(c.cost(_ex1_gpu_hours(), 3))}. "
+           cause=lambda: f"$160-240K is {160e3 / _A100_PRICES[0]:,.0f} GPU-hours at $2-3, an MFU of "
+                         f"{format_percent(plans.estimate_mfu(7e9, 1e12, gpu_hours=160e3 / _A100_PRICES[0], gpu='A100 80GB').mfu, 0)}; "
+                         f"at exercise 1's 40% it is "
+                         f"{format_usd(_ex1().cost_at(_A100_PRICES[0]))}-{format_usd(_ex1().cost_at(_A100_PRICES[1]))}. "
                          "Either is far below §4.1's $1M for the same run."),
     Figure("000-4.3-serving", 3, "000", _S43, "serving a 7B at 1,000 requests/s, per month",
            "推理 7B（1000 RPS）：~$5K-10K/月", (5e3, 10e3),
@@ -194,24 +213,25 @@ register(
                          f"{SIX_ND}; the answer's slip is calling it the Chinchilla formula (按 Chinchilla 公式)."),
     Figure("000-5-gpt3-hours", 3, "000", _S5, "V100 GPU-hours for GPT-3 at 40% MFU",
            "在 V100 (125 TFLOPS) 上以 40% MFU 需约 630 万 GPU 小时", 6.3e6,
-           lambda: c.gpu_hours(c.training_flops(175e9, 300e9), V100, 0.4), "gpu_hours(3.15e23, 125e12, 0.4)",
+           _gpt3_hours, "gpu_hours(3.15e23, 125e12, 0.4)",
            unit="GPU-hours",
-           cause=lambda: f"3.15e23 / (125e12 × 0.4) = {format_flops(c.gpu_seconds(c.training_flops(175e9, 300e9), V100, 0.4))}"
+           cause=lambda: f"3.15e23 / (125e12 × 0.4) = {format_flops(_gpt3().gpu_seconds)}"
                          " GPU-seconds; 6.3M is that over 1,000, as in exercise 1. Over 3,600 it is "
                          f"{format_count(_gpt3_hours())} GPU-hours."),
     Figure("000-5-gpt3-cost", 3, "000", _S5, "GPT-3's GPU cost at $3 per V100-hour", "纯 GPU 成本约 1900 万",
-           19e6, lambda: c.cost(c.gpu_hours(c.training_flops(175e9, 300e9), V100, 0.4), 3), "GPU-hours × $3",
+           19e6, lambda: _gpt3().cost_usd, "GPU-hours × $3",
            unit="USD",
            cause=lambda: f"Follows from the hours above: {format_count(_gpt3_hours())} V100-hours at $3 are "
-                         f"{format_usd(c.cost(_gpt3_hours(), 3))}."),
+                         f"{format_usd(_gpt3().cost_usd)}."),
     Figure("000-5-gpt3-total", 3, "000", _S5, "GPT-3's whole cost", "实际总成本可能 $10M-50M", (10e6, 50e6),
            lambda: c.cost(runs.GPT3.gpu_hours, 3), "Patterson et al.'s V100-hours × $3", unit="USD", rel_tol=0.0,
            cause=lambda: f"Patterson et al. estimate {runs.GPT3.gpu_hours:,.0f} V100-hours (10,000 GPUs for 14.8 "
-                         f"days), an MFU of {format_percent(runs.GPT3.mfu, 0)}: the GPUs alone reach the low end at $3 an hour."),
+                         f"days), an MFU of {format_percent(runs.GPT3.mfu, 0)}: the GPUs alone reach the low end at $3 "
+                         "an hour."),
     Figure("000-4.1-ft-70b-time", 3, "000", _S41, f"full fine-tuning of a 70B on {_FT_GPUS} A100s, 1B tokens",
            "全参数微调 70B：需要 8+ A100，数天到数周", None,
-           lambda: c.training_days(c.training_flops(70e9, 1e9), _FT_GPUS, A100, 0.4),
-           f"training_days(6 × 70B × 1B tokens, {_FT_GPUS} A100s, 40% MFU)", unit="days", depends_on="tokens",
+           lambda: plans.estimate_time(1e9, n_params=70e9, gpus=_FT_GPUS, gpu="A100 80GB", mfu=0.4).days,
+           f"estimate_time(6 × 70B × 1B tokens, {_FT_GPUS} A100s, 40% MFU).days", unit="days", depends_on="tokens",
            cause=lambda: f"Read as 2 to 28 days, days to weeks is {_ft_tokens(2):.1f}B-{_ft_tokens(28):.1f}B tokens on "
                          f"{_FT_GPUS} A100s at "
                          f"40% MFU. {_FT_GPUS} is the least that hold the states (16 bytes a parameter) with 20% of "
@@ -223,8 +243,8 @@ register(
            lambda: c.training_flops(7e9, 1e12), "training_flops(7e9, 1e12)", unit="FLOPs", rel_tol=0.001),
     Figure("004-3.1-petaflop", 3, "004", _S31, "hours at a sustained 10¹⁵ FLOP/s",
            "每秒10¹⁵次浮点运算也需要约1.16万小时", 1.16e4,
-           lambda: c.training_seconds(c.training_flops(7e9, 1e12), 1, 1e15, 1.0),
-           "training_seconds(4.2e22, 1 machine, 1e15 FLOP/s, MFU 1)", unit="seconds", stated_in="hours"),
+           lambda: plans.estimate_time(1e12, n_params=7e9, peak_flops_per_s=1e15, mfu=1.0).seconds,
+           "estimate_time(4.2e22, 1 machine, 1e15 FLOP/s, MFU 1).seconds", unit="seconds", stated_in="hours"),
     Figure("004-3.1-attention", 3, "004", _S31, "attention FLOPs that 6N leaves out, a 7B at 4,096 tokens",
            "这个公式已经把所有线性层、注意力、FFN、反向计算全部折进去了", None, lambda: _attention_share(4096),
            "12·L·H·Q·T / (6N + 12·L·H·Q·T) for Llama-2-7B", unit="fraction", verdict="erratum",
@@ -232,7 +252,8 @@ register(
                          "output projections) but not the attention scores (Q·Kᵀ and scores·V), which multiply "
                          "activations by activations and grow with the sequence: "
                          f"{format_percent(_attention_share(2048), 0)} of a training token's FLOPs at 2,048 tokens, "
-                         f"{format_percent(_attention_share(4096), 0)} at 4,096 (Kaplan et al. 2020 count them apart from 6N)."),
+                         f"{format_percent(_attention_share(4096), 0)} at 4,096 (Kaplan et al. 2020 count them apart "
+                         "from 6N)."),
     Figure("004-3.2-flops", 3, "004", _S32, "7B on 100B tokens", "总FLOPs等于6×7×10⁹×10¹¹ 4.2×10²¹", 4.2e21,
            lambda: c.training_flops(7e9, 1e11), "training_flops(7e9, 1e11)", unit="FLOPs", rel_tol=0.001),
     Figure("004-3.2-per-gpu", 3, "004", _S32, "effective FLOP/s of one 200 TFLOPS card at 50%",
@@ -241,16 +262,18 @@ register(
     Figure("004-3.2-cluster", 3, "004", _S32, "of 64 such cards", "总有效算力是6.4×10¹⁵", 6.4e15,
            lambda: 64 * GENERIC * 0.5, "64 × 200e12 × 0.5", unit="FLOP/s", rel_tol=0.001),
     Figure("004-3.2-weeks", 3, "004", _S32, "the same run, in weeks", "一到两周内完成", (1, 2),
-           lambda: _seed004_days(7e9, 1e11, 64), "training_days(6 × 7e9 × 1e11, 64, 200e12, 0.5)", unit="days",
+           lambda: _seed004_days(7e9, 1e11, 64), "estimate_time(6 × 7e9 × 1e11, 64, 200e12, 0.5).days", unit="days",
            stated_in="weeks", rel_tol=0.0),
     # Contested, not confirmed by the median alone: the published runs fill the lower half of 40-60% and none the
     # upper half; 57.8% is PaLM's hardware FLOPs utilisation, which counts the recomputed forward pass too.
     Figure("004-3.2-mfu", 3, "004", _S32, "MFU of real pre-training", "MFU通常在40%到60%之间", (0.40, 0.60),
            lambda: runs.mfu_range().median, "the median MFU of the published runs (runs.mfu_range)",
            unit="fraction", rel_tol=0.0, cause=lambda: _mfu_cause(0.40, 0.60),
-           literature=((f"model FLOPs utilisation from {format_percent(runs.mfu_range().low.mfu, 0)} ({runs.mfu_range().low.name}) to "
+           literature=((f"model FLOPs utilisation from {format_percent(runs.mfu_range().low.mfu, 0)} "
+                        f"({runs.mfu_range().low.name}) to "
                         f"{format_percent(runs.mfu_range().high.mfu, 0)} ({runs.mfu_range().high.name}), median "
-                        f"{format_percent(runs.mfu_range().median, 0)}", f"the {len(runs.mfu_range().runs)} published runs of llmest.runs, 6·N FLOPs per "
+                        f"{format_percent(runs.mfu_range().median, 0)}", f"the {len(runs.mfu_range().runs)} published "
+                                                                         "runs of llmest.runs, 6·N FLOPs per "
                         "token: LLaMA and Llama 2 (Touvron et al. 2023, reported GPU-hours, arXiv 2302.13971 and "
                         "2307.09288), GPT-3 (Patterson et al. 2021's V100-hours, arXiv 2104.10350), PaLM (Chowdhery "
                         "et al. 2022, arXiv 2204.02311)"),
@@ -258,13 +281,13 @@ register(
                         "FLOPs too)", "Chowdhery et al. 2022, PaLM: Scaling Language Modeling with Pathways, "
                         "arXiv 2204.02311, §4"))),
     Figure("004-3.2-days", 3, "004", _S32, "7B, 100B tokens, 64 × 200 TFLOPS at 50% MFU", "约7.6天", 7.6,
-           lambda: _seed004_days(7e9, 1e11, 64), "training_days(6 × 7e9 × 1e11, 64, 200e12, 0.5)", unit="days"),
+           lambda: _seed004_days(7e9, 1e11, 64), "estimate_time(6 × 7e9 × 1e11, 64, 200e12, 0.5).days", unit="days"),
     Figure("004-3.2-seconds", 3, "004", _S32, "the same in seconds", "≈65.6万秒", 6.56e5,
-           lambda: c.training_seconds(c.training_flops(7e9, 1e11), 64, GENERIC, 0.5),
-           "training_seconds(6 × 7e9 × 1e11, 64, 200e12, 0.5)", unit="seconds", rel_tol=0.001),
+           lambda: _seed004(7e9, 1e11, 64).seconds,
+           "estimate_time(6 × 7e9 × 1e11, 64, 200e12, 0.5).seconds", unit="seconds", rel_tol=0.001),
     *[Figure(f"004-3.3-{label}", 3, "004", _S33, f"size table: {label.replace('-', ' on ')} GPUs", quote, days,
              (lambda n=n, d=d, g=g: _seed004_days(n, d, g)),
-             f"training_days(6 × {format_count(n)} × {format_count(d)}, {g} GPUs, 200 TFLOPS, 50%)", unit="days")
+             f"estimate_time(6 × {format_count(n)} × {format_count(d)}, {g} GPUs, 200 TFLOPS, 50%).days", unit="days")
       for label, n, d, g, days, quote in [   # the table's cells: size, tokens, cards, days
           ("7B-32", 7e9, 1e11, 32, 15.2, "7B 1000亿 32 15.2天"),
           ("7B-64", 7e9, 1e11, 64, 7.6, "7B 1000亿 64 7.6天"),
@@ -273,23 +296,23 @@ register(
           ("70B-1024", 70e9, 1.4e12, 1024, 66.5, "70B 1.4万亿 1024 66.5天")]],
     Figure("004-3.3-months", 3, "004", _S33, "70B on 1.4T tokens with 512 cards, in months",
            "70B模型1.4万亿token、512卡的训练时间超过4个月", (4, None), lambda: _seed004_days(70e9, 1.4e12, 512),
-           "training_days(6 × 70B × 1.4T, 512, 200 TFLOPS, 50%)", unit="days", stated_in="months", rel_tol=0.0),
+           "estimate_time(6 × 70B × 1.4T, 512, 200 TFLOPS, 50%).days", unit="days", stated_in="months", rel_tol=0.0),
     Figure("004-3.3-moe", 3, "004", _S33, "a month of pre-training for tens of B on hundreds of cards, dense",
            "听到“几十B模型几百卡一个月完成预训练”大概率是激活参数小于总参数的MoE", (None, 1),
-           lambda: _seed004_days(30e9, 600e9, 512), "training_days(6 × 30B × 600B, 512, 200 TFLOPS, 50%)",
+           lambda: _seed004_days(30e9, 600e9, 512), "estimate_time(6 × 30B × 600B, 512, 200 TFLOPS, 50%).days",
            unit="days", stated_in="months", rel_tol=0.0,
            depends_on="the model size, tokens per parameter and GPU count (assumed: a dense 30B, 20 tokens per "
                       "parameter, 512 of §3.3's cards)", cause=_moe_cause),
     # seed 004 §4.3: the reverse budget
     Figure("004-4.3-budget", 3, "004", _S43B, "FLOPs of 64 × 200 TFLOPS at 50% for 30 days", "约1.66×10²²", 1.66e22,
-           _seed004_budget, "compute_budget(64, 30, 200e12, 0.5)", unit="FLOPs", rel_tol=0.005),
+           lambda: _seed004_budget().flops, "compute_budget(64, 30, 200e12, 0.5)", unit="FLOPs", rel_tol=0.005),
     Figure("004-4.3-nd", 3, "004", _S43B, "N·D that budget buys", "参数量×token数≈2.76×10²¹", 2.76e21,
-           lambda: _seed004_budget() / 6, "compute_budget / 6", unit="parameter-tokens", rel_tol=0.005),
+           lambda: _seed004_budget().flops / 6, "compute_budget / 6", unit="parameter-tokens", rel_tol=0.005),
     Figure("004-4.3-params", 3, "004", _S43B, "the largest model for 140B tokens", "模型参数量可以做到约19.7B",
-           19.7e9, lambda: c.affordable_params(_seed004_budget(), 140e9), "affordable_params(budget, 140e9)",
+           19.7e9, lambda: _seed004_budget().affordable_params(140e9), "affordable_params(budget, 140e9)",
            unit="parameters", rel_tol=0.005),
     Figure("004-4.3-tokens", 3, "004", _S43B, "the tokens a 70B gets", "只能喂约394亿token", 39.4e9,
-           lambda: c.affordable_tokens(_seed004_budget(), 70e9), "affordable_tokens(budget, 70e9)", unit="tokens",
+           lambda: _seed004_budget().affordable_tokens(70e9), "affordable_tokens(budget, 70e9)", unit="tokens",
            rel_tol=0.005),
     # seed 004 §5.3-5.4
     Figure("004-5.3-state", 3, "004", _S53, "estimate_training(7e9, 1e11, 64): states per GPU",

@@ -3,21 +3,27 @@ returning a result with every figure and the inputs it assumed. The command line
 the material's figures and the drills call these; none composes formulas itself. Every plan checks all it takes.
 
 memory_plan   training_memory, inference_memory, qlora_memory, plan_memory, and the decisions: usable_bytes, fits,
-              min_gpus, gpus_to_hold, state_gpus
-time_plan     estimate_time (FLOPs -> GPU-hours -> days -> margin -> cost), estimate_training
+              min_gpus, gpus_to_hold, state_gpus,
+              zero_gpus (the least GPUs for a parameter count's states at a ZeRO stage, activations shared out)
+time_plan     estimate_time (FLOPs -> GPU-hours -> days -> margin -> cost), estimate_finetune_time (LoRA),
+              estimate_mfu (the MFU a run implies), estimate_training
+budget_plan   estimate_budget (a cluster's FLOPs for some days, and the model or tokens they buy)
 serving_plan  decode_estimate, estimate_serving
 corpus_plan   estimate_corpus, chinchilla_for_budget
 """
 
+from .budget_plan import BudgetEstimate, estimate_budget
 from .corpus_plan import CorpusEstimate, chinchilla_for_budget, estimate_corpus
 from .memory_plan import (GPU_SEARCH_LIMIT, PARTS, SEARCHED, TASKS, MemoryBreakdown, MemoryPlan, fits, gpus_to_hold,
                           inference_memory, min_gpus, plan_memory, qlora_memory, state_gpus, training_memory,
-                          usable_bytes)
+                          usable_bytes, zero_gpus)
 from .serving_plan import DecodeEstimate, ServingEstimate, decode_estimate, estimate_serving
-from .time_plan import TimeEstimate, TrainingEstimate, estimate_time, estimate_training
+from .time_plan import (TIME_MARGIN_TEXT, MfuEstimate, TimeEstimate, TrainingEstimate, estimate_finetune_time, estimate_mfu,
+                        estimate_time, estimate_training)
 
-__all__ = ["GPU_SEARCH_LIMIT", "PARTS", "SEARCHED", "TASKS", "CorpusEstimate", "DecodeEstimate", "MemoryBreakdown",
-           "MemoryPlan", "ServingEstimate", "TimeEstimate", "TrainingEstimate", "chinchilla_for_budget",
-           "decode_estimate", "estimate_corpus", "estimate_serving", "estimate_time", "estimate_training", "fits",
-           "gpus_to_hold", "inference_memory", "min_gpus", "plan_memory", "qlora_memory", "state_gpus",
-           "training_memory", "usable_bytes"]
+__all__ = ["GPU_SEARCH_LIMIT", "PARTS", "SEARCHED", "TASKS", "TIME_MARGIN_TEXT", "BudgetEstimate", "CorpusEstimate", "DecodeEstimate",
+           "MemoryBreakdown", "MemoryPlan", "MfuEstimate", "ServingEstimate", "TimeEstimate", "TrainingEstimate",
+           "chinchilla_for_budget", "decode_estimate", "estimate_budget", "estimate_corpus", "estimate_finetune_time",
+           "estimate_mfu", "estimate_serving", "estimate_time", "estimate_training", "fits", "gpus_to_hold",
+           "inference_memory", "min_gpus", "plan_memory", "qlora_memory", "state_gpus", "training_memory",
+           "usable_bytes", "zero_gpus"]

@@ -7,16 +7,13 @@ from dataclasses import dataclass
 
 from .. import _validate as v
 from .. import hardware
-from ..compute import compute_budget
-from ..data import (TOKENS_PER_PARAM, chinchilla_params_for_flops, chinchilla_tokens, mixture_bytes, raw_bytes,
-                    tokens_per_gb)
+from ..data import TOKENS_PER_PARAM, chinchilla_tokens, mixture_bytes, raw_bytes, tokens_per_gb
+from .budget_plan import estimate_budget
 
 
 def chinchilla_for_budget(gpus, days, peak_flops_per_s, mfu, tokens_per_param=TOKENS_PER_PARAM):
     """The 20-tokens-per-parameter model a cluster affords: chapter 3's budget, then N = √(C / 120)."""
-    budget = compute_budget(gpus, days, peak_flops_per_s, mfu)
-    n = chinchilla_params_for_flops(budget, tokens_per_param)
-    return n, tokens_per_param * n
+    return estimate_budget(gpus, days, peak_flops_per_s=peak_flops_per_s, mfu=mfu).chinchilla(tokens_per_param)
 
 
 @dataclass(frozen=True)
@@ -66,8 +63,8 @@ def estimate_corpus(n_params=None, *, tokens=None, tokens_per_param=TOKENS_PER_P
     v.check_number("mfu", mfu, low=0, high=1, low_open=True)
     budget = optimal = None
     if gpus is not None:
-        budget = compute_budget(gpus, days, peak, mfu)
-        optimal = chinchilla_for_budget(gpus, days, peak, mfu, tokens_per_param)
+        cluster = estimate_budget(gpus, days, peak_flops_per_s=peak, mfu=mfu)
+        budget, optimal = cluster.flops, cluster.chinchilla(tokens_per_param)
     if n_params is None:
         if optimal is None:
             raise v.InputError("n_params", "give n_params, or gpus (with days) for the model a cluster affords: "

@@ -16,6 +16,7 @@ from ..model import ModelConfig, config_from, count_params
 from ..units import format_bytes
 
 PARTS = ("weights", "master", "gradients", "optimizer", "adapters", "activations", "kv_cache", "overhead")
+GPU_SEARCH_LIMIT = 1024   # the most GPUs a least-GPU search tries
 
 
 @dataclass(frozen=True)
@@ -123,8 +124,10 @@ def usable_bytes(gpu, margin=MEMORY_MARGIN) -> float:
     return hardware.gpu(gpu).memory_bytes * (1 - margin)
 
 
-def fits(breakdown: MemoryBreakdown, gpu, margin=MEMORY_MARGIN) -> bool:
-    return breakdown.total <= usable_bytes(gpu, margin)
+def fits(memory, gpu, margin=MEMORY_MARGIN) -> bool:
+    """Whether ``memory`` (a MemoryBreakdown per GPU, or bytes) stays within a GPU's usable memory."""
+    total = memory.total if isinstance(memory, MemoryBreakdown) else v.check_number("memory", memory, low=0)
+    return total <= usable_bytes(gpu, margin)
 
 
 def min_gpus(plan, gpu, margin=MEMORY_MARGIN, limit=4096):
@@ -154,6 +157,20 @@ def state_gpus(n_params, bytes_per_param, gpu, margin=0.0):
     return gpus_to_hold(training_state_bytes(n_params, bytes_per_param), gpu, margin)
 
 
+def zero_gpus(n_params, gpu="A100 80GB", *, zero=2, convention="mixed", optimizer="adamw",
+              activations_shared_bytes=0.0, margin=MEMORY_MARGIN, limit=GPU_SEARCH_LIMIT):
+    """The least data-parallel GPUs that hold the training states of ``n_params`` parameters at a ZeRO stage,
+    with ``activations_shared_bytes`` (a fixed batch's activations) shared out evenly over them; None when no
+    count up to ``limit`` does. A count of parameters, not a model: the material's exercises work so."""
+    v.check_positive("n_params", n_params)
+    v.check_int("zero", zero, minimum=0, maximum=3)
+    v.check_number("activations_shared_bytes", activations_shared_bytes, low=0)
+    per_param = state_bytes_per_param(convention, optimizer)
+    return min_gpus(lambda n: MemoryBreakdown({**sharded_state_bytes(n_params, per_param, zero, n),
+                                               "activations": activations_shared_bytes / n}, gpus=n),
+                    gpu, margin, limit)
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # The plan: a task's memory per GPU, whether it fits, and the least GPUs that hold it
 # ----------------------------------------------------------------------------------------------------------------
@@ -162,7 +179,6 @@ TASKS = {"training": training_memory, "inference": inference_memory, "qlora": ql
 # The GPU count each task's least-GPU search varies: data-parallel replicas (ZeRO shards over them) or the
 # tensor-parallel split; QLoRA runs on one GPU.
 SEARCHED = {"training": "dp", "inference": "tp", "qlora": None}
-GPU_SEARCH_LIMIT = 1024
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Time plans: a training run's FLOPs -> GPU-hours -> days -> margin -> cost (``estimate_time``), the material's
+"""Time plans: a training run's FLOPs -> GPU-hours -> days -> margin -> cost (``estimate_time``; for LoRA
+fine-tuning ``estimate_finetune_time``), the MFU a published run implies (``estimate_mfu``), and the material's
 ``estimate_training`` (time and memory together). Each checks every input it takes."""
 
 from __future__ import annotations
@@ -7,9 +8,13 @@ from dataclasses import dataclass
 
 from .. import _validate as v
 from .. import hardware
-from ..compute import (TIME_MARGIN, cost, flops_params, flops_params_note, gpu_hours,
-                       training_days, training_flops)
-from ..memory import MEMORY_MARGIN
+from ..compute import (TIME_MARGIN, cost, flops_params, flops_params_note, gpu_hours, gpu_seconds, gpus_for_deadline,
+                       implied_mfu, lora_training_flops_per_token, training_days, training_flops, training_seconds)
+from ..memory import LORA_TARGETS, MEMORY_MARGIN, lora_params
+from ..units import SECONDS_PER_DAY, SECONDS_PER_HOUR, format_percent
+
+# The material's time margin as every surface spells it: "15%-25%".
+TIME_MARGIN_TEXT = "-".join(format_percent(margin, 0) for margin in TIME_MARGIN)
 from ..model import config_from
 from .memory_plan import MemoryBreakdown, training_memory, usable_bytes
 
@@ -18,7 +23,7 @@ from .memory_plan import MemoryBreakdown, training_memory, usable_bytes
 class TimeEstimate:
     """A training run's FLOPs, GPU-hours, days and cost, with every input it assumed."""
 
-    n_params: float
+    n_params: float             # the N of the FLOPs (for fine-tuning, of the frozen base)
     n_params_from: str          # "" when N was given; else what N counts for the model
     tokens: float
     gpus: int
@@ -32,16 +37,34 @@ class TimeEstimate:
 
     @property
     def days_with_margin(self) -> tuple:
-        """Days with the material's 15-25% for checkpoints, evaluation and restarts."""
+        """Days with the material's time margin (TIME_MARGIN) for checkpoints, evaluation and restarts."""
         return tuple(self.days * (1 + margin) for margin in TIME_MARGIN)
 
     @property
     def cost_usd(self) -> float:
         return cost(self.gpu_hours, self.price_per_gpu_hour)
 
-    def days_on(self, gpus) -> float:
-        """Days for the same run on another number of GPUs (a calculator's curve)."""
-        return training_days(self.flops, v.check_int("gpus", gpus), self.peak_flops_per_s, self.mfu)
+    def cost_at(self, price_per_gpu_hour) -> float:
+        """The same GPU-hours at another price (a range of cloud prices)."""
+        return cost(self.gpu_hours, price_per_gpu_hour)
+
+    @property
+    def gpu_seconds(self) -> float:
+        return gpu_seconds(self.flops, self.peak_flops_per_s, self.mfu)
+
+    @property
+    def seconds(self) -> float:
+        """Wall-clock seconds on the run's GPUs."""
+        return training_seconds(self.flops, self.gpus, self.peak_flops_per_s, self.mfu)
+
+    def days_on(self, gpus, mfu=None) -> float:
+        """Days for the same run on another number of GPUs, and at another MFU if given (a calculator's curve)."""
+        mfu = self.mfu if mfu is None else v.check_number("mfu", mfu, low=0, high=1, low_open=True)
+        return training_days(self.flops, v.check_int("gpus", gpus), self.peak_flops_per_s, mfu)
+
+    def gpus_for(self, days) -> int:
+        """The fewest GPUs of the run's kind that finish it within ``days``."""
+        return gpus_for_deadline(self.flops, v.check_positive("days", days), self.peak_flops_per_s, self.mfu)
 
 
 def _peak(gpu, peak_flops_per_s) -> float:
@@ -63,14 +86,68 @@ def estimate_time(tokens, *, n_params=None, model=None, gpus=1, gpu="A100 80GB",
     v.check_positive("tokens", tokens)
     n, note = (v.check_positive("n_params", n_params), "") if model is None else (flops_params(model),
                                                                                  flops_params_note(model))
+    return _time(training_flops(n, tokens), n, note, tokens, gpus, gpu, mfu, peak_flops_per_s, price_per_gpu_hour)
+
+
+def _time(flops, n, note, tokens, gpus, gpu, mfu, peak_flops_per_s, price_per_gpu_hour) -> TimeEstimate:
     v.check_int("gpus", gpus)
     peak = _peak(gpu, peak_flops_per_s)
     v.check_number("mfu", mfu, low=0, high=1, low_open=True)
     price = hardware.price_per_gpu_hour(gpu) if price_per_gpu_hour is None else \
         v.check_number("price_per_gpu_hour", price_per_gpu_hour, low=0)
-    flops = training_flops(n, tokens)
     return TimeEstimate(n, note, tokens, gpus, hardware.gpu(gpu).name, peak, mfu, price, flops,
                         gpu_hours(flops, peak, mfu), training_days(flops, gpus, peak, mfu))
+
+
+def estimate_finetune_time(model, tokens, *, rank=64, targets=LORA_TARGETS, recompute=False, gpus=1,
+                           gpu="A100 80GB", mfu=0.4, peak_flops_per_s=None, price_per_gpu_hour=None) -> TimeEstimate:
+    """LoRA (or QLoRA) fine-tuning of a model on ``tokens``: the forward and the activation gradients still run
+    through every frozen weight (4·N a token, 6·N with ``recompute``), plus 6 a token per adapter parameter
+    (``compute.lora_training_flops_per_token``); then GPU-hours, days and cost as ``estimate_time``."""
+    cfg = config_from(model)
+    v.check_positive("tokens", tokens)
+    v.check_int("rank", rank)
+    v.check_bool("recompute", recompute)
+    n = flops_params(cfg)
+    per_token = lora_training_flops_per_token(n, lora_params(cfg, rank, targets), recompute)
+    note = f"LoRA rank {rank} on {', '.join(targets)}: {(6 if recompute else 4)}·N + 6·adapters FLOPs a token"
+    return _time(per_token * tokens, n, note, tokens, gpus, gpu, mfu, peak_flops_per_s, price_per_gpu_hour)
+
+
+@dataclass(frozen=True)
+class MfuEstimate:
+    """The MFU a published run implies: its model FLOPs (6·N·D) over what its GPU-hours could do at peak."""
+
+    n_params: float
+    tokens: float
+    gpu_hours: float
+    peak_flops_per_s: float
+    mfu: float
+
+    @property
+    def flops(self) -> float:
+        return training_flops(self.n_params, self.tokens)
+
+    @property
+    def peak_work_flops(self) -> float:
+        """What the GPU-hours would do at the peak: GPU-hours × 3,600 × peak."""
+        return self.gpu_hours * SECONDS_PER_HOUR * self.peak_flops_per_s
+
+
+def estimate_mfu(n_params, tokens, *, gpu_hours=None, gpus=None, days=None, gpu="A100 80GB",
+                 peak_flops_per_s=None) -> MfuEstimate:
+    """The MFU of a run of N parameters on D tokens from its reported GPU-hours, or from ``gpus`` × ``days``.
+    ``peak_flops_per_s`` overrides the GPU's dense BF16 peak."""
+    v.check_positive("n_params", n_params)
+    v.check_positive("tokens", tokens)
+    if gpu_hours is None:
+        if gpus is None or days is None:
+            raise v.InputError("gpu_hours", "give gpu_hours, or gpus and days: neither was given.")
+        gpu_hours = v.check_int("gpus", gpus) * v.check_positive("days", days) * SECONDS_PER_DAY / SECONDS_PER_HOUR
+    else:
+        v.check_positive("gpu_hours", gpu_hours)
+    peak = _peak(gpu, peak_flops_per_s)
+    return MfuEstimate(n_params, tokens, gpu_hours, peak, implied_mfu(n_params, tokens, gpu_hours, peak))
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,7 @@ import html
 
 import ipywidgets as w
 
-from .. import _validate as v
-from .. import compute as cp
+from .. import hardware
 from .. import memory as mem
 from .. import plans
 from ..units import format_bytes, format_count, format_flops, format_int, format_percent, format_usd, parse_count
@@ -18,7 +17,8 @@ from .render import svg_chart
 class TrainingPlanner(Form):
     """How long and how much: a model or a parameter count, its tokens, a GPU and how many, MFU and a price."""
 
-    def __init__(self, model="llama-2-7b", tokens="1T", gpu="A100 80GB", gpus=256, mfu=0.4, price=2.5, params=""):
+    def __init__(self, model="llama-2-7b", tokens="1T", gpu="A100 80GB", gpus=256, mfu=0.4, price=None, params=""):
+        price = hardware.price_per_gpu_hour(gpu) if price is None else price
         style, layout = field_style()
         inputs = {
             "model": model_field(model),
@@ -52,17 +52,17 @@ class TrainingPlanner(Form):
             price_per_gpu_hour=value["price"])
         self.result = dict(flops=est.flops, days=est.days, gpu_hours=est.gpu_hours, cost=est.cost_usd)
         low, high = est.days_with_margin
-        margin = f"{format_percent(cp.TIME_MARGIN[0], 0)}-{format_percent(cp.TIME_MARGIN[1], 0)}"
         n_from = (f"<br><small>{html.escape(est.n_params_from)}. Type a count under 'parameters' (e.g. 7B, as the "
                   "material's exercises do) to use it instead; the hours scale with N.</small>"
                   if est.n_params_from else "")
         self.summary.value = (
             f"6·N·D = 6 × {format_count(est.n_params)} × {format_count(est.tokens)} = <b>{format_flops(est.flops)}"
             f"</b> FLOPs<br><b>{est.days:,.1f} days</b> on {est.gpus:,} × {est.gpu} ({low:,.1f}-{high:,.1f} with the "
-            f"{margin} margin) · {format_int(est.gpu_hours)} GPU-hours · <b>{format_usd(est.cost_usd)}</b> at "
+            f"{plans.TIME_MARGIN_TEXT} margin) · {format_int(est.gpu_hours)} GPU-hours · "
+            f"<b>{format_usd(est.cost_usd)}</b> at "
             f"${est.price_per_gpu_hour:g}/GPU-hour{n_from}")
         counts = [2 ** k for k in range(3, 15)]
-        series = [(counts, [cp.training_days(est.flops, g, est.peak_flops_per_s, mfu) for g in counts], color,
+        series = [(counts, [est.days_on(g, mfu) for g in counts], color,
                    f"MFU {format_percent(mfu, 0)}") for mfu, color in ((est.mfu, "#4c72b0"), (0.6, "#55a868"), (0.2, "#c44e52"))]
         self.chart.value = svg_chart(series, "GPUs", "days", marker=(est.gpus, est.days))
 
@@ -70,7 +70,8 @@ class TrainingPlanner(Form):
 class RooflineExplorer(Form):
     """Serving speed: time per decoding step bound by memory bandwidth or by compute, tokens/s and cost."""
 
-    def __init__(self, model="llama-2-7b", gpu="A100 80GB", weights="bf16", context=2048, batch=8, price=2.5):
+    def __init__(self, model="llama-2-7b", gpu="A100 80GB", weights="bf16", context=2048, batch=8, price=None):
+        price = hardware.price_per_gpu_hour(gpu) if price is None else price
         style, layout = field_style()
         inputs = {
             "model": model_field(model),
@@ -85,32 +86,33 @@ class RooflineExplorer(Form):
         }
         self.summary, self.chart = w.HTML(), w.HTML()
         self.summary.add_class("llmest-roofline-summary")
-        self.estimate = None
+        self.estimate = self.serving = None
         self._build(inputs, [self.summary, self.chart], "llmest-roofline")
         self._recompute()
 
     def _clear(self):
-        self.estimate, self.summary.value, self.chart.value = None, "", ""
+        self.estimate = self.serving = None
+        self.summary.value, self.chart.value = "", ""
 
     def _update(self):
         value = {name: box.value for name, box in self.inputs.items()}
-        v.check_number("price", value["price"], low=0)
 
         def at(batch):
             return plans.decode_estimate(value["model"], value["gpu"], batch=batch, context_tokens=value["context"],
-                                      weights=value["weights"], tp=value["tp"])
+                                         weights=value["weights"], tp=value["tp"])
 
-        est = self.estimate = at(value["batch"])
-        per_gpu = plans.inference_memory(value["model"], weights=value["weights"], tokens=value["context"],
-                                       batch=value["batch"], tp=value["tp"])
-        fits = plans.fits(per_gpu, value["gpu"])
-        dollars = cp.cost_per_million_tokens(value["price"], value["tp"], est.tokens_per_s)
+        serving = self.serving = plans.estimate_serving(
+            value["model"], value["gpu"], batch=value["batch"], context_tokens=value["context"],
+            weights=value["weights"], tp=value["tp"], price_per_gpu_hour=value["price"])
+        est = self.estimate = serving.decode
+        per_gpu, fits, dollars = serving.memory, serving.fits, serving.usd_per_million_tokens
         self.summary.value = (
             f"step {est.step_seconds * 1e3:.2f} ms (memory {est.memory_seconds * 1e3:.2f} ms, compute "
             f"{est.compute_seconds * 1e3:.2f} ms): <b>{est.bound}-bound</b> · <b>{est.tokens_per_s:,.0f} tokens/s</b>"
             f" · ${dollars:,.2f} per million tokens<br>memory per GPU {format_bytes(per_gpu.total)}: "
             + ('<span style="color:#1b7f3b">fits</span>' if fits else
-               '<span style="color:#b00020">does not fit</span>') + " with 20% kept free")
+               '<span style="color:#b00020">does not fit</span>') + f" with {format_percent(serving.margin, 0)} kept "
+                                                                    "free")
         batches = [2 ** k for k in range(0, 11)]
         estimates = [at(b) for b in batches]
         series = [(batches, [e.tokens_per_s for e in estimates], "#4c72b0", "tokens/s (roofline)"),

@@ -14,7 +14,7 @@ from .render import svg_chart
 class DataPlanner(Form):
     """Parameters ↔ tokens ↔ gigabytes: the 20× rule (or a chosen ratio), a language mix, the cleaning yield."""
 
-    def __init__(self, params="7B", tokens_per_param=20.0, english=0.7, chinese=0.2, code=0.1, cleaning_yield=0.25):
+    def __init__(self, params="7B", tokens_per_param=float(dt.TOKENS_PER_PARAM), english=0.7, chinese=0.2, code=0.1, cleaning_yield=0.25):
         style, layout = field_style()
 
         def share(label, value):
@@ -55,7 +55,8 @@ class DataPlanner(Form):
                        "per GB</li>" for language, b in est.cleaned.items())
         self.summary.value = (f"<b>{format_count(est.tokens)} tokens</b> ({est.tokens_per_param:g} per parameter)"
                               f"<ul>{rows}</ul>in all <b>{format_bytes(est.cleaned_bytes)}</b> of cleaned text, "
-                              f"<b>{format_bytes(est.raw_bytes)}</b> of raw crawl at a {format_percent(est.cleaning_yield, 0)} "
+                              f"<b>{format_bytes(est.raw_bytes)}</b> of raw crawl at a "
+                              f"{format_percent(est.cleaning_yield, 0)} "
                               "yield")
 
 
@@ -85,8 +86,8 @@ class ScalingExplorer(Form):
         rule_n = dt.chinchilla_params_for_flops(budget)
         self.summary.value = (
             f"optimum: <b>N = {format_count(n)}</b>, <b>D = {format_count(d)}</b> tokens "
-            f"({d / n:,.1f} per parameter), loss {law.loss(n, d):.3f}<br>the 20× rule: N = {format_count(rule_n)}, "
-            f"D = {format_count(20 * rule_n)}")
+            f"({d / n:,.1f} per parameter), loss {law.loss(n, d):.3f}<br>the {dt.TOKENS_PER_PARAM}× rule: N = "
+            f"{format_count(rule_n)}, D = {format_count(dt.chinchilla_tokens(rule_n))}")
         sizes = [n * 10 ** (k / 10) for k in range(-13, 14)]
         series = [(sizes, [law.loss(s, budget / (6 * s)) for s in sizes], "#4c72b0", "loss at this budget")]
         self.chart.value = svg_chart(series, "parameters N", "fitted loss", marker=(n, law.loss(n, d)), y_log=False)

@@ -1,0 +1,46 @@
+"""The reverse budget: the FLOPs a cluster delivers in a number of days, and what they buy (``estimate_budget``):
+the largest model for a number of tokens, the tokens for a model, the compute-optimal pair. It checks every input."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import _validate as v
+from .. import hardware
+from ..compute import affordable_params, affordable_tokens, compute_budget
+from ..data import TOKENS_PER_PARAM, chinchilla_params_for_flops
+
+
+@dataclass(frozen=True)
+class BudgetEstimate:
+    """A cluster's FLOPs for ``days``, with every input it assumed."""
+
+    gpus: int
+    days: float
+    peak_flops_per_s: float
+    mfu: float
+    flops: float
+
+    def affordable_params(self, tokens) -> float:
+        """The largest N the budget trains on ``tokens``: C / (6·D)."""
+        return affordable_params(self.flops, tokens)
+
+    def affordable_tokens(self, n_params) -> float:
+        """The tokens the budget buys a model of ``n_params``: C / (6·N)."""
+        return affordable_tokens(self.flops, n_params)
+
+    def chinchilla(self, tokens_per_param=TOKENS_PER_PARAM) -> tuple:
+        """The compute-optimal (N, D) at ``tokens_per_param``: N = √(C / (6 · tokens_per_param))."""
+        n = chinchilla_params_for_flops(self.flops, tokens_per_param)
+        return n, tokens_per_param * n
+
+
+def estimate_budget(gpus, days, *, gpu="A100 80GB", peak_flops_per_s=None, mfu=0.4) -> BudgetEstimate:
+    """The FLOPs of ``gpus`` GPUs for ``days`` at ``mfu``: gpus × peak × MFU × days × 86,400.
+    ``peak_flops_per_s`` overrides the GPU's dense BF16 peak."""
+    v.check_int("gpus", gpus)
+    v.check_positive("days", days)
+    peak = hardware.gpu(gpu).bf16_flops_per_s if peak_flops_per_s is None else \
+        v.check_positive("peak_flops_per_s", peak_flops_per_s)
+    v.check_number("mfu", mfu, low=0, high=1, low_open=True)
+    return BudgetEstimate(gpus, days, peak, mfu, compute_budget(gpus, days, peak, mfu))
