@@ -125,7 +125,8 @@ def _olmo2(f):
 
 def _gpt2(f):
     hidden = f.size(("n_embd", "hidden_size"))
-    return dict(vocab_size=f.size("vocab_size"), hidden_size=hidden, num_layers=f.size(("n_layer", "num_hidden_layers")),
+    return dict(vocab_size=f.size("vocab_size"), hidden_size=hidden,
+                num_layers=f.size(("n_layer", "num_hidden_layers")),
                 num_heads=f.size(("n_head", "num_attention_heads")), ffn_hidden_size=f.size("n_inner", 4 * hidden),
                 attention_bias="all", ffn_bias=True, tie_embeddings=f.flag("tie_word_embeddings", True),
                 position_embedding="learned", max_positions=f.size(("n_positions", "max_position_embeddings")))
@@ -231,7 +232,8 @@ def hf_config_fields(config) -> dict:
     if model_type is None:
         raise InputError("model_type", f"config.json: 'model_type' is missing; supported: {', '.join(READERS)}.")
     if not isinstance(model_type, str):
-        raise InputError("model_type", f"config.json: 'model_type' == {model_type!r}, must be a string such as 'llama'.")
+        raise InputError("model_type",
+                         f"config.json: 'model_type' == {model_type!r}, must be a string such as 'llama'.")
     if model_type not in READERS:
         # No "did you mean": a model type with a similar name is another architecture (Phi-2's 'phi' is not 'phi3'),
         # and reading a config as its neighbour would count it silently wrong.

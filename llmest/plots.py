@@ -51,7 +51,8 @@ def rule_error(names, ax=None):
     ax.axvline(0, color="black", lw=0.8)
     ax.invert_yaxis()
     for y, e in enumerate(errors):
-        ax.text(e * 100, y, f" {format_percent(e, 1, signed=True)} ", va="center", ha="left" if e >= 0 else "right", fontsize=8)
+        ax.text(e * 100, y, f" {format_percent(e, 1, signed=True)} ", va="center", ha="left" if e >= 0 else "right",
+                fontsize=8)
     span = max(abs(errors).max() * 100 * 1.4, 5)
     ax.set_xlim(-span, span)
     ax.set_xlabel("rule − exact, % of exact")
@@ -96,7 +97,8 @@ def memory_stacks(breakdowns: dict, gpu=None, ax=None, margin=0.2):
     if gpu is not None:
         memory = hardware.gpu(gpu).memory_bytes / 1e9
         ax.axvline(memory, color="black", lw=1)
-        ax.axvline(memory * (1 - margin), color="black", lw=1, ls="--", label=f"usable ({format_percent(1 - margin, 0)})")
+        ax.axvline(memory * (1 - margin), color="black", lw=1, ls="--",
+                   label=f"usable ({format_percent(1 - margin, 0)})")
         ax.text(memory, -0.6, f" {hardware.gpu(gpu).name}", fontsize=8, va="bottom")
     ax.invert_yaxis()
     ax.set_xlabel("GB per GPU")
@@ -184,7 +186,8 @@ def published_mfu(ax=None):
     ax.invert_yaxis()
     ax.set_xlim(0, 70)
     ax.set_xlabel("implied MFU, % (6·N FLOPs per token)")
-    ax.set_title(f"published runs: {format_percent(span.low.mfu, 0)} ({span.low.name}) to {format_percent(span.high.mfu, 0)} ({span.high.name}), "
+    ax.set_title(f"published runs: {format_percent(span.low.mfu, 0)} ({span.low.name}) to "
+                 f"{format_percent(span.high.mfu, 0)} ({span.high.name}), "
                  f"median {format_percent(span.median, 0)}", fontsize=9)
     ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.45, -0.18))
     return ax
@@ -197,7 +200,8 @@ def roofline(model, gpu, context_tokens=2048, weights="bf16", ax=None):
 
     ax = _axes(ax, (7, 4))
     batches = np.array([b for b in (2 ** k for k in range(0, 13))
-                        if plans.fits(plans.inference_memory(model, weights=weights, tokens=context_tokens, batch=b), gpu)])
+                        if plans.fits(plans.inference_memory(model, weights=weights, tokens=context_tokens, batch=b),
+                                      gpu)])
     estimates = [plans.decode_estimate(model, gpu, batch=int(b), context_tokens=context_tokens, weights=weights)
                  for b in batches]
     ax.plot(batches, [b / e.memory_seconds for b, e in zip(batches, estimates)], "--", label="memory bound")

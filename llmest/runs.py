@@ -89,7 +89,8 @@ def published_mfus() -> list[PublishedMFU]:
     """The MFU of every run in this module, each counting 6·N FLOPs per token only (PaLM without its attention term,
     as the other runs have no figure for it)."""
     rows = [PublishedMFU(r.name, r.mfu, "reported GPU-hours") for r in RUNS]
-    rows.append(PublishedMFU(GPT3.name, GPT3.mfu, "Patterson et al.'s estimate of its V100-hours (the paper gives none)"))
+    rows.append(PublishedMFU(GPT3.name, GPT3.mfu,
+                             "Patterson et al.'s estimate of its V100-hours (the paper gives none)"))
     rows.append(PublishedMFU("PaLM 540B", palm_mfu(False), "its measured throughput (Chowdhery et al. 2022, App. B)"))
     return rows
 
@@ -111,7 +112,8 @@ class MFURange:
         return f"{len(self.runs)} published runs ({groups}), each counting 6·N FLOPs per token, no attention term"
 
     def __str__(self) -> str:
-        return (f"{format_percent(self.low.mfu, 0)} ({self.low.name}) to {format_percent(self.high.mfu, 0)} ({self.high.name}), "
+        return (f"{format_percent(self.low.mfu, 0)} ({self.low.name}) to {format_percent(self.high.mfu, 0)} "
+                f"({self.high.name}), "
                 f"median {format_percent(self.median, 0)}, over {self.covers}")
 
 

@@ -186,3 +186,12 @@ def test_surfaces_and_content_call_plans_not_the_formulas_plans_chain():
              for call in composed_calls(path.read_text(encoding="utf-8"), path.relative_to(PACKAGE).as_posix())]
     assert [call for call in calls if call not in QUOTED_ON_PURPOSE] == []
     assert set(QUOTED_ON_PURPOSE) <= set(calls), "an exception no longer needed: remove it"
+
+
+MAX_LINE = 120
+
+
+def test_no_line_in_llmest_is_over_120_characters():
+    long = [f"{path.relative_to(PACKAGE)}:{i}: {len(line)}" for path in _modules().values()
+            for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if len(line) > MAX_LINE]
+    assert long == [], "\n".join(long)

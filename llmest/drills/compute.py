@@ -5,7 +5,8 @@ from __future__ import annotations
 from .. import compute as c
 from .. import memory as mem
 from .. import plans
-from ..units import SECONDS_PER_DAY, SECONDS_PER_HOUR, format_bytes, format_count, format_flops, format_int, format_number, format_percent, format_usd
+from ..units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, format_bytes, format_count, format_flops, format_int,
+                     format_number, format_percent, format_usd)
 from .problem import (CLUSTER, MFUS, PARAMS, TOKENS, TRAINING_GPUS, _A, _Regenerate, _a, _n, _pick, _problem,
                       _size, gpu_peak, template, tflops_text)
 
@@ -128,7 +129,8 @@ def _reverse_budget(rng, level):
 @template("implied-mfu", "compute")
 def _implied_mfu(rng, level):
     n, tokens, gpu, true_mfu = _training_run(rng, level)
-    hours = float(f"{plans.estimate_time(tokens, n_params=n, gpu=gpu, mfu=true_mfu).gpu_hours:.3g}")  # as a paper rounds it
+    # as a paper rounds it
+    hours = float(f"{plans.estimate_time(tokens, n_params=n, gpu=gpu, mfu=true_mfu).gpu_hours:.3g}")
     run = plans.estimate_mfu(n, tokens, gpu_hours=hours, gpu=gpu)
     answer = run.mfu
     return _problem(
@@ -140,7 +142,8 @@ def _implied_mfu(rng, level):
          f"Peak work in those hours: {format_int(hours)} × {SECONDS_PER_HOUR:,} × {tflops_text(gpu)} = "
          f"{format_flops(run.peak_work_flops)}",
          f"MFU = {format_percent(answer, 1)}"],
-        f"MFU = 6ND / (GPU-hours × {SECONDS_PER_HOUR:,} × peak).", tolerance=0.1)  # 10% of ~40%: about 4 points either way
+        f"MFU = 6ND / (GPU-hours × {SECONDS_PER_HOUR:,} × peak).",
+        tolerance=0.1)  # 10% of ~40%: about 4 points either way
 
 
 @template("checkpoint-storage", "compute")

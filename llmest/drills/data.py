@@ -51,7 +51,8 @@ def _corpus_size(rng, level):
     cleaned = dt.cleaned_bytes(tokens, rate)
     cleaning_yield = _pick(rng, level, [None], [None, 0.25], [0.2, 0.3])
     answer = cleaned if cleaning_yield is None else dt.raw_bytes(cleaned, cleaning_yield)
-    raw = "" if cleaning_yield is None else f", and how much raw crawl at a {format_percent(cleaning_yield, 0)} cleaning yield"
+    raw = "" if cleaning_yield is None else \
+        f", and how much raw crawl at a {format_percent(cleaning_yield, 0)} cleaning yield"
     steps = [f"Cleaned: {_size(tokens)} / {format_count(rate)} tokens per GB = {format_bytes(cleaned)}"]
     if cleaning_yield is not None:
         steps.append(f"Raw: {format_bytes(cleaned)} / {format_percent(cleaning_yield, 0)} = {format_bytes(answer)}")

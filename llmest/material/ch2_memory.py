@@ -292,8 +292,9 @@ register(
            "总计：~55-65 GB -> 1x A100 80GB", (55 * _GB, 65 * _GB),
            lambda: plans.inference_memory("llama-2-70b", weights="int4", tokens=2048, batch=32).total,
            "inference_memory('llama-2-70b', weights='int4', tokens=2048, batch=32)", unit="bytes",
-           cause=lambda: f"It {'fits' if plans.fits(plans.inference_memory('llama-2-70b', weights='int4', tokens=2048, batch=32), _A100) else 'does not fit'} "
-                         f"one A100 within {_MARGIN}."),
+           cause=lambda: ("It " + ("fits" if plans.fits(plans.inference_memory("llama-2-70b", weights="int4",
+                                                                               tokens=2048, batch=32), _A100)
+                                   else "does not fit") + f" one A100 within {_MARGIN}.")),
     # seed 000 §4
     Figure("000-4.1-infer-7b", 2, "000", _S41, "serving a 7B in BF16", "推理 7B (BF16)：~14 GB 显存", 14 * _GB,
            lambda: mem.weight_bytes(7e9, 2), "weight_bytes(7e9, 2)", unit="bytes",

@@ -168,11 +168,13 @@ register(
     Figure("000-ex2-hours", 3, "000", _EX2, "QLoRA of a 70B on 20M tokens, one A100",
            "FLOPs 很小（只算 LoRA 参数部分）… 预计 1-4 小时", (1, 4),
            lambda: _lora("llama-2-70b").days,
-           "estimate_finetune_time((4·N + 6·adapters) × 20.48M tokens, 1 A100, 40% MFU).days", unit="days", stated_in="hours",
+           "estimate_finetune_time((4·N + 6·adapters) × 20.48M tokens, 1 A100, 40% MFU).days", unit="days",
+           stated_in="hours",
            cause=lambda: "The FLOPs are not small: the forward pass and the gradients for the activations still go "
                          "through every frozen weight, 4·N per token; only the weight gradients are skipped. That is "
                          f"{_qlora_hours():.0f} hours at 40% MFU, {_qlora_hours(True):.0f} with the gradient "
-                         "checkpointing QLoRA uses, and more in practice, as 4-bit weights are dequantised on the fly."),
+                         "checkpointing QLoRA uses, and more in practice, as 4-bit weights are dequantised on the "
+                         "fly."),
     # seed 000 §4
     Figure("000-4.1-7b-hours", 3, "000", _S41, "A100-hours to train a 7B on 1T tokens",
            "训练 7B 模型（1T token）：336K A100 小时", 336e3, _ex1_gpu_hours, "gpu_hours(4.2e22, 312e12, 0.4)",
@@ -184,16 +186,19 @@ register(
                          "hour; $1M follows from the wrong hours."),
     Figure("000-4.1-lora-7b", 3, "000", _S41, "LoRA fine-tuning of a 7B on one A100 (20M tokens, as exercise 2)",
            "LoRA 微调 7B：1-4 小时，单卡 A100", (1, 4), lambda: _lora("llama-2-7b").days,
-           "estimate_finetune_time((4·N + 6·adapters) × 20.48M tokens, 1 A100, 40% MFU).days", unit="days", stated_in="hours",
+           "estimate_finetune_time((4·N + 6·adapters) × 20.48M tokens, 1 A100, 40% MFU).days", unit="days",
+           stated_in="hours",
            rel_tol=0.0, cause="For exercise 2's 10K examples of 2,048 tokens; the time scales with the data."),
     Figure("000-4.3-7b-cost", 3, "000", _S43, "training a 7B on 1T tokens with 256 A100s",
            "训练 7B 模型（1T token，256 A100）：~$160K-240K", (160e3, 240e3),
            lambda: _ex1().cost_usd, "GPU-hours at 40% MFU × $2.5, the middle of $2-3", unit="USD",
            depends_on="MFU",
            cause=lambda: f"$160-240K is {160e3 / _A100_PRICES[0]:,.0f} GPU-hours at $2-3, an MFU of "
-                         f"{format_percent(plans.estimate_mfu(7e9, 1e12, gpu_hours=160e3 / _A100_PRICES[0], gpu='A100 80GB').mfu, 0)}; "
+                         + format_percent(plans.estimate_mfu(7e9, 1e12, gpu_hours=160e3 / _A100_PRICES[0],
+                                                             gpu="A100 80GB").mfu, 0) + "; "
                          f"at exercise 1's 40% it is "
-                         f"{format_usd(_ex1().cost_at(_A100_PRICES[0]))}-{format_usd(_ex1().cost_at(_A100_PRICES[1]))}. "
+                         f"{format_usd(_ex1().cost_at(_A100_PRICES[0]))}-"
+                         f"{format_usd(_ex1().cost_at(_A100_PRICES[1]))}. "
                          "Either is far below §4.1's $1M for the same run."),
     Figure("000-4.3-serving", 3, "000", _S43, "serving a 7B at 1,000 requests/s, per month",
            "推理 7B（1000 RPS）：~$5K-10K/月", (5e3, 10e3),

@@ -29,13 +29,16 @@ def _full_saving() -> float:
 def _checkpointing_note() -> str:
     return (f"The two methods bear the same name. The material's 60-70% is what selective recomputation saves, as "
             f"llmest's count of Korthikanti et al.'s GPT-3 layer gives too; full checkpointing frees "
-            f"{format_percent(_full_saving(), 0)} of the material's 7B example (8 × 4,096 tokens, FlashAttention on), for "
-            f"{format_percent(c.training_flops_per_token(1, recompute=True) / c.training_flops_per_token(1) - 1, 0)} more compute (a "
+            f"{format_percent(_full_saving(), 0)} of the material's 7B example (8 × 4,096 tokens, FlashAttention on), "
+            "for "
+            f"{format_percent(c.training_flops_per_token(1, recompute=True) / c.training_flops_per_token(1) - 1, 0)} "
+            "more compute (a "
             f"second forward pass).")
 
 
 def _selective_literature() -> str:
-    published = ", ".join(f"{format_percent(saved, 0)} on {name}" for name, (saved, _) in mem.SELECTIVE_RECOMPUTE_PUBLISHED.items())
+    published = ", ".join(f"{format_percent(saved, 0)} on {name}"
+                          for name, (saved, _) in mem.SELECTIVE_RECOMPUTE_PUBLISHED.items())
     return (f"selective recomputation, which recomputes only the attention scores, saves activation memory: "
             f"{published}, by their analytic count")
 

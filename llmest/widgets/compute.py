@@ -63,7 +63,8 @@ class TrainingPlanner(Form):
             f"${est.price_per_gpu_hour:g}/GPU-hour{n_from}")
         counts = [2 ** k for k in range(3, 15)]
         series = [(counts, [est.days_on(g, mfu) for g in counts], color,
-                   f"MFU {format_percent(mfu, 0)}") for mfu, color in ((est.mfu, "#4c72b0"), (0.6, "#55a868"), (0.2, "#c44e52"))]
+                   f"MFU {format_percent(mfu, 0)}")
+                  for mfu, color in ((est.mfu, "#4c72b0"), (0.6, "#55a868"), (0.2, "#c44e52"))]
         self.chart.value = svg_chart(series, "GPUs", "days", marker=(est.gpus, est.days))
 
 
