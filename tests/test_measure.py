@@ -241,7 +241,7 @@ def test_cuda_peak_bytes_is_none_without_a_gpu_and_measures_with_one():
     (lambda: measure.build_model(TINY, dtype="fp16"), "dtype", "dtype == 'fp16', must be one of 'fp32', 'bf16'"),
     (lambda: measure.build_model(TINY, device="tpu"), "device", "device == 'tpu', must be one of"),
     (lambda: measure.build_model({"vocab_size": 8}), "model_type", "model_type"),
-    (lambda: measure.build_model({**TINY, "num_key_value_heads": 3}), "num_kv_heads", "divisible"),
+    (lambda: measure.build_model({**TINY, "num_key_value_heads": 3}), "num_key_value_heads", "divisible"),
     (lambda: measure.build_model({"model_type": "llama"}), "vocab_size", "'vocab_size' is missing"),
     (lambda: measure.build_model(FIXTURES / "llama-2-7b.json"), "config", "use device='meta'"),
     (lambda: measure.count_flops(measure.build_model(TINY), torch.full((1, 8), 10**6)), "input_ids",
