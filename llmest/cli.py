@@ -141,7 +141,7 @@ def _peak(args):
     if args.peak > MAX_PEAK_TFLOPS:
         raise InputError("peak", f"peak == {args.peak:g}, in TFLOPS (e.g. 200 for 200e12 FLOP/s), must be in "
                                  f"(0, {MAX_PEAK_TFLOPS}].")
-    return args.peak * 1e12
+    return args.peak * hardware.TERA
 
 
 def cmd_time(args):
@@ -159,7 +159,7 @@ def cmd_time(args):
     rows = [("parameters (N)", est.n_params_from or _number(est.n_params, "parameters")),
             ("tokens (D)", _number(est.tokens, "tokens")),
             ("FLOPs (6·N·D)", _number(est.flops, "FLOPs")),
-            ("GPU", f"{est.gpus} × {est.gpu}, {_with_unit(est.peak_flops_per_s / 1e12, 'TFLOPS')} at "
+            ("GPU", f"{est.gpus} × {est.gpu}, {_with_unit(est.peak_flops_per_s / hardware.TERA, 'TFLOPS')} at "
                     f"{_with_unit(est.mfu, 'fraction')} MFU"),
             ("GPU-hours", _number(est.gpu_hours, "GPU-hours")),
             ("days", f"{_number(est.days, 'days')} ({_number(low, 'days')}-{_number(high, 'days')} with a {margin} "
@@ -187,7 +187,7 @@ def cmd_data(args):
                     budget_optimal={"params": n_opt, "tokens": d_opt})
         cluster = f"{args.gpus} × {hardware.gpu(args.gpu).name}" if args.peak is None else f"{args.gpus} GPUs"
         rows.append((f"{cluster}, {_with_unit(args.days, 'days')}",
-                     f"{_with_unit(est.budget_flops, 'FLOPs')} at {_with_unit(peak / 1e12, 'TFLOPS')} and "
+                     f"{_with_unit(est.budget_flops, 'FLOPs')} at {_with_unit(peak / hardware.TERA, 'TFLOPS')} and "
                      f"{_with_unit(args.mfu, 'fraction')} MFU; compute-optimal: {_number(n_opt, 'parameters')} "
                      f"parameters on {_with_unit(d_opt, 'tokens')}"))
     optimal = "" if args.params else " (the compute-optimal model)"
@@ -264,7 +264,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-flash", action="store_true", help="eager attention: keep the s × s scores")
     p.add_argument("--weights", default="bf16", choices=list(mem.WEIGHT_FORMATS), help="inference weight format")
     p.add_argument("--rank", type=int, default=64, help="LoRA rank, for qlora (default 64)")
-    p.add_argument("--margin", type=float, default=mem.MEMORY_MARGIN, help="share of the GPU kept free (0.2)")
+    p.add_argument("--margin", type=float, default=mem.MEMORY_MARGIN,
+                   help=f"share of the GPU kept free ({mem.MEMORY_MARGIN:g})")
     _gpu_option(p)
 
     p = _subparser(subparsers, "time", cmd_time, "training FLOPs, GPU-hours, days and cost",
@@ -286,9 +287,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--params", type=_count, help="parameters N, e.g. 7B (default: the compute-optimal model of "
                                                   "--gpus for --days)")
     p.add_argument("--tokens", type=_count, help="training tokens (default: --tokens-per-param × N)")
-    p.add_argument("--tokens-per-param", type=float, default=dt.TOKENS_PER_PARAM, help="default 20 (Chinchilla)")
+    p.add_argument("--tokens-per-param", type=float, default=dt.TOKENS_PER_PARAM,
+                   help=f"default {dt.TOKENS_PER_PARAM:g} (Chinchilla)")
     p.add_argument("--language", default="english", choices=list(dt.TOKENS_PER_GB))
-    p.add_argument("--cleaning-yield", type=float, default=0.25, help="cleaned share of the raw crawl (0.25)")
+    p.add_argument("--cleaning-yield", type=float, default=dt.WORKING_CLEANING_YIELD,
+                   help=f"cleaned share of the raw crawl ({dt.WORKING_CLEANING_YIELD:g})")
     p.add_argument("--gpus", type=int, help="also: the compute-optimal model for this many GPUs ...")
     p.add_argument("--days", type=float, default=30, help="... for this many days (default 30)")
     p.add_argument("--mfu", type=float, default=0.4, help="... at this MFU (default 0.4)")

@@ -132,6 +132,7 @@ EPOCHS_NEARLY_FREE = 4
 TOKENS_PER_GB = {"english": (2.5e8, 3e8), "chinese": (3e8, 4e8), "code": (2e8, 3e8)}
 # The material's cleaning yield: usable text is 20-30% of the raw crawl.
 CLEANING_YIELD = (0.2, 0.3)
+WORKING_CLEANING_YIELD = 0.25  # the middle of the material's range, the workbook's default
 
 
 # The one rate per language that the workbook works with: the material's own worked figures where it gives one

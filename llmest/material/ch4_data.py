@@ -79,7 +79,7 @@ register(
            "需要准备大约500GB清洗后的英文文本", 500e9, _english_gb,
            f"cleaned_bytes(140e9, tokens_per_gb('english') = {format_count(_ENGLISH)})", unit="bytes"),
     Figure("004-4.2-raw", 4, "004", _S42, "raw crawl for that, at a 20-30% cleaning yield",
-           "可能要准备2到2.5TB的原始数据", (2e12, 2.5e12), lambda: dt.raw_bytes(_english_gb(), 0.25),
+           "可能要准备2到2.5TB的原始数据", (2e12, 2.5e12), lambda: dt.raw_bytes(_english_gb(), dt.WORKING_CLEANING_YIELD),
            "raw_bytes(500 GB, 0.25), the workbook's yield", unit="bytes", rel_tol=0.0,
            cause=lambda: f"2-2.5 TB is the 20-25% part of the material's own 20-30% yield (2.5 TB at 20% is exact); "
                          f"at 30% {format_bytes(dt.raw_bytes(_english_gb(), 0.3))} would do, so the material's range "

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from .. import _validate as v
 from .. import hardware
-from ..data import TOKENS_PER_PARAM, chinchilla_tokens, mixture_bytes, raw_bytes, tokens_per_gb
+from ..data import (TOKENS_PER_PARAM, WORKING_CLEANING_YIELD, chinchilla_tokens, mixture_bytes, raw_bytes,
+                    tokens_per_gb)
 from .budget_plan import estimate_budget
 
 
@@ -43,8 +44,9 @@ class CorpusEstimate:
         return raw_bytes(self.cleaned_bytes, self.cleaning_yield)
 
 
-def estimate_corpus(n_params=None, *, tokens=None, tokens_per_param=TOKENS_PER_PARAM, mix=None, cleaning_yield=0.25,
-                    gpus=None, days=30, gpu="A100 80GB", peak_flops_per_s=None, mfu=0.4) -> CorpusEstimate:
+def estimate_corpus(n_params=None, *, tokens=None, tokens_per_param=TOKENS_PER_PARAM, mix=None,
+                    cleaning_yield=WORKING_CLEANING_YIELD, gpus=None, days=30, gpu="A100 80GB", peak_flops_per_s=None,
+                    mfu=0.4) -> CorpusEstimate:
     """The tokens of a model (``tokens``, or tokens_per_param × N) and the text they take for a language ``mix``
     (shares of the tokens; all English by default) at the workbook's rates. Given ``gpus``, also the model that
     cluster affords for ``days`` at ``mfu`` (chinchilla_for_budget); without ``n_params``, that model is the one

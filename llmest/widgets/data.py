@@ -15,7 +15,7 @@ class DataPlanner(Form):
     """Parameters ↔ tokens ↔ gigabytes: the 20× rule (or a chosen ratio), a language mix, the cleaning yield."""
 
     def __init__(self, params="7B", tokens_per_param=float(dt.TOKENS_PER_PARAM), english=0.7, chinese=0.2, code=0.1,
-                 cleaning_yield=0.25):
+                 cleaning_yield=dt.WORKING_CLEANING_YIELD):
         style, layout = field_style()
 
         def share(label, value):
