@@ -82,7 +82,7 @@ def _memory_settings(args) -> dict:
                     pp=args.pp, micro_batch=args.micro_batch, seq_len=args.seq_len,
                     recompute=args.recompute or "none", flash=not args.no_flash)
     if args.task == "inference":
-        return dict(weights=args.weights, tokens=args.seq_len, batch=args.batch, tp=args.tp)
+        return dict(weights=args.weights, seq_len=args.seq_len, batch=args.batch, tp=args.tp)
     return dict(rank=args.rank, micro_batch=args.micro_batch, seq_len=args.seq_len,
                 recompute=args.recompute or "full", flash=not args.no_flash)
 

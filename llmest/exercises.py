@@ -108,7 +108,7 @@ register(
         "The material's exercise 3: serving Llama-2-70B in BF16 (count its real parameters, 80 layers, 8 KV heads "
         f"of width 128) to 32 requests of 2,048 tokens. Keeping {_KEPT_FREE} of each A100 80GB free, and with tensor "
         "parallelism that must divide its 64 heads, how many A100s?",
-        lambda: plans.plan_memory("inference", "llama-2-70b", gpu="A100 80GB", tokens=2048, batch=32).least,
+        lambda: plans.plan_memory("inference", "llama-2-70b", gpu="A100 80GB", seq_len=2048, batch=32).least,
         unit="GPUs", rel_tol=0,
         hints=("KV cache: 2 · layers · KV heads · head width · 2 bytes · tokens · requests, with 8 KV heads.",
                "Add the weights (2 bytes per parameter) and about 0.5 GB of runtime per GPU; 80% of each 80 GB is "
@@ -287,7 +287,7 @@ register(
         f"parallelism over A100 80GB GPUs, keeping {_KEPT_FREE} of each free. How many GPUs? (Tensor parallelism must "
         "divide "
         "its 64 heads.)",
-        lambda: plans.plan_memory("inference", "llama-2-70b", gpu="A100 80GB", tokens=2048, batch=32).least,
+        lambda: plans.plan_memory("inference", "llama-2-70b", gpu="A100 80GB", seq_len=2048, batch=32).least,
         unit="GPUs", rel_tol=0,
         hints=("Weights: count the parameters × 2 bytes. KV cache: 2 · 80 layers · 8 KV heads · 128 · 2 bytes a token.",
                "Each GPU may use 64 GB; 3 does not divide 64 heads.")),

@@ -186,17 +186,17 @@ def output_activation_bytes(seq_len, batch, hidden, vocab_size, tp=1):
 # The KV cache
 # ----------------------------------------------------------------------------------------------------------------
 
-def kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch=1, bytes_per_value=2):
-    """K and V for every layer and token: 2 · L · kv_heads · head_dim · bytes · tokens · batch."""
-    return 2 * layers * kv_heads * head_dim * bytes_per_value * tokens * batch
+def kv_cache_bytes(layers, kv_heads, head_dim, seq_len, batch=1, bytes_per_value=2):
+    """K and V for every layer and token: 2 · L · kv_heads · head_dim · bytes · seq_len · batch."""
+    return 2 * layers * kv_heads * head_dim * bytes_per_value * seq_len * batch
 
 
-def kv_cache_bytes_for(model, tokens, batch=1, dtype="bf16") -> float:
+def kv_cache_bytes_for(model, seq_len, batch=1, dtype="bf16") -> float:
     """The KV cache of a real model (its KV heads and head width, so GQA and MQA count)."""
     cfg = config_from(model)
-    v.check_positive("tokens", tokens)
+    v.check_positive("seq_len", seq_len)
     v.check_positive("batch", batch)
-    return kv_cache_bytes(cfg.num_layers, cfg.num_kv_heads, cfg.head_dim, tokens, batch, _bytes("dtype", dtype))
+    return kv_cache_bytes(cfg.num_layers, cfg.num_kv_heads, cfg.head_dim, seq_len, batch, _bytes("dtype", dtype))
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -193,16 +193,16 @@ def published_mfu(ax=None):
     return ax
 
 
-def roofline(model, gpu, context_tokens=2048, weights="bf16", ax=None):
+def roofline(model, gpu, seq_len=2048, weights="bf16", ax=None):
     """Decode tokens/s against batch: the memory-bandwidth bound, the compute bound, and their minimum, for the
     batches whose weights and KV cache fit the GPU with 20% kept free."""
     from . import plans
 
     ax = _axes(ax, (7, 4))
     batches = np.array([b for b in (2 ** k for k in range(0, 13))
-                        if plans.fits(plans.inference_memory(model, weights=weights, tokens=context_tokens, batch=b),
+                        if plans.fits(plans.inference_memory(model, weights=weights, seq_len=seq_len, batch=b),
                                       gpu)])
-    estimates = [plans.decode_estimate(model, gpu, batch=int(b), context_tokens=context_tokens, weights=weights)
+    estimates = [plans.decode_estimate(model, gpu, batch=int(b), seq_len=seq_len, weights=weights)
                  for b in batches]
     ax.plot(batches, [b / e.memory_seconds for b, e in zip(batches, estimates)], "--", label="memory bound")
     ax.plot(batches, [b / e.compute_seconds for b, e in zip(batches, estimates)], "--", label="compute bound")
@@ -211,7 +211,7 @@ def roofline(model, gpu, context_tokens=2048, weights="bf16", ax=None):
     ax.set_yscale("log")
     ax.set_xlabel("batch (sequences decoded together)")
     ax.set_ylabel("tokens/s")
-    ax.set_title(f"{model} on {gpu}, {context_tokens:,}-token context, {weights}", fontsize=10)
+    ax.set_title(f"{model} on {gpu}, {seq_len:,}-token context, {weights}", fontsize=10)
     ax.legend(fontsize=8)
     return ax
 

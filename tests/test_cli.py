@@ -41,7 +41,7 @@ def test_params_of_a_preset_and_of_a_config_file(capsys):
     (["llama-2-7b", "--convention", "bf16", "--optimizer", "adam8bit", "--no-flash"],
      lambda cfg: plans.training_memory(cfg, convention="bf16", optimizer="adam8bit", seq_len=2048, flash=False)),
     (["llama-2-70b", "--task", "inference", "--weights", "int4", "--seq-len", "2048", "--batch", "32"],
-     lambda cfg: plans.inference_memory(cfg, weights="int4", tokens=2048, batch=32)),
+     lambda cfg: plans.inference_memory(cfg, weights="int4", seq_len=2048, batch=32)),
     (["llama-2-70b", "--task", "qlora", "--rank", "64"], lambda cfg: plans.qlora_memory(cfg, rank=64)),
 ])
 def test_memory_matches_the_library(capsys, argv, plan):
@@ -90,7 +90,7 @@ def test_memory_inference_least_tp_divides_the_heads(capsys):
     # its 64 heads: 4.
     out = run_json(capsys, "memory", "llama-2-70b", "--task", "inference", "--seq-len", "2048", "--batch", "32")
     assert out["least_gpus"] == out["least_tp"] == 4 and "state_gpus" not in out
-    assert out["least_tp"] == plans.min_gpus(lambda n: plans.inference_memory("llama-2-70b", tokens=2048, batch=32, tp=n),
+    assert out["least_tp"] == plans.min_gpus(lambda n: plans.inference_memory("llama-2-70b", seq_len=2048, batch=32, tp=n),
                                            "A100 80GB")
     assert cli.main(["memory", "llama-2-70b", "--task", "inference", "--seq-len", "2048", "--batch", "32"]) == 0
     assert "least GPUs that hold it: 4 (tensor parallelism over 4, which divides the 64 heads)" in \

@@ -77,14 +77,14 @@ def test_no_batch_is_compute_bound_past_the_kv_limit():
     kv = le.memory.kv_cache_bytes_for(cfg, 1)
     g = hardware.gpu("A100 80GB")
     limit = c.kv_context_limit(c.flops_params(cfg), kv, g.bandwidth_bytes_per_s, g.bf16_flops_per_s)
-    assert plans.decode_estimate(cfg, g, batch=100_000, context_tokens=int(limit * 1.1)).bound == "memory"
-    assert plans.decode_estimate(cfg, g, batch=100_000, context_tokens=int(limit * 0.5)).bound == "compute"
+    assert plans.decode_estimate(cfg, g, batch=100_000, seq_len=int(limit * 1.1)).bound == "memory"
+    assert plans.decode_estimate(cfg, g, batch=100_000, seq_len=int(limit * 0.5)).bound == "compute"
 
 
 def test_decode_roofline():
     d1 = plans.decode_estimate("llama-2-7b", "A100 80GB", batch=1)
     assert d1.bound == "memory" and d1.step_seconds == d1.memory_seconds
-    big = plans.decode_estimate("llama-3-8b", "A100 80GB", batch=512, context_tokens=128)
+    big = plans.decode_estimate("llama-3-8b", "A100 80GB", batch=512, seq_len=128)
     assert big.bound == "compute"
     assert c.compute_bound_batch(14e9, 7e9, 2.039e12, 312e12) == pytest.approx(312 / 2.039)
     assert c.cost_per_million_tokens(2, 1, 1000) == pytest.approx(2 / 3.6)

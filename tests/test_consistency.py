@@ -233,7 +233,7 @@ QUESTIONS = [
           "A count that shares a fixed batch's activations out over the GPUs")),
     )),
     Question("seed000-ex3-bf16-serving-gpus", 4, {
-        "plan": lambda: plans.plan_memory("inference", "llama-2-70b", tokens=2048, batch=32).least_gpus,
+        "plan": lambda: plans.plan_memory("inference", "llama-2-70b", seq_len=2048, batch=32).least_gpus,
         "llmest memory": lambda: cli_json("memory", "llama-2-70b", "--task", "inference", "--seq-len", "2048",
                                           "--batch", "32")["least_gpus"],
         "memory planner": lambda: memory_planner("llama-2-70b", task="inference", batch=32).smallest,
@@ -254,7 +254,7 @@ QUESTIONS = [
         "llmest memory": lambda: cli_json("memory", "llama-2-7b", "--task", "inference", "--seq-len", "2048",
                                           "--batch", "32")["parts"]["kv_cache"],
         "memory planner": lambda: memory_planner(task="inference", batch=32, tokens=2048).breakdown["kv_cache"],
-        "drill kv-cache": lambda: drill("kv-cache", layers=32, kv_heads=32, head_dim=128, tokens=2048, batch=32),
+        "drill kv-cache": lambda: drill("kv-cache", layers=32, kv_heads=32, head_dim=128, seq_len=2048, batch=32),
     }),
     Question("seed000-ex2-qlora-adapters", QLORA_70B_ADAPTERS, {
         "library": lambda: mem.lora_params("llama-2-70b", 64, mem.LORA_TARGETS),
@@ -434,7 +434,7 @@ QUESTIONS = [
         "memory planner": lambda: memory_planner(micro_batch=4, recompute="full").breakdown.total,
     }),
     Question("readme-memory-70b-int4-on-h200", None, {
-        "library": lambda: plans.inference_memory("llama-2-70b", weights="int4", tokens=2048, batch=32).total,
+        "library": lambda: plans.inference_memory("llama-2-70b", weights="int4", seq_len=2048, batch=32).total,
         "llmest memory (README)": lambda: cli_json("memory", "llama-2-70b", "--task", "inference", "--weights",
                                                    "int4", "--seq-len", "2048", "--batch", "32",
                                                    "--gpu", "H200")["total"],

@@ -32,7 +32,7 @@ EXPECTED = {
     "zero-per-gpu": lambda i: sum(mem.sharded_state_bytes(i["n"], mem.state_bytes_per_param(), i["zero"],
                                                           i["dp"]).values()),
     "gpus-for-states": lambda i: plans.state_gpus(i["n"], 16, i["gpu"], i["margin"]),
-    "kv-cache": lambda i: mem.kv_cache_bytes(i["layers"], i["kv_heads"], i["head_dim"], i["tokens"], i["batch"]),
+    "kv-cache": lambda i: mem.kv_cache_bytes(i["layers"], i["kv_heads"], i["head_dim"], i["seq_len"], i["batch"]),
     "qlora-memory": lambda i: (mem.weight_bytes(i["n"], 0.5) + 16 * i["adapters"] + i["activations"]),
     "activations-rule": lambda i: mem.activation_bytes_rule(i["layers"], i["batch"], i["seq"], i["hidden"], 2,
                                                             i["factor"]),

@@ -85,7 +85,7 @@ def test_measured_adamw_bytes_match_the_convention(dtype, master, convention):
 @pytest.mark.parametrize("model, kib_per_token", [
     ("llama-2-7b", 512), ("llama-3-8b", 128), ("mistral-7b", 128), ("llama-2-70b", 320)])
 def test_kv_cache_per_token(model, kib_per_token):
-    assert mem.kv_cache_bytes_for(model, tokens=1) == kib_per_token * 1024
+    assert mem.kv_cache_bytes_for(model, seq_len=1) == kib_per_token * 1024
 
 
 def test_kv_cache_equals_transformers_cache():
@@ -97,7 +97,7 @@ def test_kv_cache_equals_transformers_cache():
     cache = model(torch.randint(0, 100, (2, 7)), use_cache=True).past_key_values
     measured = sum(layer.keys.nbytes + layer.values.nbytes for layer in cache.layers)
     cfg = le.ModelConfig.from_hf_config(config.to_dict())
-    assert measured == mem.kv_cache_bytes_for(cfg, tokens=7, batch=2)
+    assert measured == mem.kv_cache_bytes_for(cfg, seq_len=7, batch=2)
 
 
 @pytest.mark.parametrize("fixture, targets", [
@@ -213,7 +213,7 @@ def test_4bit_base_is_a_quarter_of_bf16_plus_constants(model, fmt):
     (lambda: plans.training_memory("llama-2-7b", optimizer="lion"), "optimizer == 'lion', must be one of"),
     (lambda: plans.training_memory("llama-2-7b", recompute="some"), "recompute == 'some', must be one of"),
     (lambda: mem.kv_cache_bytes_for("llama-2-7b", 2048, dtype="fp12"), "dtype == 'fp12', must be one of"),
-    (lambda: mem.kv_cache_bytes_for("llama-2-7b", 0), "tokens == 0, must be > 0."),
+    (lambda: mem.kv_cache_bytes_for("llama-2-7b", 0), "seq_len == 0, must be > 0."),
     (lambda: plans.inference_memory("llama-2-70b", weights="int3"), "weights == 'int3', must be one of"),
     (lambda: mem.lora_params("llama-2-7b", 0), "rank == 0, must be >= 1."),
     (lambda: mem.lora_params("llama-2-7b", 8, ["qproj"]), "Did you mean 'q_proj'"),

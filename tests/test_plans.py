@@ -19,14 +19,14 @@ from llmest.widgets import memory as widget_memory  # noqa: E402
 PLANS = [
     (plans.training_memory, ("llama-2-7b",), {"zero": True, "dp": False, "tp": False, "pp": False,
                                               "micro_batch": False, "seq_len": False, "overhead_bytes": True}),
-    (plans.inference_memory, ("llama-2-7b",), {"tokens": False, "batch": False, "tp": False, "overhead_bytes": True}),
+    (plans.inference_memory, ("llama-2-7b",), {"seq_len": False, "batch": False, "tp": False, "overhead_bytes": True}),
     (plans.qlora_memory, ("llama-2-7b",), {"rank": False, "micro_batch": False, "seq_len": False,
                                            "overhead_bytes": True}),
     (plans.estimate_time, (1e12,), {"n_params": False, "gpus": False, "mfu": False, "peak_flops_per_s": False,
                                     "price_per_gpu_hour": True}),
     (plans.estimate_corpus, (7e9,), {"tokens": False, "tokens_per_param": False, "cleaning_yield": False,
                                      "gpus": False, "days": False, "peak_flops_per_s": False, "mfu": False}),
-    (plans.estimate_serving, ("llama-2-7b",), {"batch": False, "context_tokens": False, "tp": False,
+    (plans.estimate_serving, ("llama-2-7b",), {"batch": False, "seq_len": False, "tp": False,
                                                "price_per_gpu_hour": True}),
     (plans.estimate_training, ("llama-2-7b", 1e12, 8), {"mfu": False, "micro_batch": False, "seq_len": False}),
 ]

@@ -93,20 +93,20 @@ def _gpus_for_states(rng, level):
 def _kv_cache(rng, level):
     name = rng.choice(KV_MODELS[level])
     cfg = m.preset(name)
-    tokens = _pick(rng, level, [2048, 4096], [2048, 4096, 8192], [8192, 32768])
+    seq_len = _pick(rng, level, [2048, 4096], [2048, 4096, 8192], [8192, 32768])
     batch = _pick(rng, level, [1, 32], [8, 16, 32], [16, 64])
-    answer = mem.kv_cache_bytes(cfg.num_layers, cfg.num_kv_heads, cfg.head_dim, tokens, batch)
+    answer = mem.kv_cache_bytes(cfg.num_layers, cfg.num_kv_heads, cfg.head_dim, seq_len, batch)
     per_token = mem.kv_cache_bytes(cfg.num_layers, cfg.num_kv_heads, cfg.head_dim, 1)
     return _problem(
         "kv-cache", level,
         f"The model {name} has {cfg.num_layers} layers and {cfg.num_kv_heads} key/value heads of width "
         f"{cfg.head_dim}. How much "
-        f"BF16 KV cache do {_n(batch, 'request')} of {tokens:,} tokens each need? (GB)",
-        dict(layers=cfg.num_layers, kv_heads=cfg.num_kv_heads, head_dim=cfg.head_dim, tokens=tokens, batch=batch),
+        f"BF16 KV cache do {_n(batch, 'request')} of {seq_len:,} tokens each need? (GB)",
+        dict(layers=cfg.num_layers, kv_heads=cfg.num_kv_heads, head_dim=cfg.head_dim, seq_len=seq_len, batch=batch),
         answer, "bytes",
         [f"Per token: 2 (K and V) × {cfg.num_layers} layers × {cfg.num_kv_heads} × {cfg.head_dim} × 2 bytes = "
          f"{format_int(per_token)} bytes",
-         f"× {tokens:,} tokens × {_n(batch, 'request')} = {format_bytes(answer)}"],
+         f"× {seq_len:,} tokens × {_n(batch, 'request')} = {format_bytes(answer)}"],
         "2 · layers · KV heads · head width · 2 bytes, per token of every request.")
 
 

@@ -65,12 +65,12 @@ def _ex1_gpu_cause() -> str:
 
 def _ceil_gpus() -> int:
     """A100s for seed 000's BF16 serving case if the memory could be split in any number of parts."""
-    return plans.gpus_to_hold(plans.inference_memory("llama-2-70b", tokens=2048, batch=32).total, _A100)
+    return plans.gpus_to_hold(plans.inference_memory("llama-2-70b", seq_len=2048, batch=32).total, _A100)
 
 
 def _serving_70b_gpus() -> int:
     """Seed 000 exercise 3: the least A100s (a tp that divides the heads) for Llama-2-70B, 32 × 2,048 tokens."""
-    return plans.plan_memory("inference", "llama-2-70b", gpu=_A100, tokens=2048, batch=32).least
+    return plans.plan_memory("inference", "llama-2-70b", gpu=_A100, seq_len=2048, batch=32).least
 
 
 def _kv_mha(batch: int) -> float:
@@ -268,14 +268,14 @@ register(
                          "The range matches neither."),
     Figure("000-ex3-bf16-total", 2, "000", _EX3, "serving a 70B in BF16 with that KV cache, in all",
            "总计：~180-220 GB", (180 * _GB, 220 * _GB),
-           lambda: plans.inference_memory("llama-2-70b", tokens=2048, batch=32).total,
-           "inference_memory('llama-2-70b', tokens=2048, batch=32)", unit="bytes",
+           lambda: plans.inference_memory("llama-2-70b", seq_len=2048, batch=32).total,
+           "inference_memory('llama-2-70b', seq_len=2048, batch=32)", unit="bytes",
            cause="Lower than the material's because its KV cache figure is too high (above)."),
     Figure("000-ex3-total-gpus", 2, "000", _EX3, "A100s to serve a 70B in BF16 with that KV cache",
            "总计：~180-220 GB -> 3-4x A100", (3, 4),
            _serving_70b_gpus,
-           "plan_memory('inference', 'llama-2-70b', tokens=2048, batch=32).least", unit="GPUs",
-           cause=lambda: f"{format_bytes(plans.inference_memory('llama-2-70b', tokens=2048, batch=32).total)} would "
+           "plan_memory('inference', 'llama-2-70b', seq_len=2048, batch=32).least", unit="GPUs",
+           cause=lambda: f"{format_bytes(plans.inference_memory('llama-2-70b', seq_len=2048, batch=32).total)} would "
                          f"fit in {_gpu_word(_ceil_gpus())} by memory alone, but tensor parallelism must divide the "
                          f"64 heads, so the smallest usable count is {_serving_70b_gpus()}."),
     Figure("000-ex3-int4", 2, "000", _EX3, "70B weights in INT4", "权重：~35 GB -> 1x A100 80GB", 35 * _GB,
@@ -284,16 +284,16 @@ register(
                          f"{format_bytes(mem.model_weight_bytes('llama-2-70b', 'int4'))}."),
     Figure("000-ex3-int4-kv", 2, "000", _EX3, "KV cache and runtime beside INT4 weights",
            "KV Cache + 运行时：~20-30 GB", (20 * _GB, 30 * _GB),
-           lambda: sum(plans.inference_memory("llama-2-70b", weights="int4", tokens=2048, batch=32)[p]
+           lambda: sum(plans.inference_memory("llama-2-70b", weights="int4", seq_len=2048, batch=32)[p]
                        for p in ("kv_cache", "overhead")),
            "inference_memory(..., weights='int4')['kv_cache'] + ['overhead']", unit="bytes",
            cause="Right for Llama-2-70B's 8 KV heads, although the BF16 case above used 40-80 GB for the same cache."),
     Figure("000-ex3-int4-total", 2, "000", _EX3, "serving a 70B in INT4 with the 32 × 2,048 KV cache",
            "总计：~55-65 GB -> 1x A100 80GB", (55 * _GB, 65 * _GB),
-           lambda: plans.inference_memory("llama-2-70b", weights="int4", tokens=2048, batch=32).total,
-           "inference_memory('llama-2-70b', weights='int4', tokens=2048, batch=32)", unit="bytes",
+           lambda: plans.inference_memory("llama-2-70b", weights="int4", seq_len=2048, batch=32).total,
+           "inference_memory('llama-2-70b', weights='int4', seq_len=2048, batch=32)", unit="bytes",
            cause=lambda: ("It " + ("fits" if plans.fits(plans.inference_memory("llama-2-70b", weights="int4",
-                                                                               tokens=2048, batch=32), _A100)
+                                                                               seq_len=2048, batch=32), _A100)
                                    else "does not fit") + f" one A100 within {_MARGIN}.")),
     # seed 000 §4
     Figure("000-4.1-infer-7b", 2, "000", _S41, "serving a 7B in BF16", "推理 7B (BF16)：~14 GB 显存", 14 * _GB,

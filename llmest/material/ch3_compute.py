@@ -105,7 +105,7 @@ def _gpt3_hours() -> float:
 
 
 def _a100_tokens_per_s() -> float:
-    return plans.decode_estimate("llama-2-7b", "A100 80GB", batch=64, context_tokens=1024).tokens_per_s
+    return plans.decode_estimate("llama-2-7b", "A100 80GB", batch=64, seq_len=1024).tokens_per_s
 
 
 def _serving_gpus() -> int:

@@ -82,17 +82,17 @@ def training_memory(model, *, convention="mixed", optimizer="adamw", zero=0, dp=
     return MemoryBreakdown(parts, gpus=dp * tp * pp)
 
 
-def inference_memory(model, *, weights="bf16", tokens=2048, batch=1, kv_dtype="bf16", tp=1,
+def inference_memory(model, *, weights="bf16", seq_len=2048, batch=1, kv_dtype="bf16", tp=1,
                      overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> MemoryBreakdown:
     """Memory per GPU for serving: weights and KV cache split over tp GPUs, plus the runtime overhead."""
     cfg = config_from(model)
     _check_parallel(cfg, 1, tp, 1, 0)
-    v.check_int("tokens", tokens)
+    v.check_int("seq_len", seq_len)
     v.check_int("batch", batch)
     v.check_number("overhead_bytes", overhead_bytes, low=0)
     parts = {
         "weights": model_weight_bytes(cfg, weights) / tp,
-        "kv_cache": kv_cache_bytes_for(cfg, tokens, batch, kv_dtype) / tp,
+        "kv_cache": kv_cache_bytes_for(cfg, seq_len, batch, kv_dtype) / tp,
         "overhead": overhead_bytes,
     }
     return MemoryBreakdown(parts, gpus=tp)

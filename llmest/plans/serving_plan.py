@@ -23,16 +23,16 @@ class DecodeEstimate:
     gpus: int
 
 
-def decode_estimate(model, gpu, batch=1, context_tokens=2048, weights="bf16", tp=1) -> DecodeEstimate:
+def decode_estimate(model, gpu, batch=1, seq_len=2048, weights="bf16", tp=1) -> DecodeEstimate:
     """Decode speed of a real model on tensor-parallel GPUs of a kind: weights and KV cache are split over tp GPUs,
     so each step reads 1/tp of them per GPU and does 1/tp of the FLOPs."""
     cfg = config_from(model)
     g = hardware.gpu(gpu)
     v.check_int("batch", batch)
-    v.check_int("context_tokens", context_tokens)
+    v.check_int("seq_len", seq_len)
     v.check_int("tp", tp)
     weight_bytes = model_weight_bytes(cfg, weights) / tp
-    kv_bytes = kv_cache_bytes_for(cfg, context_tokens, batch) / tp
+    kv_bytes = kv_cache_bytes_for(cfg, seq_len, batch) / tp
     n = flops_params(cfg) / tp
     memory_s = (weight_bytes + kv_bytes) / g.bandwidth_bytes_per_s
     compute_s = 2 * n * batch / g.bf16_flops_per_s
@@ -57,14 +57,14 @@ class ServingEstimate:
         return self.memory.total <= self.usable_bytes
 
 
-def estimate_serving(model, gpu="A100 80GB", *, batch=1, context_tokens=2048, weights="bf16", tp=1,
+def estimate_serving(model, gpu="A100 80GB", *, batch=1, seq_len=2048, weights="bf16", tp=1,
                      price_per_gpu_hour=None, margin=MEMORY_MARGIN) -> ServingEstimate:
     """Decode speed (``decode_estimate``), memory per GPU (``inference_memory``) and whether it fits ``gpu`` with
     ``margin`` kept free, and dollars per million generated tokens at ``price_per_gpu_hour`` (default: the GPU's
     listed price, ``hardware.PRICE_PER_GPU_HOUR``)."""
-    decode = decode_estimate(model, gpu, batch=batch, context_tokens=context_tokens, weights=weights, tp=tp)
+    decode = decode_estimate(model, gpu, batch=batch, seq_len=seq_len, weights=weights, tp=tp)
     price = hardware.price_per_gpu_hour(gpu) if price_per_gpu_hour is None else \
         v.check_number("price_per_gpu_hour", price_per_gpu_hour, low=0)
-    memory = inference_memory(model, weights=weights, tokens=context_tokens, batch=batch, tp=tp)
+    memory = inference_memory(model, weights=weights, seq_len=seq_len, batch=batch, tp=tp)
     return ServingEstimate(decode, memory, usable_bytes(gpu, margin), margin, price,
                            cost_per_million_tokens(price, tp, decode.tokens_per_s))

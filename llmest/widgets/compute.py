@@ -99,11 +99,11 @@ class RooflineExplorer(Form):
         value = {name: box.value for name, box in self.inputs.items()}
 
         def at(batch):
-            return plans.decode_estimate(value["model"], value["gpu"], batch=batch, context_tokens=value["context"],
+            return plans.decode_estimate(value["model"], value["gpu"], batch=batch, seq_len=value["context"],
                                          weights=value["weights"], tp=value["tp"])
 
         serving = self.serving = plans.estimate_serving(
-            value["model"], value["gpu"], batch=value["batch"], context_tokens=value["context"],
+            value["model"], value["gpu"], batch=value["batch"], seq_len=value["context"],
             weights=value["weights"], tp=value["tp"], price_per_gpu_hour=value["price"])
         est = self.estimate = serving.decode
         per_gpu, fits, dollars = serving.memory, serving.fits, serving.usd_per_million_tokens

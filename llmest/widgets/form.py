@@ -14,7 +14,7 @@ class Form:
     """Shared plumbing of the chapter 3 widgets: labelled inputs with an error beside each, recomputed on change.
     ``ALIASES`` maps a library parameter name to the field that feeds it."""
 
-    ALIASES = {"price_per_gpu_hour": "price", "context_tokens": "context"}
+    ALIASES = {"price_per_gpu_hour": "price", "seq_len": "context"}
 
     def _build(self, inputs: dict, outputs: list, css: str):
         self.inputs = inputs

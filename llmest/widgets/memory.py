@@ -81,7 +81,7 @@ class MemoryPlanner:
             names = ("convention", "optimizer", "zero", "dp", "tp", "pp", "micro_batch", "seq_len", "recompute",
                      "flash")
             return {name: value[name] for name in names}
-        return dict(weights=value["weights"], tokens=value["tokens"], batch=value["batch"], tp=value["tp"])
+        return dict(weights=value["weights"], seq_len=value["tokens"], batch=value["batch"], tp=value["tp"])
 
     def _recompute(self, _=None):
         training = self.inputs["task"].value == "training"
@@ -96,7 +96,8 @@ class MemoryPlanner:
             plan = plans.plan_memory(self.inputs["task"].value, self._config(), gpu=gpu, **self._settings())
         except InputError as err:
             self.plan = self.breakdown = self.smallest = None
-            self.errors.get(err.param, self.general_error).value = error_html(str(err))
+            field = "tokens" if err.param == "seq_len" and self.inputs["task"].value == "inference" else err.param
+            self.errors.get(field, self.general_error).value = error_html(str(err))
             self.bar.value, self.verdict.value = "", ""
             return
         self.plan, self.breakdown, self.smallest = plan, plan.breakdown, plan.least
