@@ -152,3 +152,14 @@ def test_time_estimate_curve_deadline_and_finetune():
 def test_fits_takes_bytes_or_a_breakdown():
     assert plans.fits(64e9, "A100 80GB") and not plans.fits(64.1e9, "A100 80GB")
     assert plans.fits(plans.MemoryBreakdown({"weights": 64e9}), "A100 80GB")
+
+
+def test_the_serving_plan_sizes_a_request_rate_and_its_monthly_bill():
+    """Seed 000 §4.3: 1,000 requests/s of 100 new tokens, on A100s at $2 an hour, 730 hours a month."""
+    est = plans.estimate_serving("llama-2-7b", "A100 80GB", batch=64, seq_len=1024, price_per_gpu_hour=2)
+    rate = est.decode.tokens_per_s
+    assert est.gpus_for(1000, 100) == math.ceil(1000 * 100 / rate)
+    assert est.monthly_cost(37) == 37 * 2 * 730 == 54_020
+    assert est.new_tokens_per_request(1000, 5e3) == pytest.approx(5e3 / 2 / 730 * rate / 1000)
+    with pytest.raises(le.InputError, match="usd_per_month"):
+        est.new_tokens_per_request(1000, -1)

@@ -10,7 +10,7 @@ from .. import memory as mem
 from .. import plans
 from .. import runs
 from ..model import preset
-from ..units import format_bytes, format_count, format_flops, format_percent, format_usd
+from ..units import HOURS_PER_MONTH, format_bytes, format_count, format_flops, format_percent, format_usd
 from .figure import SIX_ND, Figure, register
 
 _S11, _S12, _S2 = "§1.1 FLOPs 估算", "§1.2 GPU 时间估算", "§2 GPU 算力参考"
@@ -104,20 +104,13 @@ def _gpt3_hours() -> float:
     return _gpt3().gpu_hours
 
 
-def _a100_tokens_per_s() -> float:
-    return plans.decode_estimate("llama-2-7b", "A100 80GB", batch=64, seq_len=1024).tokens_per_s
+def _serving() -> plans.ServingEstimate:
+    """Seed 000 §4.3's 7B at 1,000 requests/s: Llama-2-7B decoding batches of 64 on A100s at the material's $2."""
+    return plans.estimate_serving("llama-2-7b", "A100 80GB", batch=64, seq_len=1024, price_per_gpu_hour=_A100_PRICES[0])
 
 
 def _serving_gpus() -> int:
-    return c.gpus_for_request_rate(1000, 100, _a100_tokens_per_s())
-
-
-def _tokens_per_request(dollars_per_month: float) -> float:
-    gpus = dollars_per_month / 2 / _HOURS_PER_MONTH
-    return gpus * _a100_tokens_per_s() / 1000
-
-
-_HOURS_PER_MONTH = 730
+    return _serving().gpus_for(1000, 100)
 
 
 def _catalog_figure(key, name, quote, stated, aside=""):
@@ -202,14 +195,17 @@ register(
                          "Either is far below §4.1's $1M for the same run."),
     Figure("000-4.3-serving", 3, "000", _S43, "serving a 7B at 1,000 requests/s, per month",
            "推理 7B（1000 RPS）：~$5K-10K/月", (5e3, 10e3),
-           lambda: _serving_gpus() * 2 * _HOURS_PER_MONTH,
-           "A100s for 1,000 × 100 new tokens/s at batch 64 (decode_estimate) × $2 × 730 h", unit="USD/month",
+           lambda: _serving().monthly_cost(_serving_gpus()),
+           "estimate_serving(llama-2-7b, A100, batch 64): GPUs for 1,000 × 100 new tokens/s, a month at $2",
+           unit="USD/month",
            depends_on="tokens per request",
            cause=lambda: f"With 100 new tokens per request, batches of 64 and a 1,024-token context, an A100 makes "
-                         f"{_a100_tokens_per_s():,.0f} tokens/s: {_serving_gpus()} A100s. $5-10K a month pays for "
-                         f"{5e3 / 2 / _HOURS_PER_MONTH:.1f}-{10e3 / 2 / _HOURS_PER_MONTH:.1f} A100s at $2 an hour, "
-                         f"enough for about {_tokens_per_request(5e3):.0f}-{_tokens_per_request(10e3):.0f} new tokens "
-                         "per request, before any prompt processing."),
+                         f"{_serving().decode.tokens_per_s:,.0f} tokens/s: {_serving_gpus()} A100s. $5-10K a month "
+                         f"pays for {5e3 / _A100_PRICES[0] / HOURS_PER_MONTH:.1f}-"
+                         f"{10e3 / _A100_PRICES[0] / HOURS_PER_MONTH:.1f} A100s at ${_A100_PRICES[0]} an hour, "
+                         f"enough for about {_serving().new_tokens_per_request(1000, 5e3):.0f}-"
+                         f"{_serving().new_tokens_per_request(1000, 10e3):.0f} new tokens per request, before any "
+                         "prompt processing."),
     # seed 000 §5: GPT-3
     Figure("000-5-gpt3-flops", 3, "000", _S5, "GPT-3's training FLOPs", "175B 模型训练 300B token 的 FLOPs 约 3.15e23",
            3.15e23, lambda: c.training_flops(175e9, 300e9), "training_flops(175e9, 300e9)", unit="FLOPs",

@@ -1,5 +1,6 @@
 """The serving plan: decode speed on a roofline (``decode_estimate``), and with it the memory per GPU, whether it
-fits, and the price of a million generated tokens (``estimate_serving``)."""
+fits, the price of a million generated tokens, and the GPUs and dollars a month for a request rate
+(``estimate_serving``)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from dataclasses import dataclass
 
 from .. import _validate as v
 from .. import hardware
-from ..compute import cost_per_million_tokens, decode_step_seconds, flops_params
+from ..compute import cost_per_million_tokens, decode_step_seconds, flops_params, gpus_for_request_rate
 from ..memory import MEMORY_MARGIN, kv_cache_bytes_for, model_weight_bytes
 from ..model import config_from
+from ..units import HOURS_PER_MONTH
 from .memory_plan import MemoryBreakdown, inference_memory, usable_bytes
 
 
@@ -55,6 +57,22 @@ class ServingEstimate:
     @property
     def fits(self) -> bool:
         return self.memory.total <= self.usable_bytes
+
+    def gpus_for(self, requests_per_s, new_tokens_per_request) -> int:
+        """GPUs that sustain a request rate: replicas of ``decode.gpus`` GPUs enough to produce its tokens."""
+        return gpus_for_request_rate(requests_per_s, new_tokens_per_request, self.decode.tokens_per_s, self.decode.gpus)
+
+    def monthly_cost(self, gpus) -> float:
+        """Dollars a month for ``gpus`` GPUs rented around the clock at this estimate's price."""
+        v.check_int("gpus", gpus)
+        return gpus * self.price_per_gpu_hour * HOURS_PER_MONTH
+
+    def new_tokens_per_request(self, requests_per_s, usd_per_month) -> float:
+        """The reverse: new tokens per request that a monthly budget sustains at a request rate."""
+        v.check_positive("requests_per_s", requests_per_s)
+        v.check_positive("usd_per_month", usd_per_month)
+        gpus = usd_per_month / self.price_per_gpu_hour / HOURS_PER_MONTH
+        return gpus / self.decode.gpus * self.decode.tokens_per_s / requests_per_s
 
 
 def estimate_serving(model, gpu="A100 80GB", *, batch=1, seq_len=2048, weights="bf16", tp=1,
