@@ -7,10 +7,8 @@ published configs often leave out take transformers' defaults for that model typ
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from ._validate import InputError
+from .config_file import load as _load
 
 _REQUIRED = object()
 
@@ -171,29 +169,6 @@ READERS = {
     "gemma": _gemma, "phi3": _phi3, "olmo2": _olmo2, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
     "opt": _opt,
 }
-
-
-def _load(config) -> dict:
-    if isinstance(config, dict):
-        return config
-    if isinstance(config, str) and config.lstrip()[:1] in ("{", "["):
-        text, where = config, "the pasted config.json"
-    elif isinstance(config, (str, Path)):
-        path = Path(config)
-        if path.is_dir():
-            path = path / "config.json"
-        if not path.is_file():
-            raise InputError("config", f"config == {str(config)!r}: no such file.")
-        text, where = path.read_text(encoding="utf-8"), str(path)
-    else:
-        raise InputError("config", f"config == {config!r}, must be a dict, a path to config.json, or its JSON text.")
-    try:
-        loaded = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputError("config", f"{where} is not valid JSON: {err.msg} (line {err.lineno}, column {err.colno}).")
-    if not isinstance(loaded, dict):
-        raise InputError("config", f"{where} must hold a JSON object, not {type(loaded).__name__}.")
-    return loaded
 
 
 # ModelConfig's field names and the config.json keys they may be read from, so that an error found while building

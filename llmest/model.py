@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import os
 from dataclasses import dataclass
-from pathlib import Path
 
 from . import _validate as v
 from ._hf import build_from_hf_config
+from .config_file import PRESET_FIELDS, read_file, read_json, show
 from ._validate import InputError
 from .units import format_count, format_int, format_percent
 
@@ -329,50 +330,7 @@ def count_params(cfg: ModelConfig) -> ParamCount:
 # Presets
 # ----------------------------------------------------------------------------------------------------------------
 
-def _llama_like(name, vocab, hidden, layers, heads, kv, ffn, tie=False, **extra):
-    return ModelConfig(vocab_size=vocab, hidden_size=hidden, num_layers=layers, num_heads=heads, num_kv_heads=kv,
-                       ffn_hidden_size=ffn, gated_ffn=True, norm="rmsnorm", tie_embeddings=tie, name=name, **extra)
-
-
-PRESETS = {
-    # The material's teaching model (seed 004 §1.1): H=4096, L=32, V=32000, a 4H FFN, one tied embedding table.
-    "material-7b": ModelConfig(vocab_size=32000, hidden_size=4096, num_layers=32, num_heads=32,
-                               tie_embeddings=True, name="material-7b"),
-    "gpt2": ModelConfig(vocab_size=50257, hidden_size=768, num_layers=12, num_heads=12, attention_bias="all",
-                        ffn_bias=True, tie_embeddings=True, position_embedding="learned", max_positions=1024,
-                        name="gpt2"),
-    "gpt2-xl": ModelConfig(vocab_size=50257, hidden_size=1600, num_layers=48, num_heads=25, attention_bias="all",
-                           ffn_bias=True, tie_embeddings=True, position_embedding="learned", max_positions=1024,
-                           name="gpt2-xl"),
-    "llama-2-7b": _llama_like("llama-2-7b", 32000, 4096, 32, 32, 32, 11008),
-    "llama-2-13b": _llama_like("llama-2-13b", 32000, 5120, 40, 40, 40, 13824),
-    "llama-2-70b": _llama_like("llama-2-70b", 32000, 8192, 80, 64, 8, 28672),
-    "llama-33b": _llama_like("llama-33b", 32000, 6656, 60, 52, 52, 17920),  # LLaMA-1 "33B" (sometimes "30B")
-    "llama-65b": _llama_like("llama-65b", 32000, 8192, 80, 64, 64, 22016),  # LLaMA-1 65B
-    # Llama 2 34B was not released; this is the shape of Code Llama 34B, which was trained from it.
-    "llama-2-34b": _llama_like("llama-2-34b", 32000, 8192, 48, 64, 8, 22016),
-    "llama-3-8b": _llama_like("llama-3-8b", 128256, 4096, 32, 32, 8, 14336),
-    "llama-3.1-70b": _llama_like("llama-3.1-70b", 128256, 8192, 80, 64, 8, 28672),
-    "mistral-7b": _llama_like("mistral-7b", 32000, 4096, 32, 32, 8, 14336),
-    "mixtral-8x7b": _llama_like("mixtral-8x7b", 32000, 4096, 32, 32, 8, 14336, num_experts=8, experts_per_token=2),
-    "mixtral-8x22b": _llama_like("mixtral-8x22b", 32000, 6144, 56, 48, 8, 16384, num_experts=8, experts_per_token=2),
-    "qwen2-0.5b": _llama_like("qwen2-0.5b", 151936, 896, 24, 14, 2, 4864, tie=True, attention_bias="qkv"),
-    "qwen2-7b": _llama_like("qwen2-7b", 152064, 3584, 28, 28, 4, 18944, attention_bias="qkv"),
-    "qwen1.5-moe-a2.7b": _llama_like("qwen1.5-moe-a2.7b", 151936, 2048, 24, 16, 16, 5632, attention_bias="qkv",
-                                     num_experts=60, experts_per_token=4, expert_ffn_hidden_size=1408,
-                                     num_shared_experts=1, shared_expert_ffn_hidden_size=5632,
-                                     shared_expert_gate=True),
-    "gemma-7b": _llama_like("gemma-7b", 256000, 3072, 28, 16, 16, 24576, tie=True, head_dim=256),
-    "phi-3-mini": _llama_like("phi-3-mini", 32064, 3072, 32, 32, 32, 8192),
-    "olmo-2-7b": _llama_like("olmo-2-7b", 100352, 4096, 32, 32, 32, 11008, qk_norm=True),
-    "falcon-7b": ModelConfig(vocab_size=65024, hidden_size=4544, num_layers=32, num_heads=71, num_kv_heads=1,
-                             tie_embeddings=True, parallel_blocks=True, name="falcon-7b"),
-    "pythia-1.4b": ModelConfig(vocab_size=50304, hidden_size=2048, num_layers=24, num_heads=16, attention_bias="all",
-                               ffn_bias=True, parallel_blocks=True, norms_per_layer=2, name="pythia-1.4b"),
-    "opt-1.3b": ModelConfig(vocab_size=50272, hidden_size=2048, num_layers=24, num_heads=32, attention_bias="all",
-                            ffn_bias=True, tie_embeddings=True, position_embedding="learned", max_positions=2050,
-                            name="opt-1.3b"),
-}
+PRESETS = {name: ModelConfig(**fields, name=name) for name, fields in PRESET_FIELDS.items()}
 
 
 def preset(name: str) -> ModelConfig:
@@ -386,13 +344,22 @@ def config_from(model) -> ModelConfig:
         return model
     if isinstance(model, str) and model in PRESETS:
         return PRESETS[model]
-    if isinstance(model, str) and model.lstrip()[:1] not in ("{", "[") and not Path(model).exists():
+    if isinstance(model, str) and model.lstrip()[:1] not in ("{", "[") and not os.path.exists(model):
         try:
             return v.lookup("model", model, PRESETS)  # "Llama-2-7B", "llama 2 7b"
         except InputError:
             pass
         close = difflib.get_close_matches(model, PRESETS, n=3, cutoff=0.5)
         hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-        raise InputError("model", f"model == {model!r} is neither a preset nor a config.json path.{hint}")
+        raise InputError("model", f"model == {show(model)} is neither a preset nor a config.json path.{hint}")
     return ModelConfig.from_hf_config(model)
 
+
+def config_from_file(path, param: str = "model") -> ModelConfig:
+    """From a config.json file, or the folder that holds one; an unreadable file is an InputError for ``param``."""
+    return ModelConfig.from_hf_config(read_file(path, param))
+
+
+def config_from_json(text: str, param: str = "config") -> ModelConfig:
+    """From the pasted JSON text of a config.json; bad text is an InputError for ``param``."""
+    return ModelConfig.from_hf_config(read_json(text, param))

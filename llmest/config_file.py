@@ -1,0 +1,158 @@
+"""Model configs as data: a Hugging Face ``config.json`` read from a file, its folder or pasted JSON text, into a
+dict; and the fields of the named presets.
+
+Whatever is wrong with the input (no such file, a FIFO, a huge or binary file, invalid or too deeply nested JSON,
+JSON that is not an object) is an InputError naming the parameter and the value; nothing blocks or recurses away.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+from ._validate import InputError
+
+MAX_BYTES = 10_000_000  # a real config.json is a few KB
+
+
+def show(value, width: int = 80) -> str:
+    """A value for a message, shortened: a long path or text, a long list or a 5,000-digit integer stay readable."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1:,} digits"
+    if isinstance(value, (str, os.PathLike)):
+        text = repr(os.fspath(value))
+    elif isinstance(value, (list, tuple, dict)):
+        text = f"a {type(value).__name__} of {len(value):,} items" if len(value) > 8 else _short_repr(value)
+    else:
+        text = _short_repr(value)
+    return text if len(text) <= width else f"{text[:width - 5]}...{text[-2:]}"
+
+
+def _short_repr(value) -> str:
+    try:
+        return repr(value)
+    except (RecursionError, ValueError):  # a deeply nested list; an int too long for str()
+        return f"a {type(value).__name__}"
+
+
+def read_json(text: str, param: str = "config", where: str = "the pasted config.json") -> dict:
+    """The JSON object in ``text`` (a leading byte-order mark allowed)."""
+    if not isinstance(text, str):
+        raise InputError(param, f"{param} == {show(text)}, must be the JSON text of a config.json.")
+    if len(text) > MAX_BYTES:
+        raise InputError(param, f"{where} holds {len(text):,} characters, more than a config.json "
+                                f"(at most {MAX_BYTES:,}).")
+    text = text.removeprefix("\ufeff")
+    if not text.strip():
+        raise InputError(param, f"{where} is empty; it must hold a JSON object such as {{\"model_type\": ...}}.")
+    try:
+        loaded = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputError(param, f"{where} is not valid JSON: {err.msg} (line {err.lineno}, column {err.colno}).")
+    except RecursionError:
+        raise InputError(param, f"{where} is not a config.json: its JSON is nested too deeply to read.") from None
+    if not isinstance(loaded, dict):
+        raise InputError(param, f"{where} must hold a JSON object, not {type(loaded).__name__}.")
+    return loaded
+
+
+def read_file(path, param: str = "config") -> dict:
+    """The JSON object in the file ``path``, or in the ``config.json`` of the folder ``path``."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputError(param, f"{param} == {show(path)}, must be a path to a config.json.")
+    named = f"{param} == {show(path)}"
+    info = _stat(path, named, param)
+    if stat.S_ISDIR(info.st_mode):
+        path = Path(path) / "config.json"
+        named = f"{param} == {show(path)}"
+        info = _stat(path, f"{named} (the folder has no config.json)", param)
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(param, f"{named} is not a regular file (a FIFO, a device or a socket?).")
+    if info.st_size > MAX_BYTES:
+        raise InputError(param, f"{named} holds {info.st_size:,} bytes; a config.json holds a few thousand "
+                                f"(at most {MAX_BYTES:,} read).")
+    try:
+        # Non-blocking, in case the file was swapped for a FIFO since the check above.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                raise InputError(param, f"{named} is not a regular file (a FIFO, a device or a socket?).")
+            data = file.read(MAX_BYTES + 1)
+    except OSError as err:
+        raise InputError(param, f"{named} cannot be read: {err.strerror or err}.") from None
+    if len(data) > MAX_BYTES:
+        raise InputError(param, f"{named} holds more than {MAX_BYTES:,} bytes; a config.json holds a few thousand.")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise InputError(param, f"{named} is not UTF-8 text (byte {err.start:,} is {data[err.start]:#04x}): "
+                                "a binary file, not a config.json?") from None
+    return read_json(text, param, where=named)
+
+
+def _stat(path, named: str, param: str) -> os.stat_result:
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        raise InputError(param, f"{named}: no such file.") from None
+    except (OSError, ValueError) as err:  # a name too long, a NUL byte in it, a file where a folder should be
+        reason = getattr(err, "strerror", None) or str(err)
+        raise InputError(param, f"{named}: no such file ({reason}).") from None
+
+
+def load(config, param: str = "config") -> dict:
+    """A config.json as a dict: given as a dict, a path to the file (or to its folder), or its JSON text."""
+    if isinstance(config, dict):
+        return config
+    if isinstance(config, str) and config.removeprefix("\ufeff").lstrip()[:1] in ("{", "["):
+        return read_json(config, param)
+    if isinstance(config, (str, os.PathLike)):
+        return read_file(config, param)
+    raise InputError(param, f"{param} == {show(config)}, must be a dict, a path to config.json, or its JSON text.")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The presets: ModelConfig's fields for each named model (model.PRESETS builds them)
+# ----------------------------------------------------------------------------------------------------------------
+
+def _llama_like(vocab, hidden, layers, heads, kv, ffn, tie=False, **extra):
+    return dict(vocab_size=vocab, hidden_size=hidden, num_layers=layers, num_heads=heads, num_kv_heads=kv,
+                ffn_hidden_size=ffn, gated_ffn=True, norm="rmsnorm", tie_embeddings=tie, **extra)
+
+
+PRESET_FIELDS = {
+    # The material's teaching model (seed 004 §1.1): H=4096, L=32, V=32000, a 4H FFN, one tied embedding table.
+    "material-7b": dict(vocab_size=32000, hidden_size=4096, num_layers=32, num_heads=32, tie_embeddings=True),
+    "gpt2": dict(vocab_size=50257, hidden_size=768, num_layers=12, num_heads=12, attention_bias="all",
+                 ffn_bias=True, tie_embeddings=True, position_embedding="learned", max_positions=1024),
+    "gpt2-xl": dict(vocab_size=50257, hidden_size=1600, num_layers=48, num_heads=25, attention_bias="all",
+                    ffn_bias=True, tie_embeddings=True, position_embedding="learned", max_positions=1024),
+    "llama-2-7b": _llama_like(32000, 4096, 32, 32, 32, 11008),
+    "llama-2-13b": _llama_like(32000, 5120, 40, 40, 40, 13824),
+    "llama-2-70b": _llama_like(32000, 8192, 80, 64, 8, 28672),
+    "llama-33b": _llama_like(32000, 6656, 60, 52, 52, 17920),  # LLaMA-1 "33B" (sometimes "30B")
+    "llama-65b": _llama_like(32000, 8192, 80, 64, 64, 22016),  # LLaMA-1 65B
+    # Llama 2 34B was not released; this is the shape of Code Llama 34B, which was trained from it.
+    "llama-2-34b": _llama_like(32000, 8192, 48, 64, 8, 22016),
+    "llama-3-8b": _llama_like(128256, 4096, 32, 32, 8, 14336),
+    "llama-3.1-70b": _llama_like(128256, 8192, 80, 64, 8, 28672),
+    "mistral-7b": _llama_like(32000, 4096, 32, 32, 8, 14336),
+    "mixtral-8x7b": _llama_like(32000, 4096, 32, 32, 8, 14336, num_experts=8, experts_per_token=2),
+    "mixtral-8x22b": _llama_like(32000, 6144, 56, 48, 8, 16384, num_experts=8, experts_per_token=2),
+    "qwen2-0.5b": _llama_like(151936, 896, 24, 14, 2, 4864, tie=True, attention_bias="qkv"),
+    "qwen2-7b": _llama_like(152064, 3584, 28, 28, 4, 18944, attention_bias="qkv"),
+    "qwen1.5-moe-a2.7b": _llama_like(151936, 2048, 24, 16, 16, 5632, attention_bias="qkv", num_experts=60,
+                                     experts_per_token=4, expert_ffn_hidden_size=1408, num_shared_experts=1,
+                                     shared_expert_ffn_hidden_size=5632, shared_expert_gate=True),
+    "gemma-7b": _llama_like(256000, 3072, 28, 16, 16, 24576, tie=True, head_dim=256),
+    "phi-3-mini": _llama_like(32064, 3072, 32, 32, 32, 8192),
+    "olmo-2-7b": _llama_like(100352, 4096, 32, 32, 32, 11008, qk_norm=True),
+    "falcon-7b": dict(vocab_size=65024, hidden_size=4544, num_layers=32, num_heads=71, num_kv_heads=1,
+                      tie_embeddings=True, parallel_blocks=True),
+    "pythia-1.4b": dict(vocab_size=50304, hidden_size=2048, num_layers=24, num_heads=16, attention_bias="all",
+                        ffn_bias=True, parallel_blocks=True, norms_per_layer=2),
+    "opt-1.3b": dict(vocab_size=50272, hidden_size=2048, num_layers=24, num_heads=32, attention_bias="all",
+                     ffn_bias=True, tie_embeddings=True, position_embedding="learned", max_positions=2050),
+}
