@@ -3,9 +3,12 @@ and HTML. ``llmest drill`` writes them."""
 
 from __future__ import annotations
 
+import errno
 import html
+import os
 from pathlib import Path
 
+from ._validate import InputError
 from .drills import Problem, drill_set
 
 
@@ -48,15 +51,32 @@ def worksheet_html(problems: list[Problem], seed: int, key: bool = False) -> str
             f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 
-def write_worksheet(directory, seed: int, n: int = 10, topics=None, level: str = "mixed") -> dict:
-    """Write worksheet.md, worksheet.html, key.md and key.html for a seed and a topic mix; return their paths."""
+def write_worksheet(directory, seed: int, n: int = 10, topics=None, level: str = "mixed", *,
+                    param: str = "directory") -> dict:
+    """Write worksheet.md, worksheet.html, key.md and key.html for a seed and a topic mix; return their paths.
+    A folder that cannot be made or written (a file of that name, a path through a file, no permission) is an
+    InputError for ``param``, the caller's name for the folder."""
     problems = drill_set(seed, n, topics, level)
+    if not isinstance(directory, (str, os.PathLike)) or not os.fspath(directory):
+        raise InputError(param, f"{param} == {directory!r}, must be the path of a folder.")
     out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
+    pages = {f"{name}.{suffix}": render(problems, seed, key) for name, key in (("worksheet", False), ("key", True))
+             for suffix, render in (("md", worksheet_markdown), ("html", worksheet_html))}
     paths = {}
-    for name, key in (("worksheet", False), ("key", True)):
-        for suffix, render in (("md", worksheet_markdown), ("html", worksheet_html)):
-            path = out / f"{name}.{suffix}"
-            path.write_text(render(problems, seed, key), encoding="utf-8")
-            paths[f"{name}.{suffix}"] = path
+    try:
+        if out.exists() and not out.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, "a file of that name is there, not a folder")
+        out.mkdir(parents=True, exist_ok=True)
+        for name, text in pages.items():
+            paths[name] = out / name
+            paths[name].write_text(text, encoding="utf-8")
+    except (OSError, ValueError) as err:  # ValueError: a NUL in the path
+        where = f" ({paths[name]})" if paths else ""
+        raise InputError(param, f"{param} == {_shown(directory)}: cannot write the worksheet there"
+                               f"{where}: {getattr(err, 'strerror', None) or err}.") from None
     return paths
+
+
+def _shown(path) -> str:
+    text = os.fspath(path)
+    return repr(text) if len(text) <= 80 else f"{text[:60]!r}... ({len(text):,} characters)"
