@@ -120,9 +120,10 @@ def lora_targets(cfg: m.ModelConfig) -> tuple:
 
 def cmd_time(args):
     if (args.model is None) == (args.params is None):
-        given = "both were given" if args.model else "neither was given"
+        given = "both were given" if args.model is not None else "neither was given"
         raise InputError("params", f"give --params (e.g. 7B) or --model (a preset or config.json): {given}.")
-    est = plans.estimate_time(args.tokens, n_params=args.params, model=model_of(args.model) if args.model else None,
+    model = None if args.model is None else model_of(args.model)
+    est = plans.estimate_time(args.tokens, n_params=args.params, model=model,
                               gpus=args.gpus, gpu=args.gpu, mfu=args.mfu, peak_flops_per_s=_peak_flops(args),
                               price_per_gpu_hour=args.price)
     low, high = est.days_with_margin

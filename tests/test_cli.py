@@ -248,3 +248,199 @@ def test_the_installed_command_runs():
     assert result.returncode == 0 and "93,483" in result.stdout
     result = subprocess.run([str(script), "memory", "llama-2-7b", "--zero", "9"], capture_output=True, text=True)
     assert result.returncode == 2 and "--zero" in result.stderr and "Traceback" not in result.stderr
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Bad input never escapes: one error line naming the option, exit status 2
+# ----------------------------------------------------------------------------------------------------------------
+
+def error_of(capsys, *argv) -> str:
+    """The error line of a refused command line (exit status 2, one line, no traceback)."""
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(list(argv))
+    captured = capsys.readouterr()
+    assert exit_.value.code == 2 and captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"llmest {argv[0]}: error: "), captured.err
+    return lines[0]
+
+
+TIME = ("time", "--params", "7B", "--tokens", "1T")
+
+
+@pytest.mark.parametrize("argv, named", [
+    # Values that overflow, or that float() reads as inf or nan, are refused before any product is formed.
+    ((*TIME, "--gpus", str(10**30)), "--gpus: gpus == 1.00e+30, must be <= 10,000,000"),
+    (("time", "--params", "7B", "--tokens", "1e400"), "'1e400' is too large, must be a finite number"),
+    (("data", "--gpus", "8", "--days", "1e308"), "--days: days == 1e+308, must be in [0.01, 36,500]"),
+    ((*TIME, "--price", "1e308"), "--price: price == 1e+308, must be <= 10,000"),
+    ((*TIME, "--mfu", "nan"), "--mfu: mfu == 'nan', must be a finite number"),
+    ((*TIME, "--mfu", "5e-324"), "--mfu: mfu == 4.94066e-324, must be >= 0.001"),
+    ((*TIME, "--peak", "1e-300"), "--peak: peak == 1e-300, in TFLOPS, must be >= 0.001"),
+    (("memory", "llama-2-7b", "--margin", "inf"), "--margin: margin == 'inf', must be a finite number"),
+    (("memory", "llama-2-7b", "--seq-len", "99999999999999999999"),
+     "--seq-len: seq_len == 99999999999999999999, must be <= 100,000,000"),
+    (("memory", "llama-2-7b", "--micro-batch", "9" * 5000), "--micro-batch: micro_batch == a number of 5,000 digits"),
+    (("memory", "llama-2-7b", "--dp", "10000", "--tp", "32", "--pp", "32"), "--dp: dp × tp × pp == 10,240,000 GPUs"),
+    (("data", "--params", "7B", "--cleaning-yield", "1e-300"), "--cleaning-yield: cleaning_yield == 1e-300"),
+    (("data", "--params", "7B", "--tokens-per-param", "1e308"), "--tokens-per-param: tokens_per_param == 1e+308"),
+    # The product 6·N·D would overflow: the error names --params, whose value is past any model.
+    (("time", "--params", "1e300", "--tokens", "1T"), "--params: params == 1e+300, must be <= 1,000T"),
+    (("memory", "llama-2-7b", "--task", "inference", "--seq-len", "0"), "--seq-len: seq_len == 0, must be >= 1"),
+    (("memory", "llama-2-7b", "--seq-len", "1.5"), "--seq-len: '1.5' is not a whole number"),
+    (("memory", "llama-2-7b", "--rank", "7B", "--task", "qlora"), "--rank: '7B' is not a whole number"),
+    (("time", "--tokens", "1T", "--model", ""), "--model: preset == '', must be one of"),
+    (("params", "x" * 300), "model: preset == 'xxxxxxxxxxxx"),  # a name too long for a file name
+    (("params", "x" * 5000), "argument model: 'xxxxxxxxxxxx"),
+])
+def test_a_value_past_what_a_run_can_be_is_named(argv, named, capsys):
+    line = error_of(capsys, *argv)
+    assert named in line and len(line) < 1000
+
+
+def test_time_with_an_overflowing_product_does_not_blame_tokens(capsys):
+    line = error_of(capsys, "time", "--params", "1e300", "--tokens", "1T")
+    assert "--params" in line and "--tokens" not in line and "inf" not in line
+
+
+@pytest.mark.parametrize("argv, meant", [
+    (("time", "--params", "7", "--tokens", "1T"), "--params: params == 7, fewer than 100,000 parameters"),
+    (("time", "--params", "70", "--tokens", "1T"), "Did you mean 70B?"),
+    (("data", "--params", "7"), "Did you mean 7B?"),
+    (("time", "--params", "7B", "--tokens", "300"), "--tokens: tokens == 300, fewer than 100,000 tokens"),
+    (("time", "--params", "7B", "--tokens", "2"), "Did you mean 2B or 2T?"),
+])
+def test_a_bare_count_where_billions_are_meant_gets_did_you_mean(argv, meant, capsys):
+    assert meant in error_of(capsys, *argv)
+
+
+def test_a_small_count_with_its_suffix_gets_no_did_you_mean(capsys):
+    line = error_of(capsys, "time", "--params", "7K", "--tokens", "1T")
+    assert "--params: params == 7,000, fewer than 100,000" in line and "Did you mean" not in line
+    assert run_json(capsys, "time", "--params", "100K", "--tokens", "1T")["params"] == 100_000
+
+
+def test_the_help_states_the_bare_count_threshold(capsys):
+    for command in ("time", "data"):
+        with pytest.raises(SystemExit):
+            cli.main([command, "--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        assert "a count under 100,000 is taken for one typed without its suffix, and refused (7: 'Did you mean " \
+               "7B?')" in text
+
+
+@pytest.mark.parametrize("argv, named", [
+    (("memory", "llama-2-7b", "--task", "inference", "--zero", "3"), "--zero: --task inference does not use it"),
+    (("memory", "llama-2-7b", "--task", "inference", "--optimizer", "sgd-momentum"), "--optimizer: --task inference"),
+    (("memory", "llama-2-7b", "--task", "inference", "--rank", "8"), "--rank: --task inference does not use it "
+                                                                     "(only --task qlora)"),
+    (("memory", "llama-2-7b", "--task", "training", "--weights", "int4", "--batch", "8"), "--weights: --task training"),
+    (("memory", "llama-2-7b", "--batch", "8"), "--batch: --task training does not use it (only --task inference)"),
+    (("memory", "llama-2-7b", "--task", "inference", "--no-flash"), "--no-flash: --task inference does not use it"),
+    (("memory", "llama-2-7b", "--task", "qlora", "--targets", "q_proj", "--tp", "2"), "--tp: --task qlora"),
+    # Given equal to another task's default is still given.
+    (("memory", "llama-2-7b", "--task", "inference", "--dp", "1"), "--dp: --task inference does not use it"),
+    (("memory", "llama-2-7b", "--task", "qlora", "--zero", "0"), "--zero: --task qlora does not use it"),
+    (("memory", "llama-2-7b", "--task", "inference", "--recompute", "none"), "--recompute: --task inference"),
+    (("memory", "llama-2-7b", "--task", "training", "--rank", "64"), "--rank: --task training does not use it"),
+    (("data", "--days", "10"), "--days: it sets the cluster that --gpus asks about, and --gpus was not given"),
+    (("data", "--params", "7B", "--days", "30"), "--days: it sets the cluster"),
+    (("data", "--params", "7B", "--mfu", "0.4"), "--mfu: it sets the cluster"),
+    (("data", "--params", "7B", "--gpu", "H200"), "--gpu: it sets the cluster"),
+    (("data", "--params", "7B", "--tokens", "1T", "--tokens-per-param", "20"),
+     "--tokens-per-param: nothing uses it when --tokens is given"),
+])
+def test_an_option_the_task_does_not_use_is_refused(argv, named, capsys):
+    assert named in error_of(capsys, *argv)
+
+
+def test_the_task_defaults_are_filled_in_when_not_given(capsys):
+    out = run_json(capsys, "memory", "llama-2-7b", "--task", "qlora")
+    assert out["total"] == plans.qlora_memory("llama-2-7b", rank=64, recompute="full").total
+    out = run_json(capsys, "memory", "llama-2-7b")
+    assert out["total"] == plans.training_memory("llama-2-7b", recompute="none").total
+    # --tokens-per-param with --tokens and --gpus: the per-parameter rate of the cluster's compute-optimal model.
+    out = run_json(capsys, "data", "--tokens", "1T", "--gpus", "8", "--tokens-per-param", "40")
+    assert out["tokens"] == 1e12 and out["budget_optimal"]["tokens"] == pytest.approx(40 * out["params"])
+
+
+def test_qlora_of_a_mixture_of_experts_targets_attention(capsys):
+    # Adapters on Mixtral's expert FFNs are not modelled: by default the four attention projections take them.
+    out = run_json(capsys, "memory", "mixtral-8x7b", "--task", "qlora")
+    assert out["targets"] == ["q_proj", "k_proj", "v_proj", "o_proj"]
+    assert out["trainable_params"] == mem.lora_params("mixtral-8x7b", 64, ("q_proj", "k_proj", "v_proj", "o_proj"))
+    assert cli.main(["memory", "mixtral-8x7b", "--task", "qlora"]) == 0
+    assert "rank 64 on q_proj, k_proj, v_proj, o_proj" in capsys.readouterr().out
+    line = error_of(capsys, "memory", "mixtral-8x7b", "--task", "qlora", "--targets", "q_proj,gate_proj")
+    assert "--targets:" in line and "target attention only" in line
+    assert run_json(capsys, "memory", "llama-2-7b", "--task", "qlora", "--targets", "q_proj,v_proj")["targets"] == \
+        ["q_proj", "v_proj"]
+    assert "--targets: targets == (), must name at least one" in error_of(capsys, "memory", "llama-2-7b", "--task",
+                                                                          "qlora", "--targets", ",")
+
+
+def test_a_preset_or_gpu_misspelt_gets_did_you_mean(capsys):
+    assert "Did you mean 'llama-2-7b'" in error_of(capsys, "memory", "lama-2-7b")
+    assert "--gpu: gpu == 'H10', must be one of" in error_of(capsys, *TIME, "--gpu", "H10")
+    assert "Did you mean 'H100 SXM'" in error_of(capsys, "data", "--gpus", "8", "--gpu", "h100-sx")
+
+
+def test_a_config_folder_is_read_and_a_broken_file_is_named(tmp_path, capsys):
+    (tmp_path / "config.json").write_text((FIXTURES / "llama-2-7b.json").read_text())
+    assert run_json(capsys, "params", str(tmp_path))["total"] == 6_738_415_616
+    (tmp_path / "bad.json").write_text("{not json")
+    assert "model: model == " in error_of(capsys, "memory", str(tmp_path / "bad.json"))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert "--model: model == " in error_of(capsys, "time", "--model", str(empty), "--tokens", "1T")
+
+
+@pytest.mark.parametrize("where", ["file", "under a file", "/proc/x", "a folder where a page goes"])
+def test_drill_out_that_cannot_be_written_is_named(where, tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "taken" / "key.md").mkdir(parents=True)
+    out = {"file": tmp_path / "file", "under a file": tmp_path / "file" / "sub", "/proc/x": Path("/proc/x"),
+           "a folder where a page goes": tmp_path / "taken"}[where]
+    line = error_of(capsys, "drill", "--n", "2", "--out", str(out))
+    assert f"--out: out == {str(out)!r}: cannot write the worksheet there" in line
+    assert (tmp_path / "file").read_text() == "x"
+
+
+def test_drill_checks_its_options_before_writing(tmp_path, capsys):
+    assert "--level: level == 'expert'" in error_of(capsys, "drill", "--level", "expert", "--out", str(tmp_path / "w"))
+    assert not (tmp_path / "w").exists()
+
+
+def run_module(*argv, **kwargs):
+    return subprocess.run([sys.executable, "-m", "llmest", *argv], capture_output=True, text=True, timeout=60,
+                          **kwargs)
+
+
+@pytest.mark.parametrize("argv, named", [
+    (("params", "x" * 300), "model: preset == 'xxx"),
+    (("params", "x" * 5000), "argument model: 'xxx"),
+    (("drill", "--out", "/proc/x"), "--out: out == '/proc/x'"),
+    (("memory", "llama-2-7b", "--seq-len", "99999999999999999999"), "--seq-len"),
+    (("time", "--params", "1e300", "--tokens", "1T"), "--params"),
+])
+def test_python_m_llmest_refuses_without_a_traceback(argv, named):
+    result = run_module(*argv)
+    assert result.returncode == 2 and result.stdout == ""
+    assert named in result.stderr and "Traceback" not in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("argv", [("params", "llama-2-7b"), ("memory", "llama-2-7b", "--json"), ("time", "--help")])
+def test_a_reader_that_goes_away_ends_it_quietly(argv):
+    # The pipe's reading end is closed before the command writes: every write fails with a broken pipe.
+    process = subprocess.Popen([sys.executable, "-m", "llmest", *argv], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    process.stdout.close()
+    err = process.stderr.read().decode()
+    process.wait(timeout=60)
+    assert err == "" and process.returncode in (0, 1)
+
+
+def test_a_pipe_to_head_ends_quietly():
+    result = subprocess.run(f"{sys.executable} -m llmest params llama-2-7b | head -c 1", shell=True,
+                            capture_output=True, text=True, timeout=60)
+    assert result.stdout == "l" and "BrokenPipeError" not in result.stderr and result.stderr == ""
