@@ -8,6 +8,7 @@ published configs often leave out take transformers' defaults for that model typ
 from __future__ import annotations
 
 from ._validate import InputError
+from .config_file import MAX_SIZE, show
 from .config_file import load as _load
 
 _REQUIRED = object()
@@ -33,20 +34,23 @@ class _Fields:
         key, value = self._raw(keys, default)
         if value is default:
             return value
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise InputError(key, f"config.json: '{key}' == {value!r}, must be an integer >= {minimum}.")
+        # JSON integers only: transformers builds no layer 4096.0 wide, so a float (even 4096.0) is refused.
+        if type(value) is not int or value < minimum:
+            raise InputError(key, f"config.json: '{key}' == {show(value)}, must be an integer >= {minimum}.")
+        if value > MAX_SIZE:
+            raise InputError(key, f"config.json: '{key}' == {show(value)}, must be <= {MAX_SIZE:,}.")
         return value
 
     def flag(self, key, default: bool) -> bool:
         key, value = self._raw(key, default)
         if not isinstance(value, bool):
-            raise InputError(key, f"config.json: '{key}' == {value!r}, must be true or false.")
+            raise InputError(key, f"config.json: '{key}' == {show(value)}, must be true or false.")
         return value
 
     def int_list(self, key) -> list:
         key, value = self._raw(key, [])
-        if not isinstance(value, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in value):
-            raise InputError(key, f"config.json: '{key}' == {value!r}, must be a list of layer indices.")
+        if not isinstance(value, list) or not all(type(i) is int for i in value):
+            raise InputError(key, f"config.json: '{key}' == {show(value)}, must be a list of layer indices.")
         return value
 
     def common(self, tie_default: bool) -> dict:
@@ -97,9 +101,10 @@ def _qwen2_moe(f):
     fields = dict(f.llama_style(), attention_bias="qkv" if f.flag("qkv_bias", True) else "none")
     experts = f.size("num_experts", minimum=0)
     step = f.size("decoder_sparse_step", 1)
-    dense_only = set(f.int_list("mlp_only_layers"))
-    moe_layers = sum(1 for i in range(fields["num_layers"])
-                     if i not in dense_only and experts > 0 and (i + 1) % step == 0)
+    layers = fields["num_layers"]
+    # Layer i is MoE when (i + 1) % step == 0 and it is not listed dense: counted without a loop over the layers.
+    dense_only = {i for i in f.int_list("mlp_only_layers") if 0 <= i < layers and (i + 1) % step == 0}
+    moe_layers = layers // step - len(dense_only) if experts > 0 else 0
     if moe_layers == 0:
         return fields
     return dict(fields, num_experts=experts, experts_per_token=f.size("num_experts_per_tok"),
@@ -208,15 +213,16 @@ def hf_config_fields(config) -> dict:
         raise InputError("model_type", f"config.json: 'model_type' is missing; supported: {', '.join(READERS)}.")
     if not isinstance(model_type, str):
         raise InputError("model_type",
-                         f"config.json: 'model_type' == {model_type!r}, must be a string such as 'llama'.")
+                         f"config.json: 'model_type' == {show(model_type)}, must be a string such as 'llama'.")
     if model_type not in READERS:
         # No "did you mean": a model type with a similar name is another architecture (Phi-2's 'phi' is not 'phi3'),
         # and reading a config as its neighbour would count it silently wrong.
-        raise InputError("model_type", f"config.json: 'model_type' == {model_type!r} is not supported; supported: "
+        raise InputError("model_type", f"config.json: 'model_type' == {show(model_type)} is not supported; supported: "
                                        f"{', '.join(READERS)}. A type with a similar name is a different "
                                        "architecture, so none is substituted.")
     fields = READERS[model_type](_Fields(config, model_type))
-    return dict(fields, name=str(config.get("_name_or_path") or model_type))
+    name = config.get("_name_or_path")
+    return dict(fields, name=name if isinstance(name, str) and name else model_type)
 
 
 def build_from_hf_config(model_config, config):

@@ -12,15 +12,20 @@ import os
 import stat
 from pathlib import Path
 
+from . import _validate as v
 from ._validate import InputError
 
 MAX_BYTES = 10_000_000  # a real config.json is a few KB
+# The largest size or count a model may have (hidden size, layers, experts, ...): far above any real model, and
+# exact as a float (below 2**53), so that every count stays finite and exact.
+MAX_SIZE = 10**15
 
 
 def show(value, width: int = 80) -> str:
     """A value for a message, shortened: a long path or text, a long list or a 5,000-digit integer stay readable."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
-        return f"an integer of about {int(value.bit_length() * 0.30103) + 1:,} digits"
+        sign = "a negative" if value < 0 else "an"
+        return f"{sign} integer of about {int(value.bit_length() * 0.30103) + 1:,} digits"
     if isinstance(value, (str, os.PathLike)):
         text = repr(os.fspath(value))
     elif isinstance(value, (list, tuple, dict)):
@@ -111,6 +116,55 @@ def load(config, param: str = "config") -> dict:
     if isinstance(config, (str, os.PathLike)):
         return read_file(config, param)
     raise InputError(param, f"{param} == {show(config)}, must be a dict, a path to config.json, or its JSON text.")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The sizes a model holds: formulas' arguments and ModelConfig's integer fields
+# ----------------------------------------------------------------------------------------------------------------
+
+def count(field, value, minimum=1, maximum=MAX_SIZE) -> int:
+    """An integer field in [minimum, maximum] (an integral float such as 4096.0 is taken as 4096)."""
+    if type(value) is int and minimum <= value <= maximum:
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and not -MAX_SIZE <= value <= maximum:
+        allowed = f"<= {maximum:,}" if value > maximum else f"an integer >= {minimum}"
+        raise InputError(field, f"{field} == {show(value)}, must be {allowed}.")  # no 5,000-digit message
+    return v.check_int(field, value, minimum=minimum, maximum=maximum)
+
+
+def sizes(**values) -> list:
+    """The sizes, checked: > 0 and at most MAX_SIZE; NumPy scalars become Python numbers, so that they count alike
+    (no int64 wrap-around); NumPy arrays and SymPy expressions pass."""
+    checked = []
+    for name, value in values.items():
+        if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
+            value = value.item()
+        if isinstance(value, (list, tuple, str, bytes)):  # NumPy would read [1] as an array, and [1] * 4 repeats
+            raise InputError(name, f"{name} == {show(value)}, must be a number (or a NumPy array of them).")
+        if isinstance(value, int) and not isinstance(value, bool):
+            if not 0 < value <= MAX_SIZE:
+                allowed = "> 0" if value <= 0 else f"<= {MAX_SIZE:,}"
+                raise InputError(name, f"{name} == {show(value)}, must be {allowed}.")
+        else:
+            value = _bounded(name, v.check_positive(name, value))
+        checked.append(value)
+    return checked
+
+
+def _bounded(name, value):
+    if v.is_symbolic(value):
+        return value
+    if isinstance(value, float):
+        if value > MAX_SIZE:
+            raise InputError(name, f"{name} == {show(value)}, must be <= {MAX_SIZE:,}.")
+        return value
+    import numpy as np  # an array: NumPy is loaded already
+
+    value = np.asarray(value)
+    if value.max() > MAX_SIZE:
+        raise InputError(name, f"{name} == {show(value.max().item())}, must be <= {MAX_SIZE:,}.")
+    # Large integers multiply past int64 (products of three sizes); floats stay exact below 2**53.
+    return value.astype(float) if value.dtype.kind in "iu" and value.max() > 2**20 else value
 
 
 # ----------------------------------------------------------------------------------------------------------------

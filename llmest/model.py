@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from . import _validate as v
 from ._hf import build_from_hf_config
-from .config_file import PRESET_FIELDS, read_file, read_json, show
+from .config_file import PRESET_FIELDS, count, load, read_file, read_json, show, sizes
 from ._validate import InputError
 from .units import format_count, format_int, format_percent
 
@@ -36,16 +36,16 @@ def _default_head_dim(hidden, n_heads):
 
 def embedding_params(vocab_size, dim):
     """A lookup table of ``vocab_size`` rows of ``dim`` numbers (also the size of an untied output head)."""
-    v.check_sizes(vocab_size=vocab_size, dim=dim)
+    vocab_size, dim = sizes(vocab_size=vocab_size, dim=dim)
     return vocab_size * dim
 
 
 def attention_params(hidden, n_heads, n_kv_heads=None, head_dim=None, bias="none"):
     """Q, K, V and output projections. Q and the output have n_heads·head_dim columns, K and V n_kv_heads·head_dim
     each: multi-head (n_kv_heads = n_heads), grouped-query (fewer) or multi-query (one)."""
-    n_kv_heads = n_heads if n_kv_heads is None else n_kv_heads
-    head_dim = _default_head_dim(hidden, n_heads) if head_dim is None else head_dim
-    v.check_sizes(hidden=hidden, n_heads=n_heads, n_kv_heads=n_kv_heads, head_dim=head_dim)
+    hidden, n_heads = sizes(hidden=hidden, n_heads=n_heads)
+    n_kv_heads, = sizes(n_kv_heads=n_heads if n_kv_heads is None else n_kv_heads)
+    head_dim, = sizes(head_dim=_default_head_dim(hidden, n_heads) if head_dim is None else head_dim)
     v.check_choice("bias", bias, ATTENTION_BIASES)
     q_width, kv_width = n_heads * head_dim, n_kv_heads * head_dim
     weights = hidden * q_width + 2 * hidden * kv_width + q_width * hidden
@@ -59,29 +59,32 @@ def attention_params(hidden, n_heads, n_kv_heads=None, head_dim=None, bias="none
 
 def ffn_params(hidden, ffn_hidden, gated=False, bias=False):
     """Up and down projections (two matrices), plus a gate matrix when gated (SwiGLU, GeGLU: three)."""
-    v.check_sizes(hidden=hidden, ffn_hidden=ffn_hidden)
-    n_in = 2 if gated else 1
+    hidden, ffn_hidden = sizes(hidden=hidden, ffn_hidden=ffn_hidden)
+    n_in = 2 if v.check_bool("gated", gated) else 1
     weights = (n_in + 1) * hidden * ffn_hidden
-    return weights + (n_in * ffn_hidden + hidden if bias else 0)
+    return weights + (n_in * ffn_hidden + hidden if v.check_bool("bias", bias) else 0)
 
 
 def norm_params(dim, norm="layernorm"):
     """One normalisation layer over ``dim`` channels."""
-    v.check_sizes(dim=dim)
+    dim, = sizes(dim=dim)
     v.check_choice("norm", norm, NORM_PARAMS_PER_CHANNEL)
     return NORM_PARAMS_PER_CHANNEL[norm] * dim
 
 
 def router_params(hidden, num_experts):
     """The MoE router: one linear map from the hidden state to a score per expert (no bias in these models)."""
-    v.check_sizes(hidden=hidden, num_experts=num_experts)
+    hidden, num_experts = sizes(hidden=hidden, num_experts=num_experts)
     return hidden * num_experts
 
 
 def layer_params(hidden, n_heads, n_kv_heads=None, head_dim=None, ffn_hidden=None, gated=False,
                  norm="layernorm", norms_per_layer=2):
     """One dense decoder layer without biases: attention + FFN + its normalisation layers."""
+    hidden, = sizes(hidden=hidden)
     ffn_hidden = 4 * hidden if ffn_hidden is None else ffn_hidden
+    if not v.is_symbolic(norms_per_layer):
+        norms_per_layer = v.check_int("norms_per_layer", norms_per_layer, minimum=0, maximum=4)
     return (attention_params(hidden, n_heads, n_kv_heads, head_dim)
             + ffn_params(hidden, ffn_hidden, gated)
             + norms_per_layer * norm_params(hidden, norm))
@@ -89,19 +92,19 @@ def layer_params(hidden, n_heads, n_kv_heads=None, head_dim=None, ffn_hidden=Non
 
 def rule_layer_params(hidden):
     """The material's rule for one layer: 4H² of attention + 8H² of FFN = 12H² (small terms dropped)."""
-    v.check_sizes(hidden=hidden)
+    hidden, = sizes(hidden=hidden)
     return 12 * hidden**2
 
 
 def rule_params(hidden, layers, vocab_size):
     """The material's rule for a whole dense model: L·12H² + V·H (one embedding table, tied head)."""
-    v.check_sizes(layers=layers)
+    hidden, layers, vocab_size = sizes(hidden=hidden, layers=layers, vocab_size=vocab_size)
     return layers * rule_layer_params(hidden) + embedding_params(vocab_size, hidden)
 
 
 def rule_hidden_size(total_params, layers, vocab_size):
     """Reverse the rule: the positive root H of 12·L·H² + V·H − N = 0."""
-    v.check_sizes(total_params=total_params, layers=layers, vocab_size=vocab_size)
+    total_params, layers, vocab_size = sizes(total_params=total_params, layers=layers, vocab_size=vocab_size)
     discriminant = vocab_size**2 + 48 * layers * total_params
     return (_sqrt(discriminant) - vocab_size) / (24 * layers)
 
@@ -117,6 +120,11 @@ def _sqrt(x):
 # ----------------------------------------------------------------------------------------------------------------
 # ModelConfig
 # ----------------------------------------------------------------------------------------------------------------
+
+# The fields that None derives from others; replace() derives them again unless they were given.
+DERIVED = ("num_kv_heads", "head_dim", "ffn_hidden_size", "embedding_dim", "norms_per_layer", "experts_per_token",
+           "expert_ffn_hidden_size", "shared_expert_ffn_hidden_size", "moe_layers")
+
 
 @dataclass(frozen=True)
 class ModelConfig:
@@ -159,22 +167,18 @@ class ModelConfig:
         def fill(field, value):
             object.__setattr__(self, field, value)
 
-        # Each check costs only a type test when the value is already right, which it almost always is.
+        fill("_given", frozenset(f for f in DERIVED if getattr(self, f) is not None))  # for replace()
         for field in ("vocab_size", "hidden_size", "num_layers", "num_heads"):
-            value = getattr(self, field)
-            if type(value) is not int or value < 1:
-                fill(field, v.check_int(field, value))
+            fill(field, count(field, getattr(self, field)))
         for field in ("gated_ffn", "ffn_bias", "tie_embeddings", "parallel_blocks", "final_norm", "qk_norm",
                       "shared_expert_gate"):
-            value = getattr(self, field)
-            if type(value) is not bool:
-                fill(field, v.check_bool(field, value))
+            fill(field, v.check_bool(field, getattr(self, field)))
         for field, choices in (("norm", NORM_PARAMS_PER_CHANNEL), ("attention_bias", ATTENTION_BIASES),
                                ("position_embedding", POSITION_EMBEDDINGS)):
-            if getattr(self, field) not in choices:
+            if not isinstance(getattr(self, field), str) or getattr(self, field) not in choices:
                 v.check_choice(field, getattr(self, field), choices)
 
-        kv = self.num_heads if self.num_kv_heads is None else v.check_int("num_kv_heads", self.num_kv_heads)
+        kv = self.num_heads if self.num_kv_heads is None else count("num_kv_heads", self.num_kv_heads)
         if kv > self.num_heads:
             raise InputError("num_kv_heads", f"'num_kv_heads' == {kv}, must be <= 'num_heads' ({self.num_heads}).")
         if self.num_heads % kv:
@@ -187,47 +191,46 @@ class ModelConfig:
                                               f"({self.hidden_size} % {self.num_heads} != 0), or give 'head_dim'.")
             fill("head_dim", self.hidden_size // self.num_heads)
         else:
-            fill("head_dim", v.check_int("head_dim", self.head_dim))
+            fill("head_dim", count("head_dim", self.head_dim))
         fill("ffn_hidden_size", 4 * self.hidden_size if self.ffn_hidden_size is None
-             else v.check_int("ffn_hidden_size", self.ffn_hidden_size))
+             else count("ffn_hidden_size", self.ffn_hidden_size))
         fill("embedding_dim", self.hidden_size if self.embedding_dim is None
-             else v.check_int("embedding_dim", self.embedding_dim))
+             else count("embedding_dim", self.embedding_dim))
         fill("norms_per_layer", (1 if self.parallel_blocks else 2) if self.norms_per_layer is None
-             else v.check_int("norms_per_layer", self.norms_per_layer, minimum=0, maximum=4))
-        if self.position_embedding == "learned":
-            fill("max_positions", v.check_int("max_positions", self.max_positions))
-        elif self.max_positions is not None:
-            fill("max_positions", v.check_int("max_positions", self.max_positions))
+             else count("norms_per_layer", self.norms_per_layer, minimum=0, maximum=4))
+        if self.position_embedding == "learned" or self.max_positions is not None:
+            fill("max_positions", count("max_positions", self.max_positions))
         self._check_moe(fill)
         if not isinstance(self.name, str):
-            raise InputError("name", f"name == {self.name!r}, must be text.")
+            raise InputError("name", f"name == {show(self.name)}, must be text.")
 
     def _check_moe(self, fill):
-        experts = v.check_int("num_experts", self.num_experts, minimum=0)
+        experts = count("num_experts", self.num_experts, minimum=0)
+        fill("num_experts", experts)
         if experts == 0:
             for field, empty in (("experts_per_token", None), ("expert_ffn_hidden_size", None),
                                  ("num_shared_experts", 0), ("shared_expert_ffn_hidden_size", None),
                                  ("shared_expert_gate", False), ("moe_layers", None)):
-                if getattr(self, field) not in (empty, 0):
-                    raise InputError(field, f"{field} == {getattr(self, field)!r} needs num_experts >= 1 "
+                if getattr(self, field) is not empty and getattr(self, field) != 0:
+                    raise InputError(field, f"{field} == {show(getattr(self, field))} needs num_experts >= 1 "
                                             "(num_experts == 0 means a dense model).")
-            fill("experts_per_token", 0)
-            fill("moe_layers", 0)
-            fill("expert_ffn_hidden_size", 0)
-            fill("shared_expert_ffn_hidden_size", 0)
+            for field in ("experts_per_token", "moe_layers", "expert_ffn_hidden_size", "num_shared_experts",
+                          "shared_expert_ffn_hidden_size"):
+                fill(field, 0)
             return
         if self.experts_per_token is None:
             raise InputError("experts_per_token", "experts_per_token is missing: a MoE model (num_experts == "
                                                   f"{experts}) needs it, in [1, {experts}].")
-        fill("experts_per_token", v.check_int("experts_per_token", self.experts_per_token, maximum=experts))
+        fill("experts_per_token", count("experts_per_token", self.experts_per_token, maximum=experts))
         fill("expert_ffn_hidden_size", self.ffn_hidden_size if self.expert_ffn_hidden_size is None
-             else v.check_int("expert_ffn_hidden_size", self.expert_ffn_hidden_size))
-        shared = v.check_int("num_shared_experts", self.num_shared_experts, minimum=0)
+             else count("expert_ffn_hidden_size", self.expert_ffn_hidden_size))
+        shared = count("num_shared_experts", self.num_shared_experts, minimum=0)
+        fill("num_shared_experts", shared)
         fill("shared_expert_ffn_hidden_size", 0 if shared == 0 else (
             self.expert_ffn_hidden_size if self.shared_expert_ffn_hidden_size is None
-            else v.check_int("shared_expert_ffn_hidden_size", self.shared_expert_ffn_hidden_size)))
+            else count("shared_expert_ffn_hidden_size", self.shared_expert_ffn_hidden_size)))
         fill("moe_layers", self.num_layers if self.moe_layers is None
-             else v.check_int("moe_layers", self.moe_layers, minimum=0, maximum=self.num_layers))
+             else count("moe_layers", self.moe_layers, minimum=0, maximum=self.num_layers))
 
     @property
     def is_moe(self) -> bool:
@@ -241,8 +244,17 @@ class ModelConfig:
         return "MQA" if self.num_kv_heads == 1 else "GQA"
 
     def replace(self, **changes) -> ModelConfig:
-        """A copy with some fields changed (and validated again)."""
-        return dataclasses.replace(self, **changes)
+        """A copy with some fields changed, validated again. Fields that were derived from others (left as None:
+        head_dim, the FFN widths, embedding_dim, moe_layers, ...) are derived again from the new values; fields
+        given explicitly stay as given unless changed. None for a field means "derive it"."""
+        names = [f.name for f in dataclasses.fields(self)]
+        for key in changes:
+            if key not in names:
+                close = difflib.get_close_matches(str(key), names, n=2, cutoff=0.6)
+                hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+                raise InputError(key, f"{show(key)} is not a field of ModelConfig.{hint}")
+        kept = {f: getattr(self, f) for f in names if f not in DERIVED or f in self._given}
+        return ModelConfig(**{**kept, **changes})
 
     @classmethod
     def from_hf_config(cls, config) -> ModelConfig:
@@ -296,7 +308,7 @@ class ParamCount:
 def count_params(cfg: ModelConfig) -> ParamCount:
     """Exact parameter count of a ModelConfig, part by part."""
     if not isinstance(cfg, ModelConfig):
-        raise InputError("cfg", f"cfg == {cfg!r}, must be a ModelConfig (see ModelConfig.from_hf_config).")
+        raise InputError("cfg", f"cfg == {show(cfg)}, must be a ModelConfig (see ModelConfig.from_hf_config).")
     H, L = cfg.hidden_size, cfg.num_layers
     dense_layers = L - cfg.moe_layers
     per_layer_norms = cfg.norms_per_layer * norm_params(H, cfg.norm)
@@ -352,7 +364,7 @@ def config_from(model) -> ModelConfig:
         close = difflib.get_close_matches(model, PRESETS, n=3, cutoff=0.5)
         hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
         raise InputError("model", f"model == {show(model)} is neither a preset nor a config.json path.{hint}")
-    return ModelConfig.from_hf_config(model)
+    return ModelConfig.from_hf_config(load(model, "model"))
 
 
 def config_from_file(path, param: str = "model") -> ModelConfig:
