@@ -6,28 +6,34 @@ import html
 
 import ipywidgets as w
 
+from .. import _validate as v
 from .. import hardware
 from .. import memory as mem
 from .. import plans
 from ..units import format_bytes, format_count, format_flops, format_int, format_percent, format_usd, parse_count
-from .form import Form, field_style, gpu_field, model_field, price_field
+from .form import (MOST_PARAMS, MOST_TOKENS, Form, check_most, field_style, gpu_field, in_slider, model_field, option,
+                   price_field, text, whole)
 from .render import svg_chart
 
 
 class TrainingPlanner(Form):
     """How long and how much: a model or a parameter count, its tokens, a GPU and how many, MFU and a price."""
 
+    MFU_RANGE = (0.05, 0.7)
+
     def __init__(self, model="llama-2-7b", tokens="1T", gpu="A100 80GB", gpus=256, mfu=0.4, price=None, params=""):
+        gpu = option("gpu", gpu, hardware.CATALOG)
         price = hardware.price_per_gpu_hour(gpu) if price is None else price
         style, layout = field_style()
         inputs = {
             "model": model_field(model),
-            "params": w.Text(value=params, placeholder="e.g. 7B, or empty: the model's", description="parameters N",
-                             style=style, layout=layout),
-            "tokens": w.Text(value=tokens, description="training tokens", style=style, layout=layout),
+            "params": w.Text(value=text("params", params), placeholder="e.g. 7B, or empty: the model's",
+                             description="parameters N", style=style, layout=layout),
+            "tokens": w.Text(value=text("tokens", tokens), description="training tokens", style=style, layout=layout),
             "gpu": gpu_field(gpu),
-            "gpus": w.IntText(value=gpus, description="GPUs", style=style, layout=layout),
-            "mfu": w.FloatSlider(value=mfu, min=0.05, max=0.7, step=0.01, description="MFU", style=style,
+            "gpus": w.IntText(value=whole("gpus", gpus), description="GPUs", style=style, layout=layout),
+            "mfu": w.FloatSlider(value=in_slider("mfu", mfu, *self.MFU_RANGE), min=self.MFU_RANGE[0],
+                                 max=self.MFU_RANGE[1], step=0.01, description="MFU", style=style,
                                  layout=layout, continuous_update=False, readout_format=".0%"),
             "price": price_field(price),
         }
@@ -46,8 +52,11 @@ class TrainingPlanner(Form):
     def _update(self):
         value = {name: box.value for name, box in self.inputs.items()}
         given = value["params"].strip()
+        tokens, n_params = parse_count(value["tokens"], "tokens"), parse_count(given, "params") if given else None
+        check_most("tokens", tokens, *MOST_TOKENS)
+        check_most("params", n_params, *MOST_PARAMS)
         est = self.estimate = plans.estimate_time(
-            parse_count(value["tokens"], "tokens"), n_params=parse_count(given, "params") if given else None,
+            tokens, n_params=n_params,
             model=None if given else value["model"], gpus=value["gpus"], gpu=value["gpu"], mfu=value["mfu"],
             price_per_gpu_hour=value["price"])
         self.result = dict(flops=est.flops, days=est.days, gpu_hours=est.gpu_hours, cost=est.cost_usd)
@@ -71,17 +80,22 @@ class TrainingPlanner(Form):
 class RooflineExplorer(Form):
     """Serving speed: time per decoding step bound by memory bandwidth or by compute, tokens/s and cost."""
 
+    BATCH_RANGE = (1, 1024)
+
     def __init__(self, model="llama-2-7b", gpu="A100 80GB", weights="bf16", context=2048, batch=8, price=None):
+        gpu = option("gpu", gpu, hardware.CATALOG)
         price = hardware.price_per_gpu_hour(gpu) if price is None else price
         style, layout = field_style()
+        low, high = self.BATCH_RANGE
         inputs = {
             "model": model_field(model),
             "gpu": gpu_field(gpu),
-            "weights": w.Dropdown(options=list(mem.WEIGHT_FORMATS), value=weights, description="weights",
-                                  style=style, layout=layout),
-            "context": w.IntText(value=context, description="context tokens", style=style, layout=layout),
-            "batch": w.IntSlider(value=batch, min=1, max=1024, description="batch", style=style, layout=layout,
-                                 continuous_update=False),
+            "weights": w.Dropdown(options=list(mem.WEIGHT_FORMATS), description="weights", style=style, layout=layout,
+                                  value=option("weights", weights, mem.WEIGHT_FORMATS)),
+            "context": w.IntText(value=whole("context", context), description="context tokens", style=style,
+                                 layout=layout),
+            "batch": w.IntSlider(value=v.check_int("batch", batch, minimum=low, maximum=high), min=low, max=high,
+                                 description="batch", style=style, layout=layout, continuous_update=False),
             "tp": w.IntText(value=1, description="tensor parallel", style=style, layout=layout),
             "price": price_field(price),
         }

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import ipywidgets as w
 
+from .. import _validate as v
 from .. import data as dt
 from .. import plans
 from ..units import format_bytes, format_count, format_percent, parse_count
-from .form import Form, field_style
+from .form import MOST_PARAMS, Form, check_most, field_style, in_slider, option, real, text
 from .render import svg_chart
+
+
+LEAST_TOKENS_PER_PARAM = 0.01  # fewer rounds the corpus to nothing, as the command line says
 
 
 class DataPlanner(Form):
@@ -18,20 +22,19 @@ class DataPlanner(Form):
                  cleaning_yield=dt.WORKING_CLEANING_YIELD):
         style, layout = field_style()
 
-        def share(label, value):
-            return w.FloatSlider(value=value, min=0, max=1, step=0.05, description=label, style=style,
-                                 layout=layout, continuous_update=False, readout_format=".0%")
+        def share(name, value, low=0.0, label=None):
+            return w.FloatSlider(value=in_slider(name, value, low, 1), min=low, max=1, step=0.05, style=style,
+                                 description=label or f"{name.capitalize()} share", layout=layout,
+                                 continuous_update=False, readout_format=".0%")
 
         inputs = {
-            "params": w.Text(value=params, description="parameters", style=style, layout=layout),
-            "tokens_per_param": w.FloatText(value=tokens_per_param, description="tokens per parameter",
-                                            style=style, layout=layout),
-            "english": share("English share", english),
-            "chinese": share("Chinese share", chinese),
-            "code": share("code share", code),
-            "cleaning_yield": w.FloatSlider(value=cleaning_yield, min=0.05, max=1, step=0.05,
-                                            description="cleaning yield", style=style, layout=layout,
-                                            continuous_update=False, readout_format=".0%"),
+            "params": w.Text(value=text("params", params), description="parameters", style=style, layout=layout),
+            "tokens_per_param": w.FloatText(value=real("tokens_per_param", tokens_per_param),
+                                            description="tokens per parameter", style=style, layout=layout),
+            "english": share("english", english),
+            "chinese": share("chinese", chinese),
+            "code": share("code", code, label="code share"),
+            "cleaning_yield": share("cleaning_yield", cleaning_yield, 0.05, "cleaning yield"),
         }
         self.summary = w.HTML()
         self.summary.add_class("llmest-data-summary")
@@ -39,7 +42,7 @@ class DataPlanner(Form):
         self._build(inputs, [self.summary], "llmest-data-planner")
         self._recompute()
 
-    ALIASES = {**Form.ALIASES, "n_params": "params", "mix": "english"}
+    ALIASES = {**Form.ALIASES, "n_params": "params"}  # an error of the mix sits beside the share just changed
 
     def _clear(self):
         self.result = self.estimate = None
@@ -47,8 +50,11 @@ class DataPlanner(Form):
 
     def _update(self):
         value = {name: box.value for name, box in self.inputs.items()}
+        n_params = parse_count(value["params"], "params")
+        check_most("params", n_params, *MOST_PARAMS)
+        v.check_number("tokens_per_param", value["tokens_per_param"], low=LEAST_TOKENS_PER_PARAM)
         est = self.estimate = plans.estimate_corpus(
-            parse_count(value["params"], "params"), tokens_per_param=value["tokens_per_param"],
+            n_params, tokens_per_param=value["tokens_per_param"],
             mix={language: value[language] for language in ("english", "chinese", "code")},
             cleaning_yield=value["cleaning_yield"])
         self.result = dict(tokens=est.tokens, cleaned=est.cleaned_bytes, raw=est.raw_bytes)
@@ -67,9 +73,11 @@ class ScalingExplorer(Form):
     def __init__(self, flops=5.76e23, fit="besiroglu"):
         style, layout = field_style()
         inputs = {
-            "flops": w.FloatLogSlider(value=flops, base=10, min=18, max=27, step=0.1, description="FLOP budget",
-                                      style=style, layout=layout, continuous_update=False, readout_format=".2e"),
-            "fit": w.Dropdown(options=list(dt.FITS), value=fit, description="loss fit", style=style, layout=layout),
+            "flops": w.FloatLogSlider(value=in_slider("flops", flops, 1e18, 1e27), base=10, min=18, max=27, step=0.1,
+                                      description="FLOP budget", style=style, layout=layout, continuous_update=False,
+                                      readout_format=".2e"),
+            "fit": w.Dropdown(options=list(dt.FITS), value=option("fit", fit, dt.FITS), description="loss fit",
+                              style=style, layout=layout),
         }
         self.summary, self.chart = w.HTML(), w.HTML()
         self.summary.add_class("llmest-scaling-summary")

@@ -1,18 +1,73 @@
-"""The plumbing of the calculators: labelled inputs, each with its error beside it, recomputed on change."""
+"""The plumbing of the calculators: labelled inputs, each with its error beside it, recomputed on change; and the
+checks of the arguments that set the fields when a calculator is made."""
 
 from __future__ import annotations
 
+import math
+import numbers
+import re
+
 import ipywidgets as w
 
+from .. import _validate as v
 from .. import hardware
 from .. import model as m
 from .._validate import InputError
 from .render import error_html
 
 
+def error_field(err: InputError, fields, changed=None, aliases=None):
+    """The field to show ``err`` beside: the one just changed when the error names no field (a limit on a result,
+    such as the mix of shares) or names the changed field too (hidden size vs heads); else the field it names;
+    None for the general message."""
+    field = (aliases or {}).get(err.param, err.param)
+    if changed in fields and changed != field and (
+            field not in fields or re.search(rf"(?<!\w){re.escape(changed)}(?!\w)", str(err))):
+        return changed
+    return field if field in fields else None
+
+
+# Upper limits of plausibility, which keep the products finite (the library checks the lower ends), as the command
+# line's: field -> (most, why)
+LIMITS = {
+    "gpus": (10_000_000, " (no cluster is near ten million GPUs)"),
+    "dp": (10_000_000, " (no cluster is near ten million GPUs)"),
+    "tp": (10_000_000, " (no cluster is near ten million GPUs)"),
+    "pp": (10_000_000, " (no cluster is near ten million GPUs)"),
+    "seq_len": (100_000_000, " (the longest context windows hold about ten million)"),
+    "context": (100_000_000, " (the longest context windows hold about ten million)"),
+    "tokens": (100_000_000, " (the longest context windows hold about ten million)"),
+    "micro_batch": (1_000_000, ""),
+    "batch": (1_000_000, ""),
+    "price": (10_000, " dollars per GPU-hour"),
+    "tokens_per_param": (100_000, ""),
+}
+MOST_PARAMS = (1e15, " (the largest models hold a few trillion)")
+MOST_TOKENS = (1e16, " (the largest runs train on tens of trillions)")
+
+
+def check_most(name: str, value, most, why="") -> None:
+    """``value`` no more than ``most`` (NaN and inf are left to the library's message)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > most:
+        shown = f"{value:,}" if isinstance(value, int) else f"{value:g}"
+        raise InputError(name, f"{name} == {shown}, must be <= {most:,.0f}{why}.")
+
+
+def check_limits(values: dict) -> None:
+    """The fields' values within their upper limits."""
+    for name, value in values.items():
+        if name in LIMITS:
+            check_most(name, value, *LIMITS[name])
+
+
+def changed_field(inputs: dict, change):
+    owner = change.get("owner") if isinstance(change, dict) else None
+    return next((name for name, box in inputs.items() if box is owner), None)
+
+
 class Form:
-    """Shared plumbing of the chapter 3 widgets: labelled inputs with an error beside each, recomputed on change.
-    ``ALIASES`` maps a library parameter name to the field that feeds it."""
+    """Shared plumbing of the chapter 3 and 4 widgets: labelled inputs with an error beside each, recomputed on
+    change. ``ALIASES`` maps a library parameter name to the field that feeds it."""
 
     ALIASES = {"price_per_gpu_hour": "price", "seq_len": "context"}
 
@@ -27,20 +82,59 @@ class Form:
             box.add_class(f"llmest-{name}")
             box.observe(self._recompute, names="value")
 
-    def _recompute(self, _=None):
+    def _recompute(self, change=None):
         for label in (*self.errors.values(), self.general_error):
             label.value = ""
         try:
+            check_limits({name: box.value for name, box in self.inputs.items()})
             self._update()
         except InputError as err:
-            field = self.ALIASES.get(err.param, err.param)
-            self.errors.get(field, self.general_error).value = error_html(str(err))
             self._clear()
+            field = error_field(err, self.errors, changed_field(self.inputs, change), self.ALIASES)
+            self.errors.get(field, self.general_error).value = error_html(str(err))
 
     def _ipython_display_(self):
         from IPython.display import display
 
         display(self.widget)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The arguments of a calculator, checked before they set its fields (a field would refuse them with a TraitError
+# or clamp them silently)
+# ----------------------------------------------------------------------------------------------------------------
+
+def option(name: str, value, options):
+    """One of a dropdown's options, by its name or one that differs only in case and punctuation."""
+    return v.lookup(name, value, {key: key for key in options})
+
+
+def whole(name: str, value) -> int:
+    """An integer for an integer field; its range is the field's message."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InputError(name, f"{name} == {value!r}, must be an integer.")
+    return int(value)
+
+
+def real(name: str, value) -> float:
+    """A number for a number field; its range is the field's message."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputError(name, f"{name} == {value!r}, must be a number.")
+    return float(value)
+
+
+def text(name: str, value) -> str:
+    """The text of a text field: a string, or a number written out."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return f"{value:g}"
+    raise InputError(name, f"{name} == {value!r}, must be text such as \"7B\" or a number.")
+
+
+def in_slider(name: str, value, low, high):
+    """A value inside a slider's range (a slider would clamp one outside without a word)."""
+    return v.check_number(name, real(name, value), low=low, high=high)
 
 
 def field_style():
@@ -49,14 +143,16 @@ def field_style():
 
 def model_field(value):
     style, layout = field_style()
-    return w.Dropdown(options=list(m.PRESETS), value=value, description="model", style=style, layout=layout)
+    return w.Dropdown(options=list(m.PRESETS), value=option("model", value, m.PRESETS), description="model",
+                      style=style, layout=layout)
 
 
 def gpu_field(value):
     style, layout = field_style()
-    return w.Dropdown(options=list(hardware.CATALOG), value=value, description="GPU", style=style, layout=layout)
+    return w.Dropdown(options=list(hardware.CATALOG), value=option("gpu", value, hardware.CATALOG), description="GPU",
+                      style=style, layout=layout)
 
 
 def price_field(value):
     style, layout = field_style()
-    return w.FloatText(value=value, description="$ per GPU-hour", style=style, layout=layout)
+    return w.FloatText(value=real("price", value), description="$ per GPU-hour", style=style, layout=layout)

@@ -12,6 +12,7 @@ from .. import model as m
 from .. import plans
 from .._validate import InputError
 from ..units import format_bytes, format_count
+from .form import changed_field, check_limits, error_field, option
 from .render import error_html, memory_bar_html
 
 
@@ -29,11 +30,11 @@ class MemoryPlanner:
             return w.IntText(value=value, description=label, style=style, layout=small)
 
         self.inputs = {
-            "model": dropdown("model", list(m.PRESETS), model),
+            "model": dropdown("model", list(m.PRESETS), option("model", model, m.PRESETS)),
             "config": w.Textarea(placeholder="…or paste a config.json here", layout=w.Layout(width="32em",
                                                                                           height="4em")),
             "task": w.ToggleButtons(options=["training", "inference"], value="training"),
-            "gpu": dropdown("GPU", list(hardware.CATALOG), gpu),
+            "gpu": dropdown("GPU", list(hardware.CATALOG), option("gpu", gpu, hardware.CATALOG)),
             "convention": dropdown("precision", list(mem.CONVENTIONS), "mixed"),
             "optimizer": dropdown("optimizer", list(mem.OPTIMIZERS), "adamw"),
             "micro_batch": number("micro-batch", 1),
@@ -66,11 +67,11 @@ class MemoryPlanner:
         self._recompute()
 
     def _config(self):
-        text = self.inputs["config"].value.strip()
-        if text:
+        text = self.inputs["config"].value
+        if text.strip():
             try:
-                return m.ModelConfig.from_hf_config(text)
-            except InputError as err:
+                return m.config_from_json(text, "config")
+            except InputError as err:  # a config.json key named, shown beside the text it is in
                 raise InputError("config", str(err)) from None
         return m.preset(self.inputs["model"].value)
 
@@ -83,7 +84,7 @@ class MemoryPlanner:
             return {name: value[name] for name in names}
         return dict(weights=value["weights"], seq_len=value["tokens"], batch=value["batch"], tp=value["tp"])
 
-    def _recompute(self, _=None):
+    def _recompute(self, change=None):
         training = self.inputs["task"].value == "training"
         for name in self._training_only:
             self.rows[name].layout.display = "" if training else "none"
@@ -93,12 +94,15 @@ class MemoryPlanner:
             label.value = ""
         gpu = self.inputs["gpu"].value
         try:
+            shown = {name: box.value for name, box in self.inputs.items() if self.rows[name].layout.display != "none"}
+            check_limits(shown)
             plan = plans.plan_memory(self.inputs["task"].value, self._config(), gpu=gpu, **self._settings())
         except InputError as err:
             self.plan = self.breakdown = self.smallest = None
-            field = "tokens" if err.param == "seq_len" and self.inputs["task"].value == "inference" else err.param
-            self.errors.get(field, self.general_error).value = error_html(str(err))
             self.bar.value, self.verdict.value = "", ""
+            aliases = {} if training else {"seq_len": "tokens"}
+            field = error_field(err, self.errors, changed_field(self.inputs, change), aliases)
+            self.errors.get(field, self.general_error).value = error_html(str(err))
             return
         self.plan, self.breakdown, self.smallest = plan, plan.breakdown, plan.least
         self.bar.value = memory_bar_html(self.breakdown, gpu, plan.margin)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import ipywidgets as w
 
+from .. import _validate as v
 from .. import model as m
 from .._validate import InputError
 from ..units import format_count, format_int, format_percent
+from .form import changed_field, error_field, option
 from .render import breakdown_chart_html, error_html
 
 
@@ -39,7 +41,7 @@ class ParamCalculator:
 
     def __init__(self, model: str = "llama-2-7b"):
         self._updating = False
-        self.model = w.Dropdown(options=list(m.PRESETS), value=model, description="model",
+        self.model = w.Dropdown(options=list(m.PRESETS), value=option("model", model, m.PRESETS), description="model",
                                 style={"description_width": "11em"})
         style, layout = {"description_width": "11em"}, w.Layout(width="28em")
         self.inputs = {
@@ -96,28 +98,31 @@ class ParamCalculator:
     def config(self) -> m.ModelConfig:
         """The ModelConfig the fields describe (raises InputError naming the bad field)."""
         values = {field: box.value for field, box in self.inputs.items()}
+        for field, (_, low, high) in self.NUMBERS.items():
+            v.check_int(field, values[field], minimum=low, maximum=high)
         if values["num_experts"] == 0:
             moe_fields = ("experts_per_token", "expert_ffn_hidden_size", "shared_expert_ffn_hidden_size",
                           "moe_layers")
             values.update({f: None for f in moe_fields}, num_shared_experts=0, shared_expert_gate=False)
         return self._base.replace(**{**self._derived, **values}, name="")
 
-    def _recompute(self, _=None):
+    def _recompute(self, change=None):
         if self._updating:
             return
         for label in (*self.errors.values(), self.general_error):
             label.value = ""
         try:
             cfg = self.config()
+            count = m.count_params(cfg)
+            rule = m.rule_params(cfg.hidden_size, cfg.num_layers, cfg.vocab_size)
         except InputError as err:
-            target = self.errors.get(err.param, self.general_error)
-            target.value = error_html(str(err))
+            field = error_field(err, self.errors, changed_field(self.inputs, change))
+            self.errors.get(field, self.general_error).value = error_html(str(err))
             self.count = None
             self.summary.value = '<span style="color:#555">Fix the highlighted field to see the count.</span>'
             self.chart.value = ""  # no chart of a model the fields no longer describe
             return
-        self.count = m.count_params(cfg)
-        rule = m.rule_params(cfg.hidden_size, cfg.num_layers, cfg.vocab_size)
+        self.count = count
         active = (f" · active per token <b>{format_int(self.count.active)}</b> ({format_count(self.count.active)})"
                   if self.count.active != self.count.total else "")
         self.summary.value = (
