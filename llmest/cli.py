@@ -104,7 +104,7 @@ def _peak(text: str) -> float:
     return value
 
 
-def _count(name: str, noun: str, suffixes: str, high: float):
+def _count(name: str, noun: str, suffixes: tuple, high: float, why: str):
     """An argparse type: a count such as "7B", "1.4T", "7e9", "70亿", from MIN_COUNT to ``high``."""
     def count(text: str) -> float:
         if len(text) > 60:
@@ -122,9 +122,19 @@ def _count(name: str, noun: str, suffixes: str, high: float):
             raise argparse.ArgumentTypeError(f"{name} == {value:,g}, fewer than {MIN_COUNT:,} {noun}: too few "
                                              f"for a run this estimates.{hint}")
         if value > high:
-            raise argparse.ArgumentTypeError(f"{name} == {value:g}, must be <= {high:g}.")
+            raise argparse.ArgumentTypeError(f"{name} == {value:g}, must be <= {_trillions(high)}{why}.")
         return value
     return count
+
+
+def _trillions(count: float) -> str:
+    return f"{count / 1e12:,g}T"
+
+
+def _count_help(suffixes: tuple, high: float) -> str:
+    meant = " or ".join(f"7{s}" for s in suffixes)
+    return (f"from {MIN_COUNT:,} to {_trillions(high)}; a count under {MIN_COUNT:,} is taken for one typed without "
+            f"its suffix, and refused (7: 'Did you mean {meant}?')")
 
 
 def _text(text: str) -> str:
@@ -215,10 +225,8 @@ def _gpu_option(p, default="A100 80GB", when=""):
                         f"(default {default})")
 
 
-_PARAMS = _count("params", "parameters", ("B",), MAX_PARAMS)
-_TOKENS = _count("tokens", "tokens", ("B", "T"), MAX_TOKENS)
-_COUNTS = (f"from {MIN_COUNT:,} (fewer is a count typed without its B, and is refused with a 'Did you mean 7B?') "
-           "to {:g}")
+_PARAMS = _count("params", "parameters", ("B",), MAX_PARAMS, " (the largest models hold a few trillion)")
+_TOKENS = _count("tokens", "tokens", ("B", "T"), MAX_TOKENS, " (the largest runs train on tens of trillions)")
 _GPUS = _whole("gpus", MAX_GPUS, " (no cluster is near ten million GPUs)")
 _MFU = _real("mfu", MIN_SHARE, why=" (an MFU under 0.1% is no training run)")
 _MFU_HELP = f"model FLOPs utilisation, {MIN_SHARE:g}-1 (default 0.4)"
@@ -267,11 +275,11 @@ def _time_parser(subparsers):
                    "  llmest time --params 7B --tokens 1T --gpus 256 --mfu 0.4\n"
                    "  llmest time --model llama-2-70b --tokens 2T --gpus 2048 --gpu \"H100 SXM\" --price 4")
     p.add_argument("--params", type=_PARAMS, help="parameters N, e.g. 7B (or give --model), "
-                                                  + _COUNTS.format(MAX_PARAMS))
+                                                  + _count_help(("B",), MAX_PARAMS))
     p.add_argument("--model", type=_text, help="a preset or config.json: N is its matmul parameters (active ones "
                                                "for MoE)")
     p.add_argument("--tokens", type=_TOKENS, required=True,
-                   help="training tokens D, e.g. 1T, " + _COUNTS.format(MAX_TOKENS).replace("B,", "B or T,"))
+                   help="training tokens D, e.g. 1T, " + _count_help(("B", "T"), MAX_TOKENS))
     p.add_argument("--gpus", type=_GPUS, default=1, help=f"number of GPUs, up to {MAX_GPUS:,} (default 1)")
     p.add_argument("--mfu", type=_MFU, default=0.4, help=_MFU_HELP)
     p.add_argument("--peak", type=_peak, help=_PEAK_HELP)
@@ -288,9 +296,9 @@ def _data_parser(subparsers):
                    "--days, --mfu, --peak and --gpu describe the cluster of --gpus, and are refused without it.",
                    settle_data)
     p.add_argument("--params", type=_PARAMS, help="parameters N, e.g. 7B (default: the compute-optimal model of "
-                                                  "--gpus for --days), " + _COUNTS.format(MAX_PARAMS))
+                                                  "--gpus for --days), " + _count_help(("B",), MAX_PARAMS))
     p.add_argument("--tokens", type=_TOKENS, help="training tokens (default: --tokens-per-param × N), "
-                                                  + _COUNTS.format(MAX_TOKENS).replace("B,", "B or T,"))
+                                                  + _count_help(("B", "T"), MAX_TOKENS))
     p.add_argument("--tokens-per-param", type=_real("tokens_per_param", MIN_TOKENS_PER_PARAM, MAX_TOKENS_PER_PARAM),
                    help=f"{MIN_TOKENS_PER_PARAM:g} to {MAX_TOKENS_PER_PARAM:,} (default {dt.TOKENS_PER_PARAM:g}, "
                         "Chinchilla)")
