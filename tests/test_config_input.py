@@ -105,3 +105,128 @@ def test_config_from_json_refuses_what_is_not_a_config(text, words):
 def test_config_from_json_errors_inside_the_config_name_its_key():
     config = dict(json.loads(LLAMA), num_key_value_heads=7)
     _refused(lambda: m.config_from_json(json.dumps(config)), "num_key_value_heads", "'num_key_value_heads'")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# from_hf_config on a dict
+# ----------------------------------------------------------------------------------------------------------------
+
+BAD_SIZES = [True, False, 4096.0, 1.5, "7", "4096", -1, 0, 10**400, 7 * 10**4999, 10**15 + 1, [1], {},
+             float("nan"), float("inf")]
+LLAMA_SIZES = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
+               "intermediate_size")
+
+
+@pytest.mark.parametrize("key", LLAMA_SIZES + ("head_dim",))
+@pytest.mark.parametrize("bad", BAD_SIZES, ids=lambda x: m.show(x, 20))
+def test_every_size_key_refuses_what_is_not_a_json_integer_in_range(key, bad):
+    """Floats are refused even when whole (4096.0): transformers builds no layer 4096.0 wide. At most 10**15."""
+    config = dict(json.loads(LLAMA), **{key: bad})
+    err = _refused(lambda: m.ModelConfig.from_hf_config(config), key, f"config.json: '{key}' == ")
+    if isinstance(bad, int) and bad > 10**15:
+        assert "must be <= 1,000,000,000,000,000" in str(err)
+    if isinstance(bad, int) and bad > 10**300:
+        assert "an integer of about" in str(err)
+
+
+@pytest.mark.parametrize("key, bad", [
+    ("tie_word_embeddings", "no"), ("tie_word_embeddings", 1), ("tie_word_embeddings", 0),
+    ("tie_word_embeddings", [True]), ("attention_bias", "false"), ("mlp_bias", float("nan")),
+    ("model_type", ["llama"]), ("model_type", {"name": "llama"}), ("model_type", 3), ("model_type", "llama3"),
+])
+def test_flags_and_the_model_type_refuse_other_types(key, bad):
+    config = dict(json.loads(LLAMA), **{key: bad})
+    _refused(lambda: m.ModelConfig.from_hf_config(config), key, f"'{key}'")
+
+
+@pytest.mark.parametrize("config", [[1], None, 3, 1.5, ("model_type", "llama")], ids=repr)
+def test_a_config_that_is_not_a_dict_is_named(config):
+    _refused(lambda: m.ModelConfig.from_hf_config(config), "config", "must be a dict")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Layer counts are closed form
+# ----------------------------------------------------------------------------------------------------------------
+
+QWEN_MOE = json.loads((FIXTURES / "qwen1.5-moe-a2.7b.json").read_text())
+
+
+def test_a_huge_value_never_reaches_a_message_whole():
+    assert m.ModelConfig.from_hf_config(dict(QWEN_MOE, _name_or_path=10**5000)).name == "qwen2_moe"
+    _refused(lambda: m.ModelConfig.from_hf_config(dict(QWEN_MOE, mlp_only_layers=[1.5] * 99)), "mlp_only_layers",
+             "a list of 99 items")
+    _refused(lambda: m.ModelConfig.from_hf_config(dict(QWEN_MOE, num_experts=-10**5000)), "num_experts",
+             "a negative integer of about 5,001 digits")
+
+
+@pytest.mark.parametrize("fixture", ["qwen1.5-moe-a2.7b", "mixtral-8x7b", "llama-2-7b"])
+def test_a_trillion_layers_count_at_once_and_exactly(fixture):
+    """Counts are linear in the layers: a + b·L, so 10**12 layers extrapolate exactly from 24 and 48."""
+    config = json.loads((FIXTURES / f"{fixture}.json").read_text())
+    total = [m.count_params(m.ModelConfig.from_hf_config(dict(config, num_hidden_layers=n))).total
+             for n in (24, 48, 10**12)]
+    per_layer = (total[1] - total[0]) // 24
+    assert total[2] == total[0] + per_layer * (10**12 - 24)
+    _refused(lambda: m.ModelConfig.from_hf_config(dict(config, num_hidden_layers=10**15 + 1)), "num_hidden_layers",
+             "must be <= 1,000,000,000,000,000")
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 7])
+@pytest.mark.parametrize("dense_only", [[], [0], [1, 5, 23], [0, 1, 2, 3, 99, -1], list(range(24))])
+def test_qwen2_moe_layers_match_the_per_layer_rule(step, dense_only):
+    """transformers: layer i is sparse when it is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0."""
+    config = dict(QWEN_MOE, decoder_sparse_step=step, mlp_only_layers=dense_only)
+    expected = sum(1 for i in range(24) if i not in dense_only and (i + 1) % step == 0)
+    cfg = m.ModelConfig.from_hf_config(config)
+    assert cfg.moe_layers == expected
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# replace() derives again what was derived
+# ----------------------------------------------------------------------------------------------------------------
+
+def test_replace_turns_llama_2_7b_into_13b():
+    grown = m.preset("llama-2-7b").replace(hidden_size=5120, num_layers=40, num_heads=40, num_kv_heads=40,
+                                           ffn_hidden_size=13824)
+    assert grown.head_dim == 128 and grown.embedding_dim == 5120
+    assert m.count_params(grown).total == m.count_params(m.preset("llama-2-13b")).total
+    assert grown == m.preset("llama-2-13b").replace(name="llama-2-7b")
+
+
+def test_replace_follows_the_layers_in_a_moe_model():
+    half = m.preset("mixtral-8x7b").replace(num_layers=16)
+    assert half.moe_layers == 16
+    full = m.count_params(m.preset("mixtral-8x7b"))
+    assert m.count_params(half)["experts"] * 2 == full["experts"]
+    fixed = m.ModelConfig(vocab_size=1000, hidden_size=64, num_layers=8, num_heads=4, num_experts=4,
+                          experts_per_token=1, moe_layers=4)
+    assert fixed.replace(num_layers=6).moe_layers == 4  # given, so kept
+
+
+def test_replace_derives_widths_that_were_derived_and_keeps_those_given():
+    material = m.preset("material-7b").replace(hidden_size=2048)
+    assert (material.ffn_hidden_size, material.head_dim, material.embedding_dim) == (8192, 64, 2048)
+    gemma = m.preset("gemma-7b").replace(hidden_size=4096)
+    assert gemma.head_dim == 256  # Gemma sets its own
+    qwen = m.preset("qwen1.5-moe-a2.7b").replace(ffn_hidden_size=4096)
+    assert (qwen.expert_ffn_hidden_size, qwen.shared_expert_ffn_hidden_size) == (1408, 5632)
+    moe = m.ModelConfig(vocab_size=1000, hidden_size=64, num_layers=2, num_heads=4, num_experts=4,
+                        experts_per_token=1, num_shared_experts=1).replace(ffn_hidden_size=100)
+    assert (moe.expert_ffn_hidden_size, moe.shared_expert_ffn_hidden_size) == (100, 100)
+    assert m.preset("llama-2-7b").replace(head_dim=None, num_heads=16, num_kv_heads=16).head_dim == 256
+    assert m.preset("gemma-7b").replace(head_dim=None).head_dim == 3072 // 16
+
+
+@pytest.mark.parametrize("changes, param, words", [
+    ({"ffn_hidden": 13824}, "ffn_hidden", ["not a field of ModelConfig", "Did you mean 'ffn_hidden_size'"]),
+    ({"hidden": 1}, "hidden", ["not a field"]),
+    ({"hidden_size": True}, "hidden_size", ["hidden_size == True"]),
+    ({"hidden_size": 10**400}, "hidden_size", ["an integer of about 401 digits"]),
+    ({"num_layers": 0}, "num_layers", ["num_layers == 0"]),
+    ({"norm": ["rmsnorm"]}, "norm", ["must be one of"]),
+    ({"tie_embeddings": "no"}, "tie_embeddings", ["must be True or False"]),
+    ({"num_experts": 0}, "experts_per_token", ["needs num_experts >= 1"]),
+])
+def test_replace_refuses_unknown_fields_and_bad_values_by_name(changes, param, words):
+    source = m.preset("mixtral-8x7b") if "num_experts" in changes else m.preset("llama-2-7b")
+    _refused(lambda: source.replace(**changes), param, *words)
