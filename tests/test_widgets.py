@@ -227,3 +227,131 @@ def test_scaling_explorer_follows_the_fit_and_budget():
     assert explorer.optimum == pytest.approx(dt.fit("hoffmann").optimal(5.76e23))
     explorer.inputs["flops"].value = 1e20
     assert explorer.optimum[0] < 1e10 and "<svg" in explorer.chart.value
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Bad input: a named InputError from a constructor, a message beside its field and no stale result from a field
+# ----------------------------------------------------------------------------------------------------------------
+
+import math  # noqa: E402
+
+from llmest._validate import InputError  # noqa: E402
+
+
+@pytest.mark.parametrize("make, param, message", [
+    (lambda: MemoryPlanner(model="llama-9"), "model", "model == 'llama-9', must be one of"),
+    (lambda: MemoryPlanner(gpu="H1OO"), "gpu", "gpu == 'H1OO', must be one of"),
+    (lambda: TrainingPlanner(gpu="H1OO"), "gpu", "gpu == 'H1OO', must be one of"),
+    (lambda: TrainingPlanner(model="llama-2-7"), "model", "Did you mean 'llama-2-7b'"),
+    (lambda: ParamCalculator("mixtral"), "model", "Did you mean 'mixtral-8x7b' or 'mixtral-8x22b'"),
+    (lambda: RooflineExplorer(weights="fp3"), "weights", "Did you mean 'fp32' or 'fp16'?"),
+    (lambda: ScalingExplorer(fit="chinchilla"), "fit", "fit == 'chinchilla', must be one of 'hoffmann'"),
+    (lambda: TrainingPlanner(mfu=5), "mfu", "mfu == 5, must be in [0.05, 0.7]."),
+    (lambda: TrainingPlanner(mfu=math.nan), "mfu", "mfu == nan, must be a finite number."),
+    (lambda: TrainingPlanner(gpus=1.5), "gpus", "gpus == 1.5, must be an integer."),
+    (lambda: TrainingPlanner(price="2"), "price", "price == '2', must be a number."),
+    (lambda: TrainingPlanner(params=None), "params", "params == None, must be text"),
+    (lambda: RooflineExplorer(batch=5000), "batch", "batch == 5000, must be <= 1024."),
+    (lambda: RooflineExplorer(context=1.5), "context", "context == 1.5, must be an integer."),
+    (lambda: DataPlanner(english=2), "english", "english == 2, must be in [0, 1]."),
+    (lambda: DataPlanner(cleaning_yield=0), "cleaning_yield", "cleaning_yield == 0, must be in [0.05, 1]."),
+    (lambda: ScalingExplorer(flops=1e30), "flops", "flops == 1e+30, must be in [1e+18, 1e+27]."),
+])
+def test_a_bad_constructor_argument_is_a_named_input_error(make, param, message):
+    with pytest.raises(InputError) as caught:
+        make()
+    assert caught.value.param == param and message in str(caught.value)
+
+
+def test_names_in_another_case_are_taken():
+    assert MemoryPlanner(model="LLAMA-2-7B", gpu="h100 sxm").inputs["gpu"].value == "H100 SXM"
+    assert TrainingPlanner(gpu="a100-80gb", tokens=1e12).result["days"] == pytest.approx(TrainingPlanner().result["days"])
+
+
+def _only_error(calc):
+    shown = {field: label.value for field, label in calc.errors.items() if label.value}
+    assert calc.general_error.value == "" and len(shown) == 1, shown
+    return shown.popitem()
+
+
+@pytest.mark.parametrize("make, field, value, message, outputs", [
+    (ParamCalculator, "vocab_size", 10**30, "vocab_size == 1000000000000000000000000000000, must be &lt;= 2000000.",
+     ("chart",)),
+    (ParamCalculator, "num_experts", 10**9, "num_experts == 1000000000, must be &lt;= 4096.", ("chart",)),
+    (ParamCalculator, "experts_per_token", -1, "experts_per_token == -1, must be &gt;= 0.", ("chart",)),
+    (MemoryPlanner, "seq_len", 10**9, "seq_len == 1,000,000,000, must be &lt;= 100,000,000", ("bar", "verdict")),
+    (MemoryPlanner, "dp", 10**30, "must be &lt;= 10,000,000 (no cluster is near ten million GPUs).",
+     ("bar", "verdict")),
+    (MemoryPlanner, "config", "null", "must hold a JSON object, not NoneType.", ("bar", "verdict")),
+    (MemoryPlanner, "config", "[" * 100_000, "nested too deeply", ("bar", "verdict")),
+    (TrainingPlanner, "gpus", 10**30, "gpus == 1,000,000,000,000,000,000,000,000,000,000, must be &lt;= 10,000,000",
+     ("summary", "chart")),
+    (TrainingPlanner, "price", 1e308, "price == 1e+308, must be &lt;= 10,000 dollars per GPU-hour.",
+     ("summary", "chart")),
+    (TrainingPlanner, "price", math.inf, "price_per_gpu_hour == inf, must be a finite number.", ("summary", "chart")),
+    (TrainingPlanner, "mfu", math.nan, "mfu == nan, must be a finite number.", ("summary", "chart")),
+    (TrainingPlanner, "tokens", "1e300", "tokens == 1e+300, must be &lt;= 10,000,000,000,000,000", ("summary", "chart")),
+    (TrainingPlanner, "params", "1e300", "params == 1e+300, must be &lt;= 1,000,000,000,000,000", ("summary", "chart")),
+    (RooflineExplorer, "context", 10**9, "context == 1,000,000,000, must be &lt;= 100,000,000", ("summary", "chart")),
+    (RooflineExplorer, "price", math.nan, "price_per_gpu_hour == nan, must be a finite number.", ("summary", "chart")),
+    (DataPlanner, "chinese", 0.9, "mix shares sum to 1.7, must sum to 1.", ("summary",)),
+    (DataPlanner, "code", math.nan, "mix[&#x27;code&#x27;] == nan, must be a finite number.", ("summary",)),
+    (DataPlanner, "tokens_per_param", 1e-320, "tokens_per_param == 9.99989e-321, must be &gt;= 0.01.", ("summary",)),
+    (DataPlanner, "tokens_per_param", 1e308, "tokens_per_param == 1e+308, must be &lt;= 100,000.", ("summary",)),
+    (ScalingExplorer, "flops", math.nan, "flops == nan, must be a finite number.", ("summary", "chart")),
+])
+def test_a_bad_field_gets_its_message_beside_it_and_clears_the_result(make, field, value, message, outputs):
+    calc = make()
+    assert all(getattr(calc, name).value for name in outputs)  # a result to clear
+    calc.inputs[field].value = value
+    shown, text = _only_error(calc)
+    assert shown == field and message in text
+    assert all(getattr(calc, name).value == "" for name in outputs)
+
+
+def test_a_hidden_size_the_heads_do_not_divide_is_shown_beside_the_hidden_size():
+    calc = ParamCalculator("gpt2")  # 12 heads
+    calc.inputs["hidden_size"].value = 64
+    assert _only_error(calc)[0] == "hidden_size" and calc.count is None and calc.chart.value == ""
+
+
+def test_serving_fields_get_their_own_messages():
+    planner = MemoryPlanner()
+    planner.inputs["task"].value = "inference"
+    planner.inputs["tokens"].value = 10**9
+    assert _only_error(planner) == ("tokens", planner.errors["tokens"].value)
+    assert "tokens == 1,000,000,000, must be &lt;= 100,000,000" in planner.errors["tokens"].value
+    planner.inputs["tokens"].value = 2048
+    planner.inputs["batch"].value = 0
+    assert _only_error(planner)[0] == "batch" and planner.plan is None and planner.bar.value == ""
+    planner.inputs["batch"].value = 1
+    planner.inputs["seq_len"].value = 0  # a training field, hidden while serving: not used, no message
+    assert planner.plan is not None and planner.errors["seq_len"].value == ""
+
+
+def test_a_pasted_config_with_a_byte_order_mark_is_read(planner):
+    text = (Path(__file__).parent / "fixtures" / "mistral-7b-v0.1.json").read_text()
+    planner.inputs["config"].value = "\ufeff" + text
+    assert planner.breakdown.total == plans.training_memory("mistral-7b", zero=3, dp=8, seq_len=4096).total
+
+
+@pytest.mark.parametrize("text", ["", "x" * 32_000, "nan", "1e400", "1,2,3", "🙂", "--", "None", "-7B"])
+def test_the_exercise_box_answers_any_entry_in_its_verdict(text):
+    from llmest.exercises import EXERCISES
+
+    box = EXERCISES["1.1"].widget()
+    box.entry.value = text
+    box.check_button.click()
+    assert box.verdict.value and ("No answer yet" in box.verdict.value or "Could not read that" in box.verdict.value)
+
+
+@pytest.mark.parametrize("text", ["", "x" * 32_000, "nan", "1e400", "🙂"])
+def test_the_timed_session_answers_any_entry_in_its_verdict(text):
+    from llmest.widgets import TimedSession
+
+    session = TimedSession(n=1)
+    session.entry.value = text
+    session.submit.click()
+    assert session.verdict.value and not session.submit.disabled  # a message, and the entry may be retyped
+    session.answer(text, timed_out=True)
+    assert "Time is up" in session.verdict.value and session.submit.disabled
