@@ -16,6 +16,7 @@ pytest.importorskip("ipywidgets")
 import ipywidgets as w  # noqa: E402
 
 from llmest import widgets as W  # noqa: E402
+from llmest._validate import InputError  # noqa: E402
 from llmest.exercises import EXERCISES  # noqa: E402
 
 INTS = [0, -1, 10**9, 10**30, -(10**30), 2**63]
@@ -207,10 +208,42 @@ def run_timed(record=None):
     return counts
 
 
+ARGUMENTS = [None, "", "nonsense", True, -1, 0, 1.5, math.nan, math.inf, 10**30, []]
+
+
+def run_constructors(record=None):
+    """Each argument of each calculator set to a bad value: a named InputError, or a calculator whose message
+    clears the result and whose result is sane."""
+    import inspect
+
+    counts = Counter()
+    for cls in CALCULATORS:
+        for name in inspect.signature(cls).parameters:
+            for value in ARGUMENTS:
+                try:
+                    calc = cls(**{name: value})
+                except InputError as err:
+                    outcome = "named" if err.param == name else "misnamed"
+                except Exception as err:  # noqa: BLE001
+                    outcome = f"raised {type(err).__name__}"
+                else:
+                    outcome = _outcome(calc, CALCULATORS[cls], None)
+                counts[outcome] += 1
+                if record is not None and outcome not in ("named", "message", "sane"):
+                    record.append((cls.__name__, name, repr(value), outcome))
+    return counts
+
+
 def test_no_calculator_input_escapes_or_leaves_a_stale_or_nonsense_result():
     bad = []
     counts = run_calculators(bad)
     assert not bad, f"{len(bad)} bad outcomes of {sum(counts.values())}: {bad[:20]}"
+
+
+def test_a_bad_constructor_argument_is_named():
+    bad = []
+    run_constructors(bad)
+    assert not bad, bad[:20]
 
 
 def test_no_exercise_entry_escapes():
@@ -229,7 +262,7 @@ if __name__ == "__main__":
     import sys
     import time
 
-    for run in (run_calculators, run_exercises, run_timed):
+    for run in (run_calculators, run_constructors, run_exercises, run_timed):
         start, bad = time.perf_counter(), []
         counts = run(bad)
         print(run.__name__, dict(counts), f"{time.perf_counter() - start:.1f} s")
