@@ -106,7 +106,8 @@ def rule_hidden_size(total_params, layers, vocab_size):
     """Reverse the rule: the positive root H of 12·L·H² + V·H − N = 0."""
     total_params, layers, vocab_size = sizes(total_params=total_params, layers=layers, vocab_size=vocab_size)
     discriminant = vocab_size**2 + 48 * layers * total_params
-    return (_sqrt(discriminant) - vocab_size) / (24 * layers)
+    # (√D − V) / 24L, written as 2N / (√D + V): the same root, without cancelling when V² dwarfs 48·L·N.
+    return 2 * total_params / (_sqrt(discriminant) + vocab_size)
 
 
 def _sqrt(x):

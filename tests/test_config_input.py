@@ -1,12 +1,17 @@
 """Bad model configs: config.json files and pasted JSON, config dicts, ModelConfig fields, replace() and the
 formulas of llmest.model all answer bad input with an InputError naming the parameter, never a traceback."""
 
+import dataclasses
 import json
+import math
 import os
 import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import llmest as le
 from llmest import model as m
@@ -15,13 +20,13 @@ FIXTURES = Path(__file__).parent / "fixtures"
 LLAMA = (FIXTURES / "llama-2-7b.json").read_text()
 
 
-def _refused(call, param, *words):
+def _refused(call, param, *words, limit=600):
     with pytest.raises(le.InputError) as err:
         call()
     assert err.value.param == param, str(err.value)
     for word in words:
         assert word in str(err.value), str(err.value)
-    assert len(str(err.value)) < 400, str(err.value)
+    assert len(str(err.value)) < limit, str(err.value)  # values are shortened; a list of choices may be long
     return err.value
 
 
@@ -230,3 +235,108 @@ def test_replace_derives_widths_that_were_derived_and_keeps_those_given():
 def test_replace_refuses_unknown_fields_and_bad_values_by_name(changes, param, words):
     source = m.preset("mixtral-8x7b") if "num_experts" in changes else m.preset("llama-2-7b")
     _refused(lambda: source.replace(**changes), param, *words)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The formulas, ModelConfig's fields, preset and config_from
+# ----------------------------------------------------------------------------------------------------------------
+
+FORMULAS = {
+    m.embedding_params: dict(vocab_size=32000, dim=4096),
+    m.attention_params: dict(hidden=4096, n_heads=32, n_kv_heads=8, head_dim=128),
+    m.ffn_params: dict(hidden=4096, ffn_hidden=11008),
+    m.norm_params: dict(dim=4096),
+    m.router_params: dict(hidden=4096, num_experts=8),
+    m.layer_params: dict(hidden=4096, n_heads=32, n_kv_heads=8, head_dim=128, ffn_hidden=11008),
+    m.rule_layer_params: dict(hidden=4096),
+    m.rule_params: dict(hidden=4096, layers=32, vocab_size=32000),
+    m.rule_hidden_size: dict(total_params=7_000_000_000, layers=32, vocab_size=32000),
+}
+CASES = [(fn, param) for fn, base in FORMULAS.items() for param in base]
+BAD_NUMBERS = st.one_of(
+    st.booleans(), st.text(max_size=3), st.lists(st.integers(1, 9), max_size=2), st.none(), st.complex_numbers(),
+    st.sampled_from([float("nan"), float("inf"), float("-inf"), 10**400, -10**400, 10**15 + 1, 1e300]),
+    st.integers(max_value=0), st.floats(max_value=0, allow_nan=False), st.tuples(st.integers(1, 9)),
+)
+
+
+@pytest.mark.parametrize("fn, param", CASES, ids=lambda c: getattr(c, "__name__", c))
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(bad=BAD_NUMBERS)
+def test_formulas_refuse_bad_sizes_by_name(fn, param, bad):
+    if bad is None and param in ("n_kv_heads", "head_dim", "ffn_hidden"):
+        return  # None means the default there
+    _refused(lambda: fn(**dict(FORMULAS[fn], **{param: bad})), param)
+
+
+@pytest.mark.parametrize("fn, param", CASES, ids=lambda c: getattr(c, "__name__", c))
+@settings(max_examples=15, deadline=None)
+@given(value=st.one_of(st.integers(1, 10**15), st.floats(1e-3, 1e15)),
+       kind=st.sampled_from([np.int64, np.float64, np.int32, np.float32]))
+def test_formulas_count_numpy_scalars_like_python_numbers_and_stay_finite(fn, param, value, kind):
+    if kind in (np.int64, np.int32):
+        value = int(min(value, np.iinfo(kind).max))
+    scalar = kind(value)
+    if param == "head_dim" or scalar.item() <= 0:
+        return
+    python = fn(**dict(FORMULAS[fn], **{param: scalar.item()}))
+    assert fn(**dict(FORMULAS[fn], **{param: scalar})) == python
+    assert type(fn(**dict(FORMULAS[fn], **{param: scalar}))) is type(python)
+    assert math.isfinite(python) and python > 0
+
+
+def test_formulas_on_large_integer_arrays_do_not_wrap():
+    h = np.array([10**9, 10**12], dtype=np.int64)
+    assert (m.attention_params(h, 1, head_dim=h) > 0).all()
+    assert m.rule_params(h, 32, 32000).tolist() == [float(m.rule_params(int(x), 32, 32000)) for x in h]
+
+
+@pytest.mark.parametrize("call, param", [
+    (lambda: m.ffn_params(4096, 11008, gated="no"), "gated"),
+    (lambda: m.ffn_params(4096, 11008, bias=1), "bias"),
+    (lambda: m.attention_params(4096, 32, bias=["all"]), "bias"),
+    (lambda: m.norm_params(4096, None), "norm"),
+    (lambda: m.layer_params(4096, 32, norms_per_layer=1.5), "norms_per_layer"),
+    (lambda: m.layer_params(4096, 32, norms_per_layer=-1), "norms_per_layer"),
+    (lambda: m.count_params(None), "cfg"),
+    (lambda: m.count_params("llama-2-7b"), "cfg"),
+])
+def test_flags_choices_and_configs_of_the_formulas_are_checked(call, param):
+    _refused(call, param)
+
+
+LLAMA_FIELDS = dict(vocab_size=32000, hidden_size=4096, num_layers=32, num_heads=32, num_kv_heads=8, head_dim=128,
+                    ffn_hidden_size=11008, gated_ffn=True, norm="rmsnorm")
+MOE = dict(num_experts=8, experts_per_token=2, num_shared_experts=1)
+BAD_FIELD_VALUES = [True, "7", [1], 1j, float("nan"), float("inf"), -1, 1.5, 10**400, 10**15 + 1]
+
+
+@pytest.mark.parametrize("field", [f.name for f in dataclasses.fields(m.ModelConfig)
+                                   if f.type in ("int", "int | None")])
+@pytest.mark.parametrize("bad", BAD_FIELD_VALUES, ids=lambda x: m.show(x, 20))
+def test_modelconfig_integer_fields_refuse_bad_values_by_name(field, bad):
+    fields = {**LLAMA_FIELDS, **MOE, field: bad}
+    if field == "max_positions":
+        fields["position_embedding"] = "learned"
+    _refused(lambda: m.ModelConfig(**fields), field, f"{field} ==")
+
+
+def test_modelconfig_takes_numpy_and_whole_float_sizes_as_integers():
+    cfg = m.ModelConfig(**dict(LLAMA_FIELDS, hidden_size=np.int64(4096), num_layers=32.0, vocab_size=np.float64(32000)))
+    assert cfg == m.ModelConfig(**LLAMA_FIELDS) and type(cfg.hidden_size) is int and type(cfg.num_layers) is int
+
+
+@pytest.mark.parametrize("field, bad", [
+    ("gated_ffn", "no"), ("gated_ffn", 1), ("tie_embeddings", None), ("norm", ["rmsnorm"]), ("norm", None),
+    ("attention_bias", {"all": 1}), ("position_embedding", 3), ("name", 10**5000), ("name", None),
+], ids=lambda x: m.show(x, 20))
+def test_modelconfig_other_fields_refuse_bad_values_by_name(field, bad):
+    _refused(lambda: m.ModelConfig(**dict(LLAMA_FIELDS, **{field: bad})), field)
+
+
+@pytest.mark.parametrize("bad", [None, 3, ["llama-2-7b"], {"llama-2-7b": 1}, 1.5, True, "x" * 300, "llama-9"],
+                         ids=lambda x: m.show(x, 20))
+def test_preset_and_config_from_name_a_bad_model(bad):
+    _refused(lambda: m.preset(bad), "preset", limit=1000)  # check_choice repeats a long name whole
+    if not isinstance(bad, dict):  # a dict is read as a config.json
+        _refused(lambda: m.config_from(bad), "model")
