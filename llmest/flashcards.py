@@ -12,8 +12,9 @@ from . import memory as mem
 from . import model as m
 from . import plans
 from . import runs
-from .drills.problem import chosen_topics, tflops_text
-from .units import format_bytes, format_count, format_flops, format_int, format_percent
+from ._validate import InputError
+from .drills.problem import TOPICS, chosen_topics, tflops_text
+from .units import format_bytes, format_count, format_flops, format_int, format_percent, quoted
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,10 @@ def _kv_card(name) -> Card:
 
 
 def cards(topics=None) -> list[Card]:
-    """The cards, in a fixed order; ``topics`` filters them."""
+    """The cards, in a fixed order; ``topics`` (None, a topic, a comma-separated string or a list) filters them."""
+    if topics is not None and not isinstance(topics, (str, list, tuple, set, frozenset)):
+        raise InputError("topics", f"topics == {quoted(topics)}, must be a topic or a list of them, from "
+                                   f"{', '.join(TOPICS)}.")
     chosen = chosen_topics(topics)
     mixed = mem.state_bytes_per_param("mixed", "adamw")
     typical_mfu = material.get("000-1.2-mfu").stated

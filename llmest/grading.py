@@ -11,14 +11,16 @@ never shows a traceback and never reveals the answer before it is found.
 
 from __future__ import annotations
 
+import functools
 import math
+import numbers
 import re
 from dataclasses import dataclass, field
 from typing import Callable
 
 from ._validate import InputError, check_choice
-from .units import (SI_PREFIXES, UNITS, _NUMBER_AND_UNIT, format_percent, halfwidth, parse_bytes, parse_count,
-                    show)
+from .units import (SI_PREFIXES, UNITS, _NUMBER_AND_UNIT, check_length, format_percent, halfwidth, parse_bytes,
+                    parse_count, quoted, show)
 
 
 def entry_placeholder(unit: str) -> str:
@@ -26,15 +28,21 @@ def entry_placeholder(unit: str) -> str:
     return "e.g. " + UNITS[unit].example.replace('"', "")
 
 
-# What people type around an estimate: "~140 GB", "约 15 天", "70 GB 左右", "140 GB per GPU", "每卡 70 GB".
-_APPROXIMATELY = re.compile(r"^\s*(?:~|≈|about|around|roughly|approx\.?|approximately|circa|ca\.|大约|大概|约为|约|差不多)"
-                            r"\s*|\s*(?:左右|上下|or so)\s*$", re.IGNORECASE)
-_PER_GPU = re.compile(r"^\s*每(?:张|个|块)?(?:卡|gpu)\s*|\s*(?:(?:per|a|each)\s+(?:gpu|card)|/\s*(?:gpu|卡)|each|"
-                      r"每(?:张|个|块)?(?:卡|gpu))\s*$", re.IGNORECASE)
+# Every pattern here takes time linear in the entry's length: the text is stripped and its runs of spaces made
+# one (_normalise), no pattern starts with "\s*" under a search, and a run of digits is entered at its start only
+# (tests/test_entry_input.py times them on 32,000 characters).
+# What people type around an estimate: "~140 GB", "约 15 天", "70 GB 左右", "140 GB per GPU", "每卡 70 GB"; each a
+# pair (before the number, after it).
+_APPROXIMATELY = (re.compile(r"(?:~|≈|about|around|roughly|approx\.?|approximately|circa|ca\.|大约|大概|约为|约|差不多)",
+                             re.IGNORECASE),
+                  re.compile(r"(?:左右|上下|or so)$", re.IGNORECASE))
+_PER_GPU = (re.compile(r"每(?:张|个|块)?(?:卡|gpu)", re.IGNORECASE),
+            re.compile(r"(?:(?:per|a|each) (?:gpu|card)|/ ?(?:gpu|卡)|each|每(?:张|个|块)?(?:卡|gpu))$", re.IGNORECASE))
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
-_POWER_OF_TEN = re.compile(r"(?:(\d[\d.,]*)\s*[x×*·]\s*)?10\s*(?:(?:\^|\*\*)\s*([+-]?\d+)|([⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))")
-_PARENTHESIS = re.compile(r"^(?P<first>[^()]+?)\s*\((?P<second>[^()]+)\)\s*$")
-_BARE = re.compile(r"\s*[+-]?(?:\d[\d,_]*(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?\s*", re.IGNORECASE)
+_POWER_OF_TEN = re.compile(r"(?<![\d.,])(?:(\d[\d.,]*) ?[x×*·] ?)?(?<![\d.,])10 ?(?:(?:\^|\*\*) ?([+-]?\d+)|"
+                           r"([⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))")
+_PARENTHESIS = re.compile(r"^(?P<first>[^()]*)\((?P<second>[^()]*)\)$")
+_BARE = re.compile(r"[+-]?(?:\d[\d,_]*(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?", re.IGNORECASE)
 
 
 def read_entry(entry, unit: str) -> float:
@@ -44,17 +52,17 @@ def read_entry(entry, unit: str) -> float:
     check_choice("unit", unit, UNITS)
     example = UNITS[unit].example
     if isinstance(entry, str):
+        check_length(entry, "answer")
         value = _read_text(entry, unit)
-    elif isinstance(entry, bool):
-        raise InputError("answer", f"answer == {entry!r}, must be a number or text such as {example}.")
+    elif isinstance(entry, bool) or not isinstance(entry, numbers.Real) or type(entry).__name__ in ("bool", "bool_"):
+        raise InputError("answer", f"answer == {quoted(entry)}, must be a number or text such as {example}.")
     else:
         try:
             value = _bare(float(entry), unit)
-        except (TypeError, ValueError):
-            raise InputError("answer", f"answer == {entry!r}, must be a number or text such as {example}.") \
-                from None
+        except OverflowError:  # an int beyond any float
+            value = math.inf
     if not math.isfinite(value) or value <= 0:
-        raise InputError("answer", f"answer == {entry!r}, must be a positive, finite number.")
+        raise InputError("answer", f"answer == {quoted(entry)}, must be a positive, finite number.")
     if unit == "GPUs" and not value.is_integer():
         shown = entry.strip() if isinstance(entry, str) else entry
         raise InputError("answer", f"answer == {shown!r}: a number of GPUs is a whole number, such as "
@@ -82,10 +90,20 @@ def _numeral(m) -> str:
     return str(_DIGITS[tens]) if tens and not ones else m.group()
 
 
+def _trim(text: str, words: tuple) -> str:
+    """The text without the words before and after its number (a pair of patterns)."""
+    before, after = words
+    if match := before.match(text):
+        text = text[match.end():].lstrip()
+    if match := after.search(text):
+        text = text[:match.start()].rstrip()
+    return text
+
+
 def _normalise(text: str) -> str:
-    text = halfwidth(text).strip()
+    text = " ".join(halfwidth(text).split())
     for _ in range(2):  # "约 70 GB 每卡": either order
-        text = _PER_GPU.sub("", _APPROXIMATELY.sub("", text)).strip()
+        text = _trim(_trim(text, _APPROXIMATELY), _PER_GPU)
     text = _NUMERAL.sub(_numeral, text, count=1)
 
     def power(m):
@@ -96,8 +114,10 @@ def _normalise(text: str) -> str:
 
 def _read_text(entry: str, unit: str) -> float:
     text = _normalise(entry)
-    both = _PARENTHESIS.match(text)
-    if not both:
+    both = _PARENTHESIS.fullmatch(text)
+    if both:
+        both = {part: both[part].strip() for part in ("first", "second")}
+    if not both or not both["first"] or not both["second"]:
         return _read_one(text, unit, entry)
     if not re.search(r"\d", both["second"]):  # "1.2 (GB)": a unit in brackets
         return _read_one(f"{both['first']} {both['second']}", unit, entry)
@@ -121,7 +141,7 @@ def _read_one(text: str, unit: str, entry: str) -> float:
     if unit == "bytes" or not UNITS[unit].entry_words:  # a count: parse_count and parse_bytes list their suffixes
         _a_number_first(text, unit, entry)
         value = (parse_bytes if unit == "bytes" else parse_count)(text, "answer")
-        if unit == "bytes" and value < 1e6 and re.fullmatch(r".*\d\s*(b|bytes?)", text, re.IGNORECASE):
+        if unit == "bytes" and value < 1e6 and re.search(r"\d ?(?:b|bytes?)$", text, re.IGNORECASE):
             raise InputError("answer", f"answer == {entry.strip()!r} means bytes, and this question asks for GB: "
                                        f"type the number of GB, or add the unit, as in {_GB_EXAMPLE}.")
         return value
@@ -141,14 +161,21 @@ def _a_number_first(text: str, unit: str, entry: str) -> None:
                                    f"{UNITS[unit].example}.")
 
 
+@functools.cache
+def _word_patterns(unit: str) -> tuple:
+    """The unit's words before the number (matched at the start) and after it (at the end), compiled once."""
+    words_of = UNITS[unit]
+    return tuple(tuple((re.compile(anchored.format(words), re.IGNORECASE), meaning) for words, meaning in table)
+                 for table, anchored in ((words_of.entry_prefixes, r"\s*(?:{})\s*"),
+                                         (words_of.entry_words, r"(?<![a-z])\s*(?:{})\s*$")))
+
+
 def _strip_words(text: str, unit: str, entry: str) -> tuple[str, float]:
     """The number's text without the unit's words, and the factor the words stand for."""
     factor = 1.0
-    words_of = UNITS[unit]
-    for table, anchored in ((words_of.entry_prefixes, r"^\s*(?:{})\s*"),
-                            (words_of.entry_words, r"(?<![a-z])\s*(?:{})\s*$")):
-        for words, meaning in table:
-            match = re.search(anchored.format(words), text, re.IGNORECASE)
+    for table, at in zip(_word_patterns(unit), ("match", "search")):
+        for pattern, meaning in table:
+            match = getattr(pattern, at)(text)
             if match and match.group().strip():
                 if isinstance(meaning, str):
                     raise InputError("answer", f"answer == {entry.strip()!r}: {meaning}.")
@@ -227,7 +254,8 @@ class Exercise:
         except InputError as err:
             return Verdict("invalid", f"Could not read that: {err}")
         expected = self.expected()
-        ratio = value / expected
+        ratio = value / expected  # 0 or inf for an entry beyond the floats' range around the answer
+        miss = max(ratio, 1 / ratio) if 0 < ratio < math.inf else math.inf
         shown = self._fmt(value)
         direction = "high" if ratio > 1 else "low"
         if self.rel_tol == 0:  # a count that must be exact, such as a number of GPUs
@@ -250,7 +278,7 @@ class Exercise:
             return Verdict("close", f"Close: {shown} is too {direction}, within {CLOSE_FACTOR:g}×; this exercise asks "
                                     f"for {wanted}.{self._try_hint}")
         hint = _unit_hint(answer, value, expected) if self.unit == "count" else ""
-        return Verdict("wrong", f"Not yet: {shown} is too {direction}, by {_size_of_miss(max(ratio, 1 / ratio))}."
+        return Verdict("wrong", f"Not yet: {shown} is too {direction}, by {_size_of_miss(miss)}."
                                 f"{hint}{self._try_hint}")
 
     @property

@@ -6,6 +6,7 @@ GB means 1e9 bytes and GiB 2**30 bytes, always. Parsers never evaluate their inp
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from dataclasses import dataclass
 from typing import Callable
@@ -40,10 +41,37 @@ def halfwidth(text: str) -> str:
     """'４２％' -> '42%'."""
     return text.translate(_HALFWIDTH)
 
+# The unit takes the rest, spaces included (the caller strips them): a lazy unit before "\s*$" backtracks
+# quadratically on a long run of spaces.
 _NUMBER_AND_UNIT = re.compile(
-    r"^\s*(?P<number>[+-]?(?:\d[\d,_]*(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)\s*(?P<unit>[^\d\s].*?)?\s*$",
-    re.IGNORECASE,
+    r"^\s*(?P<number>[+-]?(?:\d[\d,_]*(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)\s*(?P<unit>[^\d\s].*)?$",
+    re.IGNORECASE | re.DOTALL,
 )
+# The longest entry or size read: nothing a person types is longer, and no parser works on megabytes.
+MAX_ENTRY = 200
+
+
+def quoted(value) -> str:
+    """A value as a message quotes it: its repr, cut short; an integer too long to print, by its length."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"an integer of about {int(math.log10(abs(value))) + 1:,} digits"
+    if isinstance(value, str) and len(value) > 40:
+        return f"{value[:30]!r}…"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:50] + "…"
+
+
+def check_length(text: str, name: str) -> None:
+    """Refuse text longer than MAX_ENTRY, before any work on it."""
+    if len(text) > MAX_ENTRY:
+        raise InputError(name, f"{name} == {quoted(text)} is too long: {len(text):,} characters, where at most "
+                               f"{MAX_ENTRY} are read.")
+
+
+def _finite(value: float, text: str, name: str) -> float:
+    if not math.isfinite(value):
+        raise InputError(name, f"{name} == {quoted(text)} is too large, must be a finite number.")
+    return value
 
 
 _THOUSANDS = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:e[+-]?\d+)?", re.IGNORECASE)
@@ -62,7 +90,8 @@ def _without_separators(number: str, text: str, name: str) -> str:
 
 def _split(text, name: str, example: str) -> tuple[float, str]:
     if not isinstance(text, str):
-        raise InputError(name, f"{name} == {text!r}, must be text such as {example}.")
+        raise InputError(name, f"{name} == {quoted(text)}, must be text such as {example}.")
+    check_length(text, name)
     text = halfwidth(text)
     match = _NUMBER_AND_UNIT.match(text)
     if not text.strip():
@@ -71,7 +100,7 @@ def _split(text, name: str, example: str) -> tuple[float, str]:
         raise InputError(name, f"{name} == {text!r} is not a number: type something such as {example}.")
     number = _without_separators(match["number"], text, name)
     unit = (match["unit"] or "").strip().lower()
-    return float(number), unit
+    return _finite(float(number), text, name), unit
 
 
 def parse_count(text, name: str = "value") -> float:
@@ -84,18 +113,38 @@ def parse_count(text, name: str = "value") -> float:
     if unit not in COUNT_SCALES:
         allowed = "K, M, B, T (or thousand, million, billion, trillion, 千, 万, 百万, 亿, 十亿, 万亿)"
         raise InputError(name, f"{name} == {text!r}: unknown suffix {unit!r}, must be one of {allowed}.")
-    return value * COUNT_SCALES[unit]
+    return _finite(value * COUNT_SCALES[unit], text, name)
 
 
 def parse_bytes(text, name: str = "value") -> float:
-    """A size such as "80GB", "80 GiB", "14 GB", "512 KiB"; a bare number is bytes."""
+    """A size such as "80GB", "80 GiB", "14 GB", "512 KiB"; a bare number is bytes. A size is never negative."""
     value, unit = _split(text, name, '"80GB" or "14 GiB"')
-    if unit == "":
-        return value
-    if unit not in BYTE_SCALES:
+    if unit and unit not in BYTE_SCALES:
         raise InputError(name, f"{name} == {text!r}: unknown unit {unit!r}, must be one of B, KB, MB, GB, TB, KiB, "
                                "MiB, GiB, TiB.")
-    return value * BYTE_SCALES[unit]
+    if value < 0:
+        raise InputError(name, f"{name} == {text!r}, must be >= 0: a size is never negative.")
+    return _finite(value * BYTE_SCALES.get(unit, 1.0), text, name)
+
+
+def real(value, name: str = "value") -> float:
+    """A finite real number as a float (NumPy and SymPy numbers included); anything else is refused by name, so no
+    display reads "nan GB". An int too large for a float is refused too, never an OverflowError."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or type(value).__name__ in ("bool", "bool_"):
+        raise InputError(name, f"{name} == {quoted(value)}, must be a number.")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise InputError(name, f"{name} == {quoted(value)} is too large, must be a finite number.") from None
+    except (TypeError, ValueError):  # a SymPy symbol, say
+        raise InputError(name, f"{name} == {quoted(value)}, must be a number.") from None
+    if not math.isfinite(number):
+        raise InputError(name, f"{name} == {quoted(value)}, must be a finite number.")
+    return number
+
+
+# Beyond these a number is written in scientific notation: "1e-320 B" or "2.5e17", not 300 digits.
+_TINY, _HUGE = 1e-4, 1e15
 
 
 def _significant(value: float, digits: int) -> str:
@@ -103,6 +152,8 @@ def _significant(value: float, digits: int) -> str:
     value = float(f"{value:.{digits}g}")
     if value == 0:
         return "0"
+    if not _TINY <= abs(value) < _HUGE:
+        return format_flops(value, digits)
     decimals = max(digits - 1 - int(math.floor(math.log10(abs(value)))), 0)
     return f"{value:.{decimals}f}"
 
@@ -117,27 +168,39 @@ def _scaled(value: float, units, digits: int, separator: str) -> str | None:
 
 def format_count(value: float, digits: int = 3) -> str:
     """6738415616 -> '6.74B'; 131072000 -> '131M'."""
+    if abs(real(value)) >= _HUGE:
+        return format_flops(value, digits)
     units = (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3))
     small = format_int(value) if float(value).is_integer() else _significant(value, digits)
     return _scaled(value, units, digits, "") or small
 
 
 def format_int(value) -> str:
-    """6738415616 -> '6,738,415,616'."""
-    return f"{int(round(value)):,}"
+    """6738415616 -> '6,738,415,616'; from 1e15 on scientific, as format_flops writes it."""
+    number = real(value)
+    if abs(number) >= _HUGE:
+        return format_flops(number)
+    return f"{round(number):,}"
 
 
 def format_number(value) -> str:
     """A plain number: whole with separators from 100 up (or when whole), else three significant figures."""
-    return format_int(value) if abs(value) >= 100 or float(value).is_integer() else f"{value:.3g}"
+    number = real(value)
+    return format_int(number) if abs(number) >= 100 or number.is_integer() else f"{number:.3g}"
 
 
 def format_percent(fraction: float, decimals: int | None = None, signed: bool = False) -> str:
     """The one spelling of a percentage: 0.4 -> '40%', 0.3934 -> '39.3%', 0.05 -> '5%', never '40.0%' nor
-    scientific. Three significant figures, or ``decimals`` places before trailing zeros are dropped."""
-    percent = fraction * 100
-    text = _significant(percent, 3) if decimals is None else f"{percent:.{decimals}f}"
-    if "." in text:
+    scientific (but below 0.0001% or from 1e15% on). Three significant figures, or ``decimals`` places before
+    trailing zeros are dropped."""
+    fraction = real(fraction)
+    if abs(fraction) >= _HUGE:  # scientific; 100 × the largest floats would overflow
+        mantissa, exponent = format_flops(fraction).split("e")
+        text = f"{mantissa}e{int(exponent) + 2}"
+    else:
+        percent = fraction * 100
+        text = _significant(percent, 3) if decimals is None else f"{percent:.{decimals}f}"
+    if "." in text and "e" not in text:
         text = text.rstrip("0").rstrip(".")
     if text in ("-0", ""):
         text = "0"
@@ -148,17 +211,21 @@ def format_bytes(value: float, digits: int = 3, binary: bool = False) -> str:
     """112e9 -> '112 GB'; with binary=True, 2**30 -> '1.00 GiB'."""
     units = (("PiB", 2.0**50), ("TiB", 2.0**40), ("GiB", 2.0**30), ("MiB", 2.0**20), ("KiB", 2.0**10)) if binary \
         else (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3))
+    value = real(value)
     return _scaled(value, units, digits, " ") or f"{_significant(value, digits)} B"
 
 
 def format_flops(value: float, digits: int = 3) -> str:
     """4.2e22 -> '4.2e22' (scientific: FLOP counts span too many orders of magnitude for suffixes)."""
-    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+    mantissa, exponent = f"{real(value):.{digits - 1}e}".split("e")
     return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
 
 
 def format_usd(value: float) -> str:
     """187000 -> '$187,000'; below $100, cents: 0.278 -> '$0.28'."""
+    value = real(value)
+    if abs(value) >= _HUGE:
+        return f"${format_flops(value)}"
     return f"${value:,.2f}" if abs(value) < 100 else f"${value:,.0f}"
 
 
@@ -288,11 +355,15 @@ UNITS = {
 
 def show(value: float, unit: str) -> str:
     """A value as the exercises and drills display it: UNITS's spelling; in bytes from a TB up the GB beside it (the
-    questions ask for GB), and a count from 10,000 up whole beside its short form."""
-    if unit == "bytes" and value >= 1e12:
-        return f"{format_bytes(value)} ({value / 1e9:,.0f} GB)"
+    questions ask for GB), and a count from 10,000 up whole beside its short form (up to where it turns
+    scientific)."""
+    number = real(value)
+    if unit == "bytes" and 1e12 <= number < 1e21:
+        return f"{format_bytes(value)} ({number / 1e9:,.0f} GB)"
     if unit == "count":
-        if abs(value) >= 1e4:
+        if abs(number) >= _HUGE:
+            return format_count(value)
+        if abs(number) >= 1e4:
             return f"{format_int(value)} ({format_count(value)})"
         return format_int(value) if float(value).is_integer() else f"{value:,.4g}"
     return UNITS[unit].show(value)
