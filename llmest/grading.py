@@ -28,9 +28,9 @@ def entry_placeholder(unit: str) -> str:
     return "e.g. " + UNITS[unit].example.replace('"', "")
 
 
-# Every pattern here takes time linear in the entry's length: the text is stripped and its runs of spaces made
-# one (_normalise), no pattern starts with "\s*" under a search, and a run of digits is entered at its start only
-# (tests/test_entry_input.py times them on 32,000 characters).
+# Every pattern here takes time linear in the entry's length (tests/test_entry_input.py times them on 32,000
+# characters): _normalise makes each run of spaces one, so that no "\s*" tried at many places scans a long run; a
+# pattern tried at every place either ends at "$" or enters a run of digits at its start only.
 # What people type around an estimate: "~140 GB", "约 15 天", "70 GB 左右", "140 GB per GPU", "每卡 70 GB"; each a
 # pair (before the number, after it).
 _APPROXIMATELY = (re.compile(r"(?:~|≈|about|around|roughly|approx\.?|approximately|circa|ca\.|大约|大概|约为|约|差不多)",

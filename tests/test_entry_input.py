@@ -249,7 +249,7 @@ CHECKS = [ex.check for _, ex in sorted(EXERCISES.items())]
 CHECKS += [drills.generate(key, 1, "easy").check for key in sorted(drills.TEMPLATES)]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(ENTRIES)
 def test_any_text_gets_a_verdict_or_a_named_message_quickly(entry):
     for check in CHECKS:
