@@ -8,8 +8,16 @@ Formulas also accept SymPy expressions; those are not checked, since their sign 
 from __future__ import annotations
 
 import difflib
+import functools
+import inspect
 import math
 import numbers
+
+# Beyond these magnitudes no quantity of the workbook lies (the largest training runs are near 1e27 FLOPs), and a
+# product or quotient of a few of them stays finite: a positive input below TINY or any above HUGE is refused.
+TINY, HUGE = 1e-30, 1e30
+# The most GPU counts a search may try one by one.
+SEARCH_LIMIT = 100_000
 
 
 class InputError(ValueError):
@@ -25,25 +33,44 @@ def is_symbolic(value) -> bool:
     return type(value).__module__.startswith("sympy")
 
 
-def _show(value) -> str:
-    if isinstance(value, str):
-        return repr(value)
-    return f"{value:g}" if isinstance(value, float) else str(value)
+def show(value, width: int = 60) -> str:
+    """A value as a message quotes it, kept short: a long text or list is cut, an integer too long to print is
+    given by its length, a float in ``%g``."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        sign = "a negative" if value < 0 else "an"
+        return f"{sign} integer of about {int(value.bit_length() * 0.30103) + 1:,} digits"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple, dict, set)) and len(value) > 8:
+        return f"a {type(value).__name__} of {len(value):,} items"
+    try:
+        text = repr(value) if isinstance(value, (str, bytes)) else str(value)
+    except (RecursionError, ValueError):  # a deeply nested list; an int too long for str()
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= width else f"{text[:width - 5]}...{text[-2:]}"
+
+
+def plain(value):
+    """A NumPy scalar as the Python number it holds (so int64 cannot wrap around); anything else unchanged."""
+    if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
+        return value.item()
+    return value
 
 
 def check_int(name: str, value, *, minimum: int = 1, maximum: int | None = None) -> int:
     """An integer in [minimum, maximum]; bools and floats with a fraction are refused."""
     if type(value) is int and value >= minimum and (maximum is None or value <= maximum):
         return value  # the common case, without the slower checks below
+    value = plain(value)
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, float)) or (
         isinstance(value, float) and not value.is_integer()
     ):
-        raise InputError(name, f"{name} == {_show(value)}, must be an integer >= {minimum}.")
+        raise InputError(name, f"{name} == {show(value)}, must be an integer >= {minimum}.")
     value = int(value)
     if value < minimum:
-        raise InputError(name, f"{name} == {value}, must be >= {minimum}.")
+        raise InputError(name, f"{name} == {show(value)}, must be >= {minimum}.")
     if maximum is not None and value > maximum:
-        raise InputError(name, f"{name} == {value}, must be <= {maximum}.")
+        raise InputError(name, f"{name} == {show(value)}, must be <= {maximum:,}.")
     return value
 
 
@@ -56,26 +83,27 @@ def check_number(
     low_open: bool = False,
     high_open: bool = False,
 ):
-    """A real number (or an array of them) inside an interval; SymPy expressions pass through."""
+    """A real number (or a NumPy array of them) inside an interval and no larger than HUGE; SymPy expressions pass
+    through. NumPy scalars come back as Python numbers."""
     if is_symbolic(value):
         return value
-    if isinstance(value, bool):
-        raise InputError(name, f"{name} == {value}, must be a number.")
-    if isinstance(value, (int, float)):
+    value = plain(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
         values = [value]
-    else:
-        import numpy as np  # only for arrays, which mean NumPy is loaded already
-
-        array = np.asarray(value)
-        if array.dtype.kind not in "iuf":
-            raise InputError(name, f"{name} == {_show(value)}, must be a number.")
-        values = array.ravel().tolist()
+    elif type(value).__name__ == "ndarray":
+        if value.dtype.kind not in "iuf":
+            raise InputError(name, f"{name} == {show(value)}, must be a number.")
+        values = value.ravel().tolist()
+    else:  # a list would be read as an array by NumPy, and [7] * 3 repeats: only numbers and arrays are numbers
+        raise InputError(name, f"{name} == {show(value)}, must be a number.")
     for x in values:
-        if not math.isfinite(x):
-            raise InputError(name, f"{name} == {_show(x)}, must be a finite number.")
+        if isinstance(x, float) and not math.isfinite(x):
+            raise InputError(name, f"{name} == {show(x)}, must be a finite number.")
+        if abs(x) > HUGE:
+            raise InputError(name, f"{name} == {show(x)}, must be at most {HUGE:g}.")
         if (low is not None and (x <= low if low_open else x < low)) or (
                 high is not None and (x >= high if high_open else x > high)):
-            raise InputError(name, f"{name} == {_show(x)}, must be {_interval(low, high, low_open, high_open)}.")
+            raise InputError(name, f"{name} == {show(x)}, must be {_interval(low, high, low_open, high_open)}.")
     return value
 
 
@@ -88,10 +116,13 @@ def _interval(low, high, low_open, high_open) -> str:
 
 
 def check_positive(name: str, value):
-    """Sizes and counts in formulas: > 0 (numbers or arrays); SymPy expressions pass through."""
-    if type(value) is int and value > 0:
+    """Sizes and counts in formulas: in [TINY, HUGE] (numbers or arrays); SymPy expressions pass through."""
+    if type(value) is int and 0 < value <= HUGE:
         return value  # the common case, fast
-    return check_number(name, value, low=0, low_open=True)
+    value = check_number(name, value, low=0, low_open=True)
+    if not is_symbolic(value) and (value < TINY if isinstance(value, (int, float)) else (value < TINY).any()):
+        raise InputError(name, f"{name} == {show(value)}, must be at least {TINY:g} (smaller is zero here).")
+    return value
 
 
 def check_sizes(**sizes) -> None:
@@ -105,7 +136,7 @@ def check_bool(name: str, value) -> bool:
         return value
     if type(value).__name__ == "bool" and type(value).__module__ == "numpy":  # numpy.bool_, from a widget or array
         return bool(value)
-    raise InputError(name, f"{name} == {_show(value)}, must be True or False.")
+    raise InputError(name, f"{name} == {show(value)}, must be True or False.")
 
 
 def check_choice(name: str, value, choices) -> str:
@@ -116,11 +147,11 @@ def check_choice(name: str, value, choices) -> str:
     allowed = ", ".join(repr(c) for c in choices)
     text = _squeeze(value)
     close = [str(c) for c in choices if text and text in _squeeze(c)]  # "H100" -> "H100 SXM", "H100 PCIe"
-    close += [c for c in difflib.get_close_matches(str(value), [str(c) for c in choices], n=3, cutoff=0.5)
+    close += [c for c in difflib.get_close_matches(show(value), [str(c) for c in choices], n=3, cutoff=0.5)
               if c not in close]
     close = close[:3]
     hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-    raise InputError(name, f"{name} == {_show(value)}, must be one of {allowed}.{hint}")
+    raise InputError(name, f"{name} == {show(value)}, must be one of {allowed}.{hint}")
 
 
 def _squeeze(name) -> str:
@@ -140,3 +171,85 @@ def lookup(name: str, value, catalogue: dict):
         if len(same) == 1:
             return catalogue[same[0]]
     check_choice(name, value, catalogue)  # raises: the value is in no form a name of the catalogue
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# One rule per parameter name: a formula or plan decorated with @checked checks each argument it is given by the
+# rule of its name, so "mfu" means the same in every function. Defaults are not checked: they are good.
+# ----------------------------------------------------------------------------------------------------------------
+
+def check_fraction(name: str, value):
+    """A share of something that may be all of it but not none: (0, 1], e.g. an MFU or a cleaning yield."""
+    value = check_number(name, value, low=0, high=1, low_open=True)
+    return check_positive(name, value)
+
+
+def check_open_fraction(name: str, value):
+    """A share strictly between none and all: (0, 1)."""
+    return check_positive(name, check_number(name, value, low=0, high=1, low_open=True, high_open=True))
+
+
+def check_margin(name: str, value):
+    """A share kept free: [0, 1)."""
+    return check_number(name, value, low=0, high=1, high_open=True)
+
+
+def check_nonnegative(name: str, value):
+    return check_number(name, value, low=0)
+
+
+def check_whole(name: str, value):
+    """A count of whole things (GPUs, stages): an integer >= 1; in an array or a SymPy expression, only positive."""
+    value = plain(value)
+    if is_symbolic(value) or type(value).__name__ == "ndarray":
+        return check_positive(name, value)
+    return check_int(name, value, maximum=int(HUGE))
+
+
+_POSITIVE = ("n_params total_params tokens training_tokens unique_tokens flops budget_flops flops_per_token "
+             "peak_flops_per_s bandwidth_bytes_per_s weight_bytes tokens_per_s tokens_per_s_per_replica "
+             "requests_per_s tokens_per_request gpu_hours gpu_hours_ days run_hours interval_hours cleaned "
+             "tokens_per_gb_ total_bytes kv_bytes_per_token hidden heads kv_heads head_dim ffn_hidden layers "
+             "seq_len batch micro_batch vocab_size rows cols bytes_per_param bytes_per_value factor "
+             "tokens_per_param adapter_params")
+RULES = {
+    **{name: check_positive for name in _POSITIVE.split()},
+    **{name: check_nonnegative for name in ("kv_bytes", "price_per_gpu_hour", "overhead_bytes",
+                                             "activations_shared_bytes")},
+    **{name: check_whole for name in ("gpus", "chips", "stages", "micro_batches", "tp", "dp", "pp", "keep",
+                                       "gpus_per_replica", "rank")},
+    **{name: check_bool for name in ("flash", "sequence_parallel", "with_attention")},
+    "limit": lambda name, value: check_int(name, value, maximum=SEARCH_LIMIT),
+    "mfu": check_fraction, "cleaning_yield": check_fraction, "share": check_open_fraction, "margin": check_margin,
+}
+
+# A formula may take a fractional sequence length (the one at which attention is a share of the FLOPs); a plan
+# sizes real sequences, batches and adapters, so they are whole there.
+WHOLE = {name: check_whole for name in ("seq_len", "batch", "micro_batch")}
+
+
+def checked(func=None, **rules):
+    """Check a function's arguments by RULES, or by ``rules`` (name -> checker) where this function means
+    something else by a name (``recompute`` is a flag in FLOPs and a choice in memory)."""
+    if func is None:
+        return functools.partial(checked, **rules)
+    params = inspect.signature(func).parameters
+    names = list(params)
+    optional = {name for name, p in params.items() if p.default is None}  # None there means "not given"
+    # A trailing underscore keeps a parameter from shadowing a function (gpu_hours_); messages drop it.
+    checks = [(i, name, name.rstrip("_"), rules.get(name) or RULES[name]) for i, name in enumerate(names)
+              if name in rules or name in RULES]
+
+    @functools.wraps(func)
+    def with_checks(*args, **kwargs):
+        if checks:
+            args = list(args)
+            for i, name, shown, check in checks:
+                if i < len(args):
+                    if not (args[i] is None and name in optional):
+                        args[i] = check(shown, args[i])
+                elif name in kwargs and not (kwargs[name] is None and name in optional):
+                    kwargs[name] = check(shown, kwargs[name])
+        return func(*args, **kwargs)
+
+    return with_checks

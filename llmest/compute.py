@@ -15,44 +15,44 @@ from .units import DAYS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, format_coun
 TIME_MARGIN = (0.15, 0.25)
 
 
-def _check_mfu(mfu):
-    return v.check_number("mfu", mfu, low=0, high=1, low_open=True)
-
-
 # ----------------------------------------------------------------------------------------------------------------
 # FLOPs
 # ----------------------------------------------------------------------------------------------------------------
 
+@v.checked
 def forward_flops_per_token(n_params):
     """One multiply and one add per weight: 2·N."""
     return 2 * n_params
 
 
+@v.checked(recompute=v.check_bool)
 def training_flops_per_token(n_params, recompute=False):
     """Forward 2N plus backward 4N (gradients for the activations and for the weights, each as costly as the
     forward): 6N. Full recomputation runs the forward twice: 8N."""
     return (8 if recompute else 6) * n_params
 
 
+@v.checked(recompute=v.check_bool)
 def training_flops(n_params, tokens, recompute=False):
     """C ≈ 6·N·D (8·N·D with full recomputation)."""
-    v.check_positive("n_params", n_params)
-    v.check_positive("tokens", tokens)
     return training_flops_per_token(n_params, recompute) * tokens
 
 
+@v.checked
 def attention_flops_per_token(layers, heads, head_dim, seq_len):
     """The attention scores and their use on V, forward and backward, per token (PaLM, Appendix B): 12·L·H·Q·T.
     Not in 6N: they multiply activations by activations, not by weights."""
     return 12 * layers * heads * head_dim * seq_len
 
 
+@v.checked
 def seq_len_for_attention_share(n_params, layers, heads, head_dim, share):
     """The sequence length at which attention is ``share`` of all training FLOPs:
     12·L·H·Q·T = share · (6N + 12·L·H·Q·T), so T = share · 6N / ((1 − share) · 12·L·H·Q)."""
     return share * 6 * n_params / ((1 - share) * 12 * layers * heads * head_dim)
 
 
+@v.checked(recompute=v.check_bool)
 def lora_training_flops_per_token(n_params, adapter_params, recompute=False):
     """Fine-tuning adapters on a frozen base: the forward (2N) and the gradients for the activations (2N) still go
     through every frozen weight; only the weight gradients (2N) are saved. Adapters add their own 6 per parameter.
@@ -60,6 +60,7 @@ def lora_training_flops_per_token(n_params, adapter_params, recompute=False):
     return (6 if recompute else 4) * n_params + 6 * adapter_params
 
 
+@v.checked
 def flops_params(model) -> int:
     """The N of 6·N·D: weights that multiply activations in each token's path. The input embedding (and a learned
     position table) is a lookup, not a matmul, so it is left out; the output head is in, tied or not. For a mixture
@@ -75,52 +76,54 @@ def flops_params(model) -> int:
 # Time and cost
 # ----------------------------------------------------------------------------------------------------------------
 
+@v.checked
 def gpu_seconds(flops, peak_flops_per_s, mfu):
     """GPU-seconds of work: FLOPs / (peak × MFU). Divide by 3,600 for GPU-hours."""
-    v.check_positive("flops", flops)
-    v.check_positive("peak_flops_per_s", peak_flops_per_s)
-    _check_mfu(mfu)
     return flops / (peak_flops_per_s * mfu)
 
 
+@v.checked
 def gpu_hours(flops, peak_flops_per_s, mfu):
     return gpu_seconds(flops, peak_flops_per_s, mfu) / SECONDS_PER_HOUR
 
 
+@v.checked
 def training_seconds(flops, gpus, peak_flops_per_s, mfu):
     """Wall-clock seconds on ``gpus`` GPUs: FLOPs / (gpus × peak × MFU)."""
-    v.check_positive("gpus", gpus)
     return gpu_seconds(flops, peak_flops_per_s, mfu) / gpus
 
 
+@v.checked
 def training_days(flops, gpus, peak_flops_per_s, mfu):
     """days = FLOPs / (gpus × peak × MFU) / 86,400."""
     return training_seconds(flops, gpus, peak_flops_per_s, mfu) / SECONDS_PER_DAY
 
 
+@v.checked
 def gpus_for_deadline(flops, days, peak_flops_per_s, mfu):
     """The fewest GPUs that finish ``flops`` within ``days``: ⌈GPU-seconds / (days × 86,400)⌉."""
-    v.check_positive("days", days)
     return int(-(-gpu_seconds(flops, peak_flops_per_s, mfu) // (days * SECONDS_PER_DAY)))
 
 
+@v.checked
 def cost(gpu_hours_, price_per_gpu_hour):
     """GPU-hours × the price of one GPU-hour."""
-    v.check_number("price_per_gpu_hour", price_per_gpu_hour, low=0)
     return gpu_hours_ * price_per_gpu_hour
 
 
+@v.checked
 def implied_mfu(n_params, tokens, gpu_hours_, peak_flops_per_s):
     """The MFU a published run implies: 6·N·D / (GPU-hours × 3,600 × peak)."""
-    v.check_positive("gpu_hours", gpu_hours_)
     return training_flops(n_params, tokens) / (gpu_hours_ * SECONDS_PER_HOUR * peak_flops_per_s)
 
 
+@v.checked
 def mfu_from_throughput(tokens_per_s, flops_per_token, chips, peak_flops_per_s):
     """MFU from a measured rate (PaLM's definition): tokens/s × FLOPs per token / (chips × peak)."""
     return tokens_per_s * flops_per_token / (chips * peak_flops_per_s)
 
 
+@v.checked(recompute=v.check_bool)
 def hfu_from_mfu(mfu, recompute=True):
     """Hardware FLOPs utilisation counts the recomputed forward too: with full recomputation, HFU = MFU · 8/6."""
     return mfu * (8 / 6 if recompute else 1)
@@ -130,26 +133,21 @@ def hfu_from_mfu(mfu, recompute=True):
 # The reverse budget
 # ----------------------------------------------------------------------------------------------------------------
 
+@v.checked
 def compute_budget(gpus, days, peak_flops_per_s, mfu):
     """The FLOPs a cluster delivers: gpus × peak × MFU × days × 86,400."""
-    v.check_positive("gpus", gpus)
-    v.check_positive("days", days)
-    v.check_positive("peak_flops_per_s", peak_flops_per_s)
-    _check_mfu(mfu)
     return gpus * peak_flops_per_s * mfu * days * SECONDS_PER_DAY
 
 
+@v.checked
 def affordable_params(budget_flops, tokens):
     """The largest N a budget trains on D tokens: C / (6·D)."""
-    v.check_positive("budget_flops", budget_flops)
-    v.check_positive("tokens", tokens)
     return budget_flops / (6 * tokens)
 
 
+@v.checked
 def affordable_tokens(budget_flops, n_params):
     """The tokens a budget buys for a model of N parameters: C / (6·N)."""
-    v.check_positive("budget_flops", budget_flops)
-    v.check_positive("n_params", n_params)
     return budget_flops / (6 * n_params)
 
 
@@ -162,27 +160,26 @@ _MIXED = mem.state_bytes_per_param("mixed", "adamw")
 RESUME_CHECKPOINT_BYTES_PER_PARAM = _MIXED.weights + _MIXED.master + _MIXED.optimizer
 
 
+@v.checked
 def checkpoint_bytes(n_params, bytes_per_param=2):
     """A checkpoint of the weights (2 bytes a parameter in BF16), or with ``RESUME_CHECKPOINT_BYTES_PER_PARAM``
     one to resume training from."""
     return mem.weight_bytes(n_params, bytes_per_param)
 
 
+@v.checked
 def checkpoint_storage_bytes(n_params, run_hours, interval_hours, keep=None,
                              bytes_per_param=RESUME_CHECKPOINT_BYTES_PER_PARAM):
     """Disk for the checkpoints of a run saved every ``interval_hours``; ``keep`` the most recent only."""
-    v.check_positive("run_hours", run_hours)
-    v.check_positive("interval_hours", interval_hours)
     saved = int(run_hours // interval_hours)
     if keep is not None:
-        saved = min(saved, v.check_int("keep", keep))
+        saved = min(saved, keep)
     return saved * checkpoint_bytes(n_params, bytes_per_param)
 
 
+@v.checked
 def tokens_per_second_per_gpu(tokens, days, gpus):
     """The rate each GPU must be fed to finish ``tokens`` in ``days``."""
-    v.check_positive("days", days)
-    v.check_positive("gpus", gpus)
     return tokens / (days * SECONDS_PER_DAY * gpus)
 
 
@@ -190,6 +187,7 @@ def tokens_per_second_per_gpu(tokens, days, gpus):
 # Serving: decode throughput
 # ----------------------------------------------------------------------------------------------------------------
 
+@v.checked
 def decode_step_seconds(weight_bytes, kv_bytes, n_params, batch, bandwidth_bytes_per_s, peak_flops_per_s):
     """One decoding step for a batch: it must read every weight and the KV cache from memory, and do 2N FLOPs per
     sequence. Whichever takes longer bounds it (a roofline with perfect overlap)."""
@@ -198,28 +196,29 @@ def decode_step_seconds(weight_bytes, kv_bytes, n_params, batch, bandwidth_bytes
     return max(memory_time, compute_time)
 
 
+@v.checked
 def kv_context_limit(n_params, kv_bytes_per_token, bandwidth_bytes_per_s, peak_flops_per_s):
     """The context length beyond which decoding can never become compute-bound: there, reading one sequence's
     KV cache (kv · context / bandwidth) takes longer than its 2N FLOPs (2N / peak), whatever the batch."""
     return 2 * n_params * bandwidth_bytes_per_s / (peak_flops_per_s * kv_bytes_per_token)
 
 
+@v.checked
 def compute_bound_batch(weight_bytes, n_params, bandwidth_bytes_per_s, peak_flops_per_s):
     """The batch at which reading the weights and computing take equal time (KV cache left out):
     2N·B / peak = weights / bandwidth, so B = peak · weights / (2N · bandwidth)."""
     return peak_flops_per_s * weight_bytes / (2 * n_params * bandwidth_bytes_per_s)
 
 
+@v.checked
 def cost_per_million_tokens(price_per_gpu_hour, gpus, tokens_per_s):
     """Dollars per million generated tokens: the GPUs' hourly price over the tokens they make in an hour."""
-    v.check_positive("tokens_per_s", tokens_per_s)
     return price_per_gpu_hour * gpus / (tokens_per_s * SECONDS_PER_HOUR) * 1e6
 
 
+@v.checked
 def gpus_for_request_rate(requests_per_s, tokens_per_request, tokens_per_s_per_replica, gpus_per_replica=1):
     """GPUs to sustain a request rate: enough replicas to produce the tokens, rounded up."""
-    v.check_positive("requests_per_s", requests_per_s)
-    v.check_positive("tokens_per_request", tokens_per_request)
     replicas = -(-(requests_per_s * tokens_per_request) // tokens_per_s_per_replica)
     return int(replicas) * gpus_per_replica
 
@@ -228,6 +227,7 @@ def gpus_for_request_rate(requests_per_s, tokens_per_request, tokens_per_s_per_r
 # What N counts
 # ----------------------------------------------------------------------------------------------------------------
 
+@v.checked
 def flops_params_note(model) -> str:
     """What the N of 6·N·D counts for a model, against its parameter count."""
     cfg = config_from(model)

@@ -19,17 +19,15 @@ TOKENS_PER_PARAM = 20   # Chinchilla's rule of thumb: compute-optimal D ≈ 20·
 # Chinchilla
 # ----------------------------------------------------------------------------------------------------------------
 
+@v.checked
 def chinchilla_tokens(n_params, tokens_per_param=TOKENS_PER_PARAM):
     """The rule: D ≈ 20·N."""
-    v.check_positive("n_params", n_params)
-    v.check_positive("tokens_per_param", tokens_per_param)
     return tokens_per_param * n_params
 
 
+@v.checked
 def chinchilla_params_for_flops(flops, tokens_per_param=TOKENS_PER_PARAM):
     """With D = 20·N, C = 6·N·D = 120·N², so N = √(C / 120)."""
-    v.check_positive("flops", flops)
-    v.check_positive("tokens_per_param", tokens_per_param)
     return (flops / (6 * tokens_per_param)) ** 0.5
 
 
@@ -71,6 +69,7 @@ FITS = {fit.name: fit for fit in [
 ]}
 
 
+@v.checked
 def fit(name) -> LossFit:
     return v.lookup("fit", name, FITS)
 
@@ -112,9 +111,9 @@ TRAINED = [
 ]
 
 
+@v.checked
 def epochs(training_tokens, unique_tokens):
     """How many times each token is seen."""
-    v.check_positive("unique_tokens", unique_tokens)
     return training_tokens / unique_tokens
 
 
@@ -140,25 +139,26 @@ WORKING_CLEANING_YIELD = 0.25  # the middle of the material's range, the workboo
 WORKING_TOKENS_PER_GB = {"english": 2.8e8, "chinese": 3.5e8, "code": 2.5e8}
 
 
+@v.checked
 def tokens_per_gb(language) -> float:
     """The workbook's rate for a language: the material's worked figure (English 2.8e8, Chinese 3.5e8), or the
     middle of its range (code)."""
     return v.lookup("language", language, WORKING_TOKENS_PER_GB)
 
 
+@v.checked
 def cleaned_bytes(tokens, tokens_per_gb_):
     """Bytes of cleaned text holding ``tokens`` at a tokens-per-GB rate."""
-    v.check_positive("tokens", tokens)
-    v.check_positive("tokens_per_gb", tokens_per_gb_)
     return tokens / tokens_per_gb_ * 1e9
 
 
+@v.checked
 def raw_bytes(cleaned, cleaning_yield):
     """The raw crawl that cleans down to ``cleaned`` bytes."""
-    v.check_number("cleaning_yield", cleaning_yield, low=0, high=1, low_open=True)
     return cleaned / cleaning_yield
 
 
+@v.checked
 def mixture_bytes(tokens, mix: dict, rates: dict | None = None) -> dict:
     """Cleaned bytes per language for a token budget split by ``mix`` (shares summing to 1)."""
     for language, share in mix.items():
@@ -178,6 +178,7 @@ def mixture_bytes(tokens, mix: dict, rates: dict | None = None) -> dict:
 TOKENIZERS = ("cl100k_base", "o200k_base")  # GPT-4 and GPT-4o; their tables are compiled into bpe-openai
 
 
+@v.checked
 def sample_text(kind: str) -> str:
     """Text the workbook ships for measuring (llmest/texts/SOURCES.md): "english" (the GPL, version 3), "chinese"
     (CPython's codec-test sentences, about 1 KB) or "code" (three modules of CPython's standard library)."""
@@ -185,6 +186,7 @@ def sample_text(kind: str) -> str:
     return resources.files("llmest").joinpath("texts", f"{kind}.txt").read_text(encoding="utf-8")
 
 
+@v.checked
 def tokens_per_byte(text: str, tokenizer: str = "cl100k_base") -> float:
     """Tokens per UTF-8 byte of ``text`` under a real BPE tokenizer (the bpe-openai package, offline)."""
     v.check_choice("tokenizer", tokenizer, TOKENIZERS)
@@ -196,5 +198,6 @@ def tokens_per_byte(text: str, tokenizer: str = "cl100k_base") -> float:
     return len(bpe_openai.get_encoding(tokenizer).encode(text)) / n_bytes
 
 
+@v.checked
 def measured_tokens_per_gb(kind: str, tokenizer: str = "cl100k_base") -> float:
     return tokens_per_byte(sample_text(kind), tokenizer) * 1e9

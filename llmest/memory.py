@@ -106,6 +106,7 @@ class StateBytes:
         return self.weights + self.master + self.grads + self.optimizer
 
 
+@v.checked
 def state_bytes_per_param(convention="mixed", optimizer="adamw") -> StateBytes:
     """Bytes per parameter for weights, master copy, gradients and optimizer states."""
     c, o = _convention(convention), _optimizer(optimizer)
@@ -121,9 +122,9 @@ def state_bytes_per_param(convention="mixed", optimizer="adamw") -> StateBytes:
     )
 
 
+@v.checked
 def training_state_bytes(n_params, bytes_per_param=16):
     """All training states of a model, unsharded: N × bytes per parameter (16 for mixed-precision AdamW)."""
-    v.check_positive("n_params", n_params)
     return n_params * bytes_per_param
 
 
@@ -136,11 +137,13 @@ RECOMPUTE = ("none", "selective", "full")
 SELECTIVE_RECOMPUTE_PUBLISHED = {"GPT-3 175B": (0.70, 0.027), "MT-NLG 530B": (0.65, 0.016)}
 
 
+@v.checked
 def activation_bytes_rule(layers, batch, seq_len, hidden, bytes_per_value=2, factor=40):
     """The material's rule: L × B × S × H × bytes × a factor of 30-60 (it uses 40)."""
     return layers * batch * seq_len * hidden * bytes_per_value * factor
 
 
+@v.checked
 def layer_activation_bytes(seq_len, batch, hidden, heads, tp=1, sequence_parallel=False, recompute="none",
                            flash=False):
     """Activations one layer keeps for backward (Korthikanti et al. 2022, 16-bit values, 1-byte dropout masks):
@@ -159,6 +162,7 @@ def layer_activation_bytes(seq_len, batch, hidden, heads, tp=1, sequence_paralle
     return s * b * h * (replicated + scores)
 
 
+@v.checked
 def gated_layer_activation_bytes(seq_len, batch, hidden, heads, kv_heads, head_dim, ffn_hidden, tp=1,
                                  sequence_parallel=False, recompute="none", flash=False):
     """The same count for a Llama-style layer: RMSNorm, a gated FFN (SwiGLU) of width F, grouped-query attention,
@@ -177,6 +181,7 @@ def gated_layer_activation_bytes(seq_len, batch, hidden, heads, kv_heads, head_d
     return (replicated / t if sequence_parallel else replicated) + (split + scores) / t
 
 
+@v.checked
 def output_activation_bytes(seq_len, batch, hidden, vocab_size, tp=1):
     """The final norm, output projection and loss (Korthikanti et al.): 4sbh/t · (1 + V/h), fp32 logits included."""
     return 4 * seq_len * batch * hidden * (1 + vocab_size / hidden) / tp
@@ -186,16 +191,16 @@ def output_activation_bytes(seq_len, batch, hidden, vocab_size, tp=1):
 # The KV cache
 # ----------------------------------------------------------------------------------------------------------------
 
+@v.checked
 def kv_cache_bytes(layers, kv_heads, head_dim, seq_len, batch=1, bytes_per_value=2):
     """K and V for every layer and token: 2 · L · kv_heads · head_dim · bytes · seq_len · batch."""
     return 2 * layers * kv_heads * head_dim * bytes_per_value * seq_len * batch
 
 
+@v.checked
 def kv_cache_bytes_for(model, seq_len, batch=1, dtype="bf16") -> float:
     """The KV cache of a real model (its KV heads and head width, so GQA and MQA count)."""
     cfg = config_from(model)
-    v.check_positive("seq_len", seq_len)
-    v.check_positive("batch", batch)
     return kv_cache_bytes(cfg.num_layers, cfg.num_kv_heads, cfg.head_dim, seq_len, batch, _bytes("dtype", dtype))
 
 
@@ -233,12 +238,13 @@ def _format(name) -> WeightFormat:
     return v.lookup("weights", name, WEIGHT_FORMATS)
 
 
+@v.checked
 def weight_bytes(n_params, bytes_per_param=2):
     """N × bytes per parameter: 2 in BF16, 0.5 for the material's INT4 rule."""
-    v.check_positive("n_params", n_params)
     return n_params * bytes_per_param
 
 
+@v.checked
 def quantizable_params(cfg: ModelConfig) -> int:
     """Parameters in the linear layers of the blocks (attention, FFN, experts), which 4- and 8-bit formats quantise.
     Embeddings, the output head, norms and biases stay in 16 bits, as bitsandbytes and GPTQ leave them."""
@@ -246,6 +252,7 @@ def quantizable_params(cfg: ModelConfig) -> int:
     return parts["attention"] + parts["ffn"] + parts["experts"] + parts["shared_experts"]
 
 
+@v.checked
 def model_weight_bytes(model, weights="bf16") -> float:
     """A real model's weights in a format: quantised linear layers, the rest in bf16."""
     cfg = config_from(model)
@@ -264,11 +271,13 @@ def model_weight_bytes(model, weights="bf16") -> float:
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
 
+@v.checked
 def lora_matrix_params(rank, rows, cols):
     """A LoRA adapter on a rows × cols matrix: B (rows × r) and A (r × cols), r·(rows + cols) parameters."""
     return rank * (rows + cols)
 
 
+@v.checked
 def target_shapes(cfg: ModelConfig) -> dict:
     """The (input, output) shape of each Llama-style target matrix of one layer."""
     q, kv, H, F = cfg.num_heads * cfg.head_dim, cfg.num_kv_heads * cfg.head_dim, cfg.hidden_size, cfg.ffn_hidden_size
@@ -276,6 +285,7 @@ def target_shapes(cfg: ModelConfig) -> dict:
             "gate_proj": (H, F), "up_proj": (H, F), "down_proj": (F, H)}
 
 
+@v.checked
 def lora_params(model, rank, targets=("q_proj", "v_proj")) -> int:
     """Adapter parameters for a rank and a set of target matrices, from the model's real shapes."""
     cfg = config_from(model)
@@ -296,11 +306,11 @@ def lora_params(model, rank, targets=("q_proj", "v_proj")) -> int:
 # Sharding, and the activations of a real model
 # ----------------------------------------------------------------------------------------------------------------
 
+@v.checked
 def sharded_state_bytes(n_params, per_param: StateBytes, zero=0, dp=1) -> dict:
     """Training states per GPU when ZeRO shards them over dp data-parallel GPUs: stage 1 the optimizer states and
     master copy, stage 2 also the gradients, stage 3 (FSDP) also the weights."""
     v.check_int("zero", zero, minimum=0, maximum=3)
-    v.check_int("dp", dp)
     return {
         "weights": n_params * per_param.weights / (dp if zero >= 3 else 1),
         "master": n_params * per_param.master / (dp if zero >= 1 else 1),
@@ -309,6 +319,7 @@ def sharded_state_bytes(n_params, per_param: StateBytes, zero=0, dp=1) -> dict:
     }
 
 
+@v.checked
 def model_layer_activation_bytes(cfg: ModelConfig, micro_batch, seq_len, tp=1, sequence_parallel=False,
                                  recompute="none", flash=True) -> float:
     """One layer of a real model: the gated (Llama-style) count for gated FFNs, Korthikanti et al.'s otherwise."""
@@ -320,6 +331,7 @@ def model_layer_activation_bytes(cfg: ModelConfig, micro_batch, seq_len, tp=1, s
                                   recompute, flash)
 
 
+@v.checked
 def activations_per_gpu(cfg: ModelConfig, micro_batch, seq_len, tp=1, sequence_parallel=False, recompute="none",
                         flash=True) -> float:
     """Layers' activations for one micro-batch, plus the output layer; with full recomputation, every layer's input
@@ -335,18 +347,18 @@ def activations_per_gpu(cfg: ModelConfig, micro_batch, seq_len, tp=1, sequence_p
 # Communication and the pipeline bubble (seed 004 §5.2)
 # ----------------------------------------------------------------------------------------------------------------
 
+@v.checked
 def data_parallel_traffic_bytes(n_params, bytes_per_value=2, zero=0, dp=None):
     """Bytes each GPU sends per step for data parallelism: a ring all-reduce of the gradients moves about 2Ψ
     (reduce-scatter + all-gather); ZeRO-1/2 the same 2Ψ; ZeRO-3 about 3Ψ (weights gathered for the forward and
     again for the backward, gradients reduce-scattered). Exactly, each ring collective over dp GPUs sends
     (dp − 1)/dp of the data: give ``dp`` for that factor, leave it out for the large-dp limit."""
     v.check_int("zero", zero, minimum=0, maximum=3)
-    share = 1 if dp is None else (v.check_int("dp", dp) - 1) / dp
+    share = 1 if dp is None else (dp - 1) / dp
     return (3 if zero == 3 else 2) * n_params * bytes_per_value * share
 
 
+@v.checked
 def pipeline_bubble(stages, micro_batches):
     """The idle fraction of a GPipe or 1F1B pipeline: (p − 1) / (m + p − 1)."""
-    v.check_positive("stages", stages)
-    v.check_positive("micro_batches", micro_batches)
     return (stages - 1) / (micro_batches + stages - 1)

@@ -146,7 +146,7 @@ def test_reverse_budget_round_trips(budget, tokens):
 @pytest.mark.parametrize("call, message", [
     (lambda: c.training_days(1e22, 8, 312e12, 0), "mfu == 0, must be in (0, 1]."),
     (lambda: c.training_days(1e22, 8, 312e12, 1.3), "mfu == 1.3, must be in (0, 1]."),
-    (lambda: c.training_days(1e22, 0, 312e12, 0.4), "gpus == 0, must be > 0."),
+    (lambda: c.training_days(1e22, 0, 312e12, 0.4), "gpus == 0, must be >= 1."),
     (lambda: c.training_flops(-7e9, 1e12), "n_params == -7e+09, must be > 0."),
     (lambda: c.compute_budget(64, -1, 200e12, 0.5), "days == -1, must be > 0."),
     (lambda: c.cost(100, -2), "price_per_gpu_hour == -2, must be >= 0."),

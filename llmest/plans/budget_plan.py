@@ -35,6 +35,7 @@ class BudgetEstimate:
         return n, tokens_per_param * n
 
 
+@v.checked(**v.WHOLE)
 def estimate_budget(gpus, days, *, gpu="A100 80GB", peak_flops_per_s=None, mfu=0.4) -> BudgetEstimate:
     """The FLOPs of ``gpus`` GPUs for ``days`` at ``mfu``: gpus × peak × MFU × days × 86,400.
     ``peak_flops_per_s`` overrides the GPU's dense BF16 peak."""

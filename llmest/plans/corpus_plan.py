@@ -12,6 +12,7 @@ from ..data import (TOKENS_PER_PARAM, WORKING_CLEANING_YIELD, chinchilla_tokens,
 from .budget_plan import estimate_budget
 
 
+@v.checked(**v.WHOLE)
 def chinchilla_for_budget(gpus, days, peak_flops_per_s, mfu, tokens_per_param=TOKENS_PER_PARAM):
     """The 20-tokens-per-parameter model a cluster affords: chapter 3's budget, then N = √(C / 120)."""
     return estimate_budget(gpus, days, peak_flops_per_s=peak_flops_per_s, mfu=mfu).chinchilla(tokens_per_param)
@@ -44,6 +45,7 @@ class CorpusEstimate:
         return raw_bytes(self.cleaned_bytes, self.cleaning_yield)
 
 
+@v.checked(**v.WHOLE)
 def estimate_corpus(n_params=None, *, tokens=None, tokens_per_param=TOKENS_PER_PARAM, mix=None,
                     cleaning_yield=WORKING_CLEANING_YIELD, gpus=None, days=30, gpu="A100 80GB", peak_flops_per_s=None,
                     mfu=0.4) -> CorpusEstimate:

@@ -61,6 +61,7 @@ def _check_activations(micro_batch, seq_len, recompute, flash, overhead_bytes):
     v.check_number("overhead_bytes", overhead_bytes, low=0)
 
 
+@v.checked(**v.WHOLE)
 def training_memory(model, *, convention="mixed", optimizer="adamw", zero=0, dp=1, tp=1, pp=1, micro_batch=1,
                     seq_len=2048, recompute="none", flash=True, sequence_parallel=False,
                     overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> MemoryBreakdown:
@@ -82,6 +83,7 @@ def training_memory(model, *, convention="mixed", optimizer="adamw", zero=0, dp=
     return MemoryBreakdown(parts, gpus=dp * tp * pp)
 
 
+@v.checked(**v.WHOLE)
 def inference_memory(model, *, weights="bf16", seq_len=2048, batch=1, kv_dtype="bf16", tp=1,
                      overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> MemoryBreakdown:
     """Memory per GPU for serving: weights and KV cache split over tp GPUs, plus the runtime overhead."""
@@ -98,6 +100,7 @@ def inference_memory(model, *, weights="bf16", seq_len=2048, batch=1, kv_dtype="
     return MemoryBreakdown(parts, gpus=tp)
 
 
+@v.checked(**v.WHOLE)
 def qlora_memory(model, *, rank=64, targets=LORA_TARGETS, micro_batch=1, seq_len=2048, base="nf4-dq",
                  adapters="fp32", recompute="full", flash=True,
                  overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> MemoryBreakdown:
@@ -118,18 +121,21 @@ def qlora_memory(model, *, rank=64, targets=LORA_TARGETS, micro_batch=1, seq_len
     return MemoryBreakdown(parts)
 
 
+@v.checked(**v.WHOLE)
 def usable_bytes(gpu, margin=MEMORY_MARGIN) -> float:
     """A GPU's memory less the safety margin (20% in the material)."""
     v.check_number("margin", margin, low=0, high=1, high_open=True)
     return hardware.gpu(gpu).memory_bytes * (1 - margin)
 
 
+@v.checked(**v.WHOLE)
 def fits(memory, gpu, margin=MEMORY_MARGIN) -> bool:
     """Whether ``memory`` (a MemoryBreakdown per GPU, or bytes) stays within a GPU's usable memory."""
     total = memory.total if isinstance(memory, MemoryBreakdown) else v.check_number("memory", memory, low=0)
     return total <= usable_bytes(gpu, margin)
 
 
+@v.checked(**v.WHOLE)
 def min_gpus(plan, gpu, margin=MEMORY_MARGIN, limit=4096):
     """The smallest n for which ``plan(n)`` (a MemoryBreakdown per GPU) fits, or None below ``limit``.
     Example: ``min_gpus(lambda n: training_memory(cfg, zero=3, dp=n), "A100 80GB")``."""
@@ -146,17 +152,20 @@ def min_gpus(plan, gpu, margin=MEMORY_MARGIN, limit=4096):
     return None
 
 
+@v.checked(**v.WHOLE)
 def gpus_to_hold(total_bytes, gpu, margin=MEMORY_MARGIN):
     """GPUs of a kind whose usable memory holds ``total_bytes`` split evenly: ⌈bytes / usable memory⌉."""
     v.check_positive("total_bytes", total_bytes)
     return int(-(-total_bytes // usable_bytes(gpu, margin)))
 
 
+@v.checked(**v.WHOLE)
 def state_gpus(n_params, bytes_per_param, gpu, margin=0.0):
     """GPUs needed just to hold the training states, sharded evenly (ZeRO-3): ⌈N·bytes / usable memory⌉."""
     return gpus_to_hold(training_state_bytes(n_params, bytes_per_param), gpu, margin)
 
 
+@v.checked(**v.WHOLE)
 def zero_gpus(n_params, gpu="A100 80GB", *, zero=2, convention="mixed", optimizer="adamw",
               activations_shared_bytes=0.0, margin=MEMORY_MARGIN, limit=GPU_SEARCH_LIMIT):
     """The least data-parallel GPUs that hold the training states of ``n_params`` parameters at a ZeRO stage,
@@ -246,6 +255,7 @@ class MemoryPlan:
         return note
 
 
+@v.checked(**v.WHOLE)
 def plan_memory(task, model, *, gpu="A100 80GB", margin=MEMORY_MARGIN, limit=GPU_SEARCH_LIMIT,
                 **settings) -> MemoryPlan:
     """Memory per GPU for ``task`` ("training", "inference" or "qlora") with ``settings`` (the keywords of

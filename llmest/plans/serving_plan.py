@@ -25,6 +25,7 @@ class DecodeEstimate:
     gpus: int
 
 
+@v.checked(**v.WHOLE)
 def decode_estimate(model, gpu, batch=1, seq_len=2048, weights="bf16", tp=1) -> DecodeEstimate:
     """Decode speed of a real model on tensor-parallel GPUs of a kind: weights and KV cache are split over tp GPUs,
     so each step reads 1/tp of them per GPU and does 1/tp of the FLOPs."""
@@ -75,6 +76,7 @@ class ServingEstimate:
         return gpus / self.decode.gpus * self.decode.tokens_per_s / requests_per_s
 
 
+@v.checked(**v.WHOLE)
 def estimate_serving(model, gpu="A100 80GB", *, batch=1, seq_len=2048, weights="bf16", tp=1,
                      price_per_gpu_hour=None, margin=MEMORY_MARGIN) -> ServingEstimate:
     """Decode speed (``decode_estimate``), memory per GPU (``inference_memory``) and whether it fits ``gpu`` with

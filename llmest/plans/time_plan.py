@@ -74,6 +74,7 @@ def _peak(gpu, peak_flops_per_s) -> float:
     return v.check_positive("peak_flops_per_s", peak_flops_per_s)
 
 
+@v.checked(**v.WHOLE)
 def estimate_time(tokens, *, n_params=None, model=None, gpus=1, gpu="A100 80GB", mfu=0.4, peak_flops_per_s=None,
                   price_per_gpu_hour=None) -> TimeEstimate:
     """Training FLOPs (6·N·D), GPU-hours, days on ``gpus`` GPUs and the cost. N is ``n_params`` as given, or a
@@ -99,6 +100,7 @@ def _time(flops, n, note, tokens, gpus, gpu, mfu, peak_flops_per_s, price_per_gp
                         gpu_hours(flops, peak, mfu), training_days(flops, gpus, peak, mfu))
 
 
+@v.checked(recompute=v.check_bool, **v.WHOLE)
 def estimate_finetune_time(model, tokens, *, rank=64, targets=LORA_TARGETS, recompute=False, gpus=1,
                            gpu="A100 80GB", mfu=0.4, peak_flops_per_s=None, price_per_gpu_hour=None) -> TimeEstimate:
     """LoRA (or QLoRA) fine-tuning of a model on ``tokens``: the forward and the activation gradients still run
@@ -134,6 +136,7 @@ class MfuEstimate:
         return self.gpu_hours * SECONDS_PER_HOUR * self.peak_flops_per_s
 
 
+@v.checked(**v.WHOLE)
 def estimate_mfu(n_params, tokens, *, gpu_hours=None, gpus=None, days=None, gpu="A100 80GB",
                  peak_flops_per_s=None) -> MfuEstimate:
     """The MFU of a run of N parameters on D tokens from its reported GPU-hours, or from ``gpus`` × ``days``.
@@ -164,6 +167,7 @@ class TrainingEstimate:
         return self.memory.total <= self.usable_bytes
 
 
+@v.checked(**v.WHOLE)
 def estimate_training(model, tokens, gpus, gpu="A100 80GB", mfu=0.5, zero=3, micro_batch=1, seq_len=4096,
                       recompute="full", peak_flops_per_s=None, margin=MEMORY_MARGIN) -> TrainingEstimate:
     """Seed 004's ``estimate_training`` with what it left out: the real model's FLOP-carrying parameters (active ones
