@@ -7,8 +7,8 @@ published configs often leave out take transformers' defaults for that model typ
 
 from __future__ import annotations
 
-from ._validate import InputError
-from .config_file import MAX_SIZE, show
+from ._validate import InputError, quote
+from .config_file import MAX_SIZE
 from .config_file import load as _load
 
 _REQUIRED = object()
@@ -36,21 +36,21 @@ class _Fields:
             return value
         # JSON integers only: transformers builds no layer 4096.0 wide, so a float (even 4096.0) is refused.
         if type(value) is not int or value < minimum:
-            raise InputError(key, f"config.json: '{key}' == {show(value)}, must be an integer >= {minimum}.")
+            raise InputError(key, f"config.json: '{key}' == {quote(value)}, must be an integer >= {minimum}.")
         if value > MAX_SIZE:
-            raise InputError(key, f"config.json: '{key}' == {show(value)}, must be <= {MAX_SIZE:,}.")
+            raise InputError(key, f"config.json: '{key}' == {quote(value)}, must be <= {MAX_SIZE:,}.")
         return value
 
     def flag(self, key, default: bool) -> bool:
         key, value = self._raw(key, default)
         if not isinstance(value, bool):
-            raise InputError(key, f"config.json: '{key}' == {show(value)}, must be true or false.")
+            raise InputError(key, f"config.json: '{key}' == {quote(value)}, must be true or false.")
         return value
 
     def int_list(self, key) -> list:
         key, value = self._raw(key, [])
         if not isinstance(value, list) or not all(type(i) is int for i in value):
-            raise InputError(key, f"config.json: '{key}' == {show(value)}, must be a list of layer indices.")
+            raise InputError(key, f"config.json: '{key}' == {quote(value)}, must be a list of layer indices.")
         return value
 
     def common(self, tie_default: bool) -> dict:
@@ -213,11 +213,11 @@ def hf_config_fields(config) -> dict:
         raise InputError("model_type", f"config.json: 'model_type' is missing; supported: {', '.join(READERS)}.")
     if not isinstance(model_type, str):
         raise InputError("model_type",
-                         f"config.json: 'model_type' == {show(model_type)}, must be a string such as 'llama'.")
+                         f"config.json: 'model_type' == {quote(model_type)}, must be a string such as 'llama'.")
     if model_type not in READERS:
         # No "did you mean": a model type with a similar name is another architecture (Phi-2's 'phi' is not 'phi3'),
         # and reading a config as its neighbour would count it silently wrong.
-        raise InputError("model_type", f"config.json: 'model_type' == {show(model_type)} is not supported; supported: "
+        raise InputError("model_type", f"config.json: 'model_type' == {quote(model_type)} is not supported; supported: "
                                        f"{', '.join(READERS)}. A type with a similar name is a different "
                                        "architecture, so none is substituted.")
     fields = READERS[model_type](_Fields(config, model_type))

@@ -12,6 +12,7 @@ import functools
 import inspect
 import math
 import numbers
+import os
 
 # Beyond these magnitudes no quantity of the workbook lies (the largest training runs are near 1e27 FLOPs), and a
 # product or quotient of a few of them stays finite: a positive input below TINY or any above HUGE is refused.
@@ -33,7 +34,7 @@ def is_symbolic(value) -> bool:
     return type(value).__module__.startswith("sympy")
 
 
-def show(value, width: int = 60) -> str:
+def quote(value, width: int = 80) -> str:
     """A value as a message quotes it, kept short: a long text or list is cut, an integer too long to print is
     given by its length, a float in ``%g``."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
@@ -41,13 +42,16 @@ def show(value, width: int = 60) -> str:
         return f"{sign} integer of about {int(value.bit_length() * 0.30103) + 1:,} digits"
     if isinstance(value, float):
         return f"{value:g}"
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
     if isinstance(value, (list, tuple, dict, set)) and len(value) > 8:
         return f"a {type(value).__name__} of {len(value):,} items"
     try:
         text = repr(value) if isinstance(value, (str, bytes)) else str(value)
     except (RecursionError, ValueError):  # a deeply nested list; an int too long for str()
         text = f"a {type(value).__name__}"
-    return text if len(text) <= width else f"{text[:width - 5]}...{text[-2:]}"
+    half = width // 2 - 2
+    return text if len(text) <= width else f"{text[:half]}...{text[-half:]}"  # the end of a path names the file
 
 
 def plain(value):
@@ -65,12 +69,12 @@ def check_int(name: str, value, *, minimum: int = 1, maximum: int | None = None)
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, float)) or (
         isinstance(value, float) and not value.is_integer()
     ):
-        raise InputError(name, f"{name} == {show(value)}, must be an integer >= {minimum}.")
+        raise InputError(name, f"{name} == {quote(value)}, must be an integer >= {minimum}.")
     value = int(value)
     if value < minimum:
-        raise InputError(name, f"{name} == {show(value)}, must be >= {minimum}.")
+        raise InputError(name, f"{name} == {quote(value)}, must be >= {minimum}.")
     if maximum is not None and value > maximum:
-        raise InputError(name, f"{name} == {show(value)}, must be <= {maximum:,}.")
+        raise InputError(name, f"{name} == {quote(value)}, must be <= {maximum}.")
     return value
 
 
@@ -92,18 +96,18 @@ def check_number(
         values = [value]
     elif type(value).__name__ == "ndarray":
         if value.dtype.kind not in "iuf":
-            raise InputError(name, f"{name} == {show(value)}, must be a number.")
+            raise InputError(name, f"{name} == {quote(value)}, must be a number.")
         values = value.ravel().tolist()
     else:  # a list would be read as an array by NumPy, and [7] * 3 repeats: only numbers and arrays are numbers
-        raise InputError(name, f"{name} == {show(value)}, must be a number.")
+        raise InputError(name, f"{name} == {quote(value)}, must be a number.")
     for x in values:
         if isinstance(x, float) and not math.isfinite(x):
-            raise InputError(name, f"{name} == {show(x)}, must be a finite number.")
+            raise InputError(name, f"{name} == {quote(x)}, must be a finite number.")
         if abs(x) > HUGE:
-            raise InputError(name, f"{name} == {show(x)}, must be at most {HUGE:g}.")
+            raise InputError(name, f"{name} == {quote(x)}, must be at most {HUGE:g}.")
         if (low is not None and (x <= low if low_open else x < low)) or (
                 high is not None and (x >= high if high_open else x > high)):
-            raise InputError(name, f"{name} == {show(x)}, must be {_interval(low, high, low_open, high_open)}.")
+            raise InputError(name, f"{name} == {quote(x)}, must be {_interval(low, high, low_open, high_open)}.")
     return value
 
 
@@ -121,7 +125,7 @@ def check_positive(name: str, value):
         return value  # the common case, fast
     value = check_number(name, value, low=0, low_open=True)
     if not is_symbolic(value) and (value < TINY if isinstance(value, (int, float)) else (value < TINY).any()):
-        raise InputError(name, f"{name} == {show(value)}, must be at least {TINY:g} (smaller is zero here).")
+        raise InputError(name, f"{name} == {quote(value)}, must be at least {TINY:g} (smaller is zero here).")
     return value
 
 
@@ -136,7 +140,7 @@ def check_bool(name: str, value) -> bool:
         return value
     if type(value).__name__ == "bool" and type(value).__module__ == "numpy":  # numpy.bool_, from a widget or array
         return bool(value)
-    raise InputError(name, f"{name} == {show(value)}, must be True or False.")
+    raise InputError(name, f"{name} == {quote(value)}, must be True or False.")
 
 
 def check_choice(name: str, value, choices) -> str:
@@ -145,13 +149,13 @@ def check_choice(name: str, value, choices) -> str:
     if value in choices:
         return value
     allowed = ", ".join(repr(c) for c in choices)
-    text = _squeeze(value)
+    text = _squeeze(value)[:200]
     close = [str(c) for c in choices if text and text in _squeeze(c)]  # "H100" -> "H100 SXM", "H100 PCIe"
-    close += [c for c in difflib.get_close_matches(show(value), [str(c) for c in choices], n=3, cutoff=0.5)
-              if c not in close]
+    typed = value[:200] if isinstance(value, str) else quote(value)
+    close += [c for c in difflib.get_close_matches(typed, [str(c) for c in choices], n=3, cutoff=0.5) if c not in close]
     close = close[:3]
     hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-    raise InputError(name, f"{name} == {show(value)}, must be one of {allowed}.{hint}")
+    raise InputError(name, f"{name} == {quote(value)}, must be one of {allowed}.{hint}")
 
 
 def _squeeze(name) -> str:

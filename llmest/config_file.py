@@ -13,7 +13,7 @@ import stat
 from pathlib import Path
 
 from . import _validate as v
-from ._validate import InputError
+from ._validate import InputError, quote
 
 MAX_BYTES = 10_000_000  # a real config.json is a few KB
 # The largest size or count a model may have (hidden size, layers, experts, ...): far above any real model, and
@@ -21,31 +21,10 @@ MAX_BYTES = 10_000_000  # a real config.json is a few KB
 MAX_SIZE = 10**15
 
 
-def show(value, width: int = 80) -> str:
-    """A value for a message, shortened: a long path or text, a long list or a 5,000-digit integer stay readable."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
-        sign = "a negative" if value < 0 else "an"
-        return f"{sign} integer of about {int(value.bit_length() * 0.30103) + 1:,} digits"
-    if isinstance(value, (str, os.PathLike)):
-        text = repr(os.fspath(value))
-    elif isinstance(value, (list, tuple, dict)):
-        text = f"a {type(value).__name__} of {len(value):,} items" if len(value) > 8 else _short_repr(value)
-    else:
-        text = _short_repr(value)
-    return text if len(text) <= width else f"{text[:width - 5]}...{text[-2:]}"
-
-
-def _short_repr(value) -> str:
-    try:
-        return repr(value)
-    except (RecursionError, ValueError):  # a deeply nested list; an int too long for str()
-        return f"a {type(value).__name__}"
-
-
 def read_json(text: str, param: str = "config", where: str = "the pasted config.json") -> dict:
     """The JSON object in ``text`` (a leading byte-order mark allowed)."""
     if not isinstance(text, str):
-        raise InputError(param, f"{param} == {show(text)}, must be the JSON text of a config.json.")
+        raise InputError(param, f"{param} == {quote(text)}, must be the JSON text of a config.json.")
     if len(text) > MAX_BYTES:
         raise InputError(param, f"{where} holds {len(text):,} characters, more than a config.json "
                                 f"(at most {MAX_BYTES:,}).")
@@ -66,12 +45,12 @@ def read_json(text: str, param: str = "config", where: str = "the pasted config.
 def read_file(path, param: str = "config") -> dict:
     """The JSON object in the file ``path``, or in the ``config.json`` of the folder ``path``."""
     if not isinstance(path, (str, os.PathLike)):
-        raise InputError(param, f"{param} == {show(path)}, must be a path to a config.json.")
-    named = f"{param} == {show(path)}"
+        raise InputError(param, f"{param} == {quote(path)}, must be a path to a config.json.")
+    named = f"{param} == {quote(path)}"
     info = _stat(path, named, param)
     if stat.S_ISDIR(info.st_mode):
         path = Path(path) / "config.json"
-        named = f"{param} == {show(path)}"
+        named = f"{param} == {quote(path)}"
         info = _stat(path, f"{named} (the folder has no config.json)", param)
     if not stat.S_ISREG(info.st_mode):
         raise InputError(param, f"{named} is not a regular file (a FIFO, a device or a socket?).")
@@ -115,7 +94,7 @@ def load(config, param: str = "config") -> dict:
         return read_json(config, param)
     if isinstance(config, (str, os.PathLike)):
         return read_file(config, param)
-    raise InputError(param, f"{param} == {show(config)}, must be a dict, a path to config.json, or its JSON text.")
+    raise InputError(param, f"{param} == {quote(config)}, must be a dict, a path to config.json, or its JSON text.")
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -128,7 +107,7 @@ def count(field, value, minimum=1, maximum=MAX_SIZE) -> int:
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool) and not -MAX_SIZE <= value <= maximum:
         allowed = f"<= {maximum:,}" if value > maximum else f"an integer >= {minimum}"
-        raise InputError(field, f"{field} == {show(value)}, must be {allowed}.")  # no 5,000-digit message
+        raise InputError(field, f"{field} == {quote(value)}, must be {allowed}.")  # no 5,000-digit message
     return v.check_int(field, value, minimum=minimum, maximum=maximum)
 
 
@@ -140,11 +119,11 @@ def sizes(**values) -> list:
         if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
             value = value.item()
         if isinstance(value, (list, tuple, str, bytes)):  # NumPy would read [1] as an array, and [1] * 4 repeats
-            raise InputError(name, f"{name} == {show(value)}, must be a number (or a NumPy array of them).")
+            raise InputError(name, f"{name} == {quote(value)}, must be a number (or a NumPy array of them).")
         if isinstance(value, int) and not isinstance(value, bool):
             if not 0 < value <= MAX_SIZE:
                 allowed = "> 0" if value <= 0 else f"<= {MAX_SIZE:,}"
-                raise InputError(name, f"{name} == {show(value)}, must be {allowed}.")
+                raise InputError(name, f"{name} == {quote(value)}, must be {allowed}.")
         else:
             value = _bounded(name, v.check_positive(name, value))
         checked.append(value)
@@ -156,13 +135,13 @@ def _bounded(name, value):
         return value
     if isinstance(value, float):
         if value > MAX_SIZE:
-            raise InputError(name, f"{name} == {show(value)}, must be <= {MAX_SIZE:,}.")
+            raise InputError(name, f"{name} == {quote(value)}, must be <= {MAX_SIZE:,}.")
         return value
     import numpy as np  # an array: NumPy is loaded already
 
     value = np.asarray(value)
     if value.max() > MAX_SIZE:
-        raise InputError(name, f"{name} == {show(value.max().item())}, must be <= {MAX_SIZE:,}.")
+        raise InputError(name, f"{name} == {quote(value.max().item())}, must be <= {MAX_SIZE:,}.")
     # Large integers multiply past int64 (products of three sizes); floats stay exact below 2**53.
     return value.astype(float) if value.dtype.kind in "iu" and value.max() > 2**20 else value
 

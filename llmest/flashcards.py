@@ -12,9 +12,9 @@ from . import memory as mem
 from . import model as m
 from . import plans
 from . import runs
-from ._validate import InputError
+from ._validate import InputError, quote
 from .drills.problem import TOPICS, chosen_topics, tflops_text
-from .units import format_bytes, format_count, format_flops, format_int, format_percent, quoted
+from .units import format_bytes, format_count, format_flops, format_int, format_percent
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ def _kv_card(name) -> Card:
 def cards(topics=None) -> list[Card]:
     """The cards, in a fixed order; ``topics`` (None, a topic, a comma-separated string or a list) filters them."""
     if topics is not None and not isinstance(topics, (str, list, tuple, set, frozenset)):
-        raise InputError("topics", f"topics == {quoted(topics)}, must be a topic or a list of them, from "
+        raise InputError("topics", f"topics == {quote(topics)}, must be a topic or a list of them, from "
                                    f"{', '.join(TOPICS)}.")
     chosen = chosen_topics(topics)
     mixed = mem.state_bytes_per_param("mixed", "adamw")

@@ -18,9 +18,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ._validate import InputError, check_choice
+from ._validate import InputError, check_choice, quote
 from .units import (SI_PREFIXES, UNITS, _NUMBER_AND_UNIT, check_length, format_percent, halfwidth, parse_bytes,
-                    parse_count, quoted, show)
+                    parse_count, show)
 
 
 def entry_placeholder(unit: str) -> str:
@@ -55,14 +55,14 @@ def read_entry(entry, unit: str) -> float:
         check_length(entry, "answer")
         value = _read_text(entry, unit)
     elif isinstance(entry, bool) or not isinstance(entry, numbers.Real) or type(entry).__name__ in ("bool", "bool_"):
-        raise InputError("answer", f"answer == {quoted(entry)}, must be a number or text such as {example}.")
+        raise InputError("answer", f"answer == {quote(entry)}, must be a number or text such as {example}.")
     else:
         try:
             value = _bare(float(entry), unit)
         except OverflowError:  # an int beyond any float
             value = math.inf
     if not math.isfinite(value) or value <= 0:
-        raise InputError("answer", f"answer == {quoted(entry)}, must be a positive, finite number.")
+        raise InputError("answer", f"answer == {quote(entry)}, must be a positive, finite number.")
     if unit == "GPUs" and not value.is_integer():
         shown = entry.strip() if isinstance(entry, str) else entry
         raise InputError("answer", f"answer == {shown!r}: a number of GPUs is a whole number, such as "

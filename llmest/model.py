@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from . import _validate as v
 from ._hf import build_from_hf_config
-from .config_file import PRESET_FIELDS, count, load, read_file, read_json, show, sizes
-from ._validate import InputError
+from .config_file import PRESET_FIELDS, count, load, read_file, read_json, sizes
+from ._validate import InputError, quote
 from .units import format_count, format_int, format_percent
 
 # Parameters per channel of one normalisation layer: LayerNorm has a weight and a bias, RMSNorm a weight.
@@ -203,7 +203,7 @@ class ModelConfig:
             fill("max_positions", count("max_positions", self.max_positions))
         self._check_moe(fill)
         if not isinstance(self.name, str):
-            raise InputError("name", f"name == {show(self.name)}, must be text.")
+            raise InputError("name", f"name == {quote(self.name)}, must be text.")
 
     def _check_moe(self, fill):
         experts = count("num_experts", self.num_experts, minimum=0)
@@ -213,7 +213,7 @@ class ModelConfig:
                                  ("num_shared_experts", 0), ("shared_expert_ffn_hidden_size", None),
                                  ("shared_expert_gate", False), ("moe_layers", None)):
                 if getattr(self, field) is not empty and getattr(self, field) != 0:
-                    raise InputError(field, f"{field} == {show(getattr(self, field))} needs num_experts >= 1 "
+                    raise InputError(field, f"{field} == {quote(getattr(self, field))} needs num_experts >= 1 "
                                             "(num_experts == 0 means a dense model).")
             for field in ("experts_per_token", "moe_layers", "expert_ffn_hidden_size", "num_shared_experts",
                           "shared_expert_ffn_hidden_size"):
@@ -253,7 +253,7 @@ class ModelConfig:
             if key not in names:
                 close = difflib.get_close_matches(str(key), names, n=2, cutoff=0.6)
                 hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-                raise InputError(key, f"{show(key)} is not a field of ModelConfig.{hint}")
+                raise InputError(key, f"{quote(key)} is not a field of ModelConfig.{hint}")
         kept = {f: getattr(self, f) for f in names if f not in DERIVED or f in self._given}
         return ModelConfig(**{**kept, **changes})
 
@@ -309,7 +309,7 @@ class ParamCount:
 def count_params(cfg: ModelConfig) -> ParamCount:
     """Exact parameter count of a ModelConfig, part by part."""
     if not isinstance(cfg, ModelConfig):
-        raise InputError("cfg", f"cfg == {show(cfg)}, must be a ModelConfig (see ModelConfig.from_hf_config).")
+        raise InputError("cfg", f"cfg == {quote(cfg)}, must be a ModelConfig (see ModelConfig.from_hf_config).")
     H, L = cfg.hidden_size, cfg.num_layers
     dense_layers = L - cfg.moe_layers
     per_layer_norms = cfg.norms_per_layer * norm_params(H, cfg.norm)
@@ -364,7 +364,7 @@ def config_from(model) -> ModelConfig:
             pass
         close = difflib.get_close_matches(model, PRESETS, n=3, cutoff=0.5)
         hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-        raise InputError("model", f"model == {show(model)} is neither a preset nor a config.json path.{hint}")
+        raise InputError("model", f"model == {quote(model)} is neither a preset nor a config.json path.{hint}")
     return ModelConfig.from_hf_config(load(model, "model"))
 
 

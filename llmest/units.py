@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from ._validate import InputError
+from ._validate import InputError, quote
 
 COUNT_SCALES = {
     "": 1.0,
@@ -51,26 +51,16 @@ _NUMBER_AND_UNIT = re.compile(
 MAX_ENTRY = 200
 
 
-def quoted(value) -> str:
-    """A value as a message quotes it: its repr, cut short; an integer too long to print, by its length."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
-        return f"an integer of about {int(math.log10(abs(value))) + 1:,} digits"
-    if isinstance(value, str) and len(value) > 40:
-        return f"{value[:30]!r}…"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:50] + "…"
-
-
 def check_length(text: str, name: str) -> None:
     """Refuse text longer than MAX_ENTRY, before any work on it."""
     if len(text) > MAX_ENTRY:
-        raise InputError(name, f"{name} == {quoted(text)} is too long: {len(text):,} characters, where at most "
+        raise InputError(name, f"{name} == {quote(text)} is too long: {len(text):,} characters, where at most "
                                f"{MAX_ENTRY} are read.")
 
 
 def _finite(value: float, text: str, name: str) -> float:
     if not math.isfinite(value):
-        raise InputError(name, f"{name} == {quoted(text)} is too large, must be a finite number.")
+        raise InputError(name, f"{name} == {quote(text)} is too large, must be a finite number.")
     return value
 
 
@@ -90,7 +80,7 @@ def _without_separators(number: str, text: str, name: str) -> str:
 
 def _split(text, name: str, example: str) -> tuple[float, str]:
     if not isinstance(text, str):
-        raise InputError(name, f"{name} == {quoted(text)}, must be text such as {example}.")
+        raise InputError(name, f"{name} == {quote(text)}, must be text such as {example}.")
     check_length(text, name)
     text = halfwidth(text)
     match = _NUMBER_AND_UNIT.match(text)
@@ -127,19 +117,19 @@ def parse_bytes(text, name: str = "value") -> float:
     return _finite(value * BYTE_SCALES.get(unit, 1.0), text, name)
 
 
-def real(value, name: str = "value") -> float:
+def _real(value, name: str = "value") -> float:
     """A finite real number as a float (NumPy and SymPy numbers included); anything else is refused by name, so no
     display reads "nan GB". An int too large for a float is refused too, never an OverflowError."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or type(value).__name__ in ("bool", "bool_"):
-        raise InputError(name, f"{name} == {quoted(value)}, must be a number.")
+        raise InputError(name, f"{name} == {quote(value)}, must be a number.")
     try:
         number = float(value)
     except OverflowError:
-        raise InputError(name, f"{name} == {quoted(value)} is too large, must be a finite number.") from None
+        raise InputError(name, f"{name} == {quote(value)} is too large, must be a finite number.") from None
     except (TypeError, ValueError):  # a SymPy symbol, say
-        raise InputError(name, f"{name} == {quoted(value)}, must be a number.") from None
+        raise InputError(name, f"{name} == {quote(value)}, must be a number.") from None
     if not math.isfinite(number):
-        raise InputError(name, f"{name} == {quoted(value)}, must be a finite number.")
+        raise InputError(name, f"{name} == {quote(value)}, must be a finite number.")
     return number
 
 
@@ -168,7 +158,7 @@ def _scaled(value: float, units, digits: int, separator: str) -> str | None:
 
 def format_count(value: float, digits: int = 3) -> str:
     """6738415616 -> '6.74B'; 131072000 -> '131M'."""
-    if abs(real(value)) >= _HUGE:
+    if abs(_real(value)) >= _HUGE:
         return format_flops(value, digits)
     units = (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3))
     small = format_int(value) if float(value).is_integer() else _significant(value, digits)
@@ -177,7 +167,7 @@ def format_count(value: float, digits: int = 3) -> str:
 
 def format_int(value) -> str:
     """6738415616 -> '6,738,415,616'; from 1e15 on scientific, as format_flops writes it."""
-    number = real(value)
+    number = _real(value)
     if abs(number) >= _HUGE:
         return format_flops(number)
     return f"{round(number):,}"
@@ -185,7 +175,7 @@ def format_int(value) -> str:
 
 def format_number(value) -> str:
     """A plain number: whole with separators from 100 up (or when whole), else three significant figures."""
-    number = real(value)
+    number = _real(value)
     return format_int(number) if abs(number) >= 100 or number.is_integer() else f"{number:.3g}"
 
 
@@ -193,7 +183,7 @@ def format_percent(fraction: float, decimals: int | None = None, signed: bool = 
     """The one spelling of a percentage: 0.4 -> '40%', 0.3934 -> '39.3%', 0.05 -> '5%', never '40.0%' nor
     scientific (but below 0.0001% or from 1e15% on). Three significant figures, or ``decimals`` places before
     trailing zeros are dropped."""
-    fraction = real(fraction)
+    fraction = _real(fraction)
     if abs(fraction) >= _HUGE:  # scientific; 100 × the largest floats would overflow
         mantissa, exponent = format_flops(fraction).split("e")
         text = f"{mantissa}e{int(exponent) + 2}"
@@ -211,19 +201,19 @@ def format_bytes(value: float, digits: int = 3, binary: bool = False) -> str:
     """112e9 -> '112 GB'; with binary=True, 2**30 -> '1.00 GiB'."""
     units = (("PiB", 2.0**50), ("TiB", 2.0**40), ("GiB", 2.0**30), ("MiB", 2.0**20), ("KiB", 2.0**10)) if binary \
         else (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3))
-    value = real(value)
+    value = _real(value)
     return _scaled(value, units, digits, " ") or f"{_significant(value, digits)} B"
 
 
 def format_flops(value: float, digits: int = 3) -> str:
     """4.2e22 -> '4.2e22' (scientific: FLOP counts span too many orders of magnitude for suffixes)."""
-    mantissa, exponent = f"{real(value):.{digits - 1}e}".split("e")
+    mantissa, exponent = f"{_real(value):.{digits - 1}e}".split("e")
     return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
 
 
 def format_usd(value: float) -> str:
     """187000 -> '$187,000'; below $100, cents: 0.278 -> '$0.28'."""
-    value = real(value)
+    value = _real(value)
     if abs(value) >= _HUGE:
         return f"${format_flops(value)}"
     return f"${value:,.2f}" if abs(value) < 100 else f"${value:,.0f}"
@@ -357,7 +347,7 @@ def show(value: float, unit: str) -> str:
     """A value as the exercises and drills display it: UNITS's spelling; in bytes from a TB up the GB beside it (the
     questions ask for GB), and a count from 10,000 up whole beside its short form (up to where it turns
     scientific)."""
-    number = real(value)
+    number = _real(value)
     if unit == "bytes" and 1e12 <= number < 1e21:
         return f"{format_bytes(value)} ({number / 1e9:,.0f} GB)"
     if unit == "count":

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import llmest as le
 from llmest import model as m
+from llmest._validate import quote
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LLAMA = (FIXTURES / "llama-2-7b.json").read_text()
@@ -123,7 +124,7 @@ LLAMA_SIZES = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_
 
 
 @pytest.mark.parametrize("key", LLAMA_SIZES + ("head_dim",))
-@pytest.mark.parametrize("bad", BAD_SIZES, ids=lambda x: m.show(x, 20))
+@pytest.mark.parametrize("bad", BAD_SIZES, ids=lambda x: quote(x, 20))
 def test_every_size_key_refuses_what_is_not_a_json_integer_in_range(key, bad):
     """Floats are refused even when whole (4096.0): transformers builds no layer 4096.0 wide. At most 10**15."""
     config = dict(json.loads(LLAMA), **{key: bad})
@@ -313,7 +314,7 @@ BAD_FIELD_VALUES = [True, "7", [1], 1j, float("nan"), float("inf"), -1, 1.5, 10*
 
 @pytest.mark.parametrize("field", [f.name for f in dataclasses.fields(m.ModelConfig)
                                    if f.type in ("int", "int | None")])
-@pytest.mark.parametrize("bad", BAD_FIELD_VALUES, ids=lambda x: m.show(x, 20))
+@pytest.mark.parametrize("bad", BAD_FIELD_VALUES, ids=lambda x: quote(x, 20))
 def test_modelconfig_integer_fields_refuse_bad_values_by_name(field, bad):
     fields = {**LLAMA_FIELDS, **MOE, field: bad}
     if field == "max_positions":
@@ -329,13 +330,13 @@ def test_modelconfig_takes_numpy_and_whole_float_sizes_as_integers():
 @pytest.mark.parametrize("field, bad", [
     ("gated_ffn", "no"), ("gated_ffn", 1), ("tie_embeddings", None), ("norm", ["rmsnorm"]), ("norm", None),
     ("attention_bias", {"all": 1}), ("position_embedding", 3), ("name", 10**5000), ("name", None),
-], ids=lambda x: m.show(x, 20))
+], ids=lambda x: quote(x, 20))
 def test_modelconfig_other_fields_refuse_bad_values_by_name(field, bad):
     _refused(lambda: m.ModelConfig(**dict(LLAMA_FIELDS, **{field: bad})), field)
 
 
 @pytest.mark.parametrize("bad", [None, 3, ["llama-2-7b"], {"llama-2-7b": 1}, 1.5, True, "x" * 300, "llama-9"],
-                         ids=lambda x: m.show(x, 20))
+                         ids=lambda x: quote(x, 20))
 def test_preset_and_config_from_name_a_bad_model(bad):
     _refused(lambda: m.preset(bad), "preset", limit=1000)  # check_choice repeats a long name whole
     if not isinstance(bad, dict):  # a dict is read as a config.json

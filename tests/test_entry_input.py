@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llmest import drills, grading, units
-from llmest._validate import InputError
+from llmest._validate import InputError, quote
 from llmest.exercises import EXERCISES
 from llmest.flashcards import cards
 from llmest.grading import Verdict, read_entry
@@ -109,7 +109,7 @@ def test_a_huge_answer_is_far_too_high(entry):
     (float("nan"), "must be a positive, finite number"), (float("inf"), "must be a positive, finite number"),
     (-math.inf, "must be a positive, finite number"), (10**400, "an integer of about 401 digits, must be a positive"),
     (10**5000, "an integer of about 5,001 digits, must be a positive"), (np.float32("nan"), "must be a positive"),
-], ids=units.quoted)
+], ids=quote)
 def test_nonsense_numbers_get_what_is_allowed(entry, says):
     for unit in UNITS:
         with pytest.raises(InputError) as err:
@@ -155,7 +155,7 @@ def test_the_parsers_refuse_what_is_not_a_size_or_count():
     assert parse_count("7B") == 7e9 and parse_count("1T") == 1e12 and parse_bytes("80GB") == 80e9
 
 
-@pytest.mark.parametrize("value", [None, True, 7.0, float("nan"), 10**5000, [1], b"7B"], ids=units.quoted)
+@pytest.mark.parametrize("value", [None, True, 7.0, float("nan"), 10**5000, [1], b"7B"], ids=quote)
 def test_the_parsers_take_text_only(value):
     for parse in (parse_count, parse_bytes):
         with pytest.raises(InputError, match="must be text such as") as err:
@@ -198,7 +198,7 @@ FORMATS += [lambda value, unit=unit: show(value, unit) for unit in UNITS]
 
 
 @pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, True, "7", None, 10**400, 10**5000, 1j, [7]],
-                         ids=units.quoted)
+                         ids=quote)
 def test_a_formatter_refuses_what_it_cannot_write(value):
     for format_ in FORMATS:
         with pytest.raises(InputError, match=r"^value == .*, must be a (finite )?number\.$") as err:
