@@ -222,10 +222,22 @@ RULES = {
                                              "activations_shared_bytes")},
     **{name: check_whole for name in ("gpus", "chips", "stages", "micro_batches", "tp", "dp", "pp", "keep",
                                        "gpus_per_replica", "rank")},
-    **{name: check_bool for name in ("flash", "sequence_parallel", "with_attention")},
+    **{name: check_bool for name in ("flash", "sequence_parallel", "with_attention", "binary", "signed")},
+    "digits": lambda name, value: check_int(name, value, minimum=1, maximum=17),  # what a float holds
+    "decimals": lambda name, value: check_int(name, value, minimum=0, maximum=17),
     "limit": lambda name, value: check_int(name, value, maximum=SEARCH_LIMIT),
     "mfu": check_fraction, "cleaning_yield": check_fraction, "share": check_open_fraction, "margin": check_margin,
 }
+
+def one_of(catalogue):
+    """A rule for a name from ``catalogue``, checked where the caller gave it (so the message uses the caller's
+    parameter) and passed on as given."""
+    def check(name, value):
+        lookup(name, value, catalogue)
+        return value
+
+    return check
+
 
 # A formula may take a fractional sequence length (the one at which attention is a share of the FLOPs); a plan
 # sizes real sequences, batches and adapters, so they are whole there.

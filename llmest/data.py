@@ -161,8 +161,16 @@ def raw_bytes(cleaned, cleaning_yield):
 @v.checked
 def mixture_bytes(tokens, mix: dict, rates: dict | None = None) -> dict:
     """Cleaned bytes per language for a token budget split by ``mix`` (shares summing to 1)."""
-    for language, share in mix.items():
-        v.check_number(f"mix[{language!r}]", share, low=0, high=1)
+    for name, table in (("mix", mix), ("rates", rates or {})):
+        if not isinstance(table, dict):
+            raise v.InputError(name, f"{name} == {v.quote(table)}, must be a dict of language -> number, "
+                                     "e.g. {'english': 0.7, 'code': 0.3}.")
+        for language, value in table.items():
+            v.check_choice(name, language, TOKENS_PER_GB)
+            if name == "mix":
+                v.check_number(f"mix[{language!r}]", value, low=0, high=1)
+            else:
+                v.check_positive(f"rates[{language!r}]", value)
     total = sum(mix.values())
     if abs(total - 1) > 1e-9:
         raise v.InputError("mix", f"mix shares sum to {total:g}, must sum to 1.")

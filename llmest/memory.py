@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from . import _validate as v
 from ._validate import InputError
-from .model import ModelConfig, config_from, count_params
+from .model import PRESETS, ModelConfig, config_from, count_params
 
 BYTES_PER_VALUE = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1}
 
@@ -21,6 +21,19 @@ MEMORY_MARGIN = 0.2
 # What the CUDA context, cuBLAS/cuDNN workspaces and NCCL buffers take before any tensor: a range, not a constant.
 # Measure yours with torch.cuda.mem_get_info() right after initialising the process group.
 RUNTIME_OVERHEAD_BYTES = (0.5e9, 2.0e9)
+
+
+def _config(name: str, value) -> ModelConfig:
+    """A model for a formula that reads its shape: a ModelConfig or a preset's name."""
+    if isinstance(value, ModelConfig):
+        return value
+    if isinstance(value, str):
+        return v.lookup(name, value, PRESETS)
+    raise InputError(name, f"{name} == {v.quote(value)}, must be a ModelConfig or a preset's name.")
+
+
+def _recompute(name: str, value) -> str:
+    return v.check_choice(name, value, RECOMPUTE)
 
 
 def _bytes(name: str, dtype) -> float:
@@ -143,7 +156,7 @@ def activation_bytes_rule(layers, batch, seq_len, hidden, bytes_per_value=2, fac
     return layers * batch * seq_len * hidden * bytes_per_value * factor
 
 
-@v.checked
+@v.checked(recompute=_recompute)
 def layer_activation_bytes(seq_len, batch, hidden, heads, tp=1, sequence_parallel=False, recompute="none",
                            flash=False):
     """Activations one layer keeps for backward (Korthikanti et al. 2022, 16-bit values, 1-byte dropout masks):
@@ -162,7 +175,7 @@ def layer_activation_bytes(seq_len, batch, hidden, heads, tp=1, sequence_paralle
     return s * b * h * (replicated + scores)
 
 
-@v.checked
+@v.checked(recompute=_recompute)
 def gated_layer_activation_bytes(seq_len, batch, hidden, heads, kv_heads, head_dim, ffn_hidden, tp=1,
                                  sequence_parallel=False, recompute="none", flash=False):
     """The same count for a Llama-style layer: RMSNorm, a gated FFN (SwiGLU) of width F, grouped-query attention,
@@ -244,7 +257,7 @@ def weight_bytes(n_params, bytes_per_param=2):
     return n_params * bytes_per_param
 
 
-@v.checked
+@v.checked(cfg=_config)
 def quantizable_params(cfg: ModelConfig) -> int:
     """Parameters in the linear layers of the blocks (attention, FFN, experts), which 4- and 8-bit formats quantise.
     Embeddings, the output head, norms and biases stay in 16 bits, as bitsandbytes and GPTQ leave them."""
@@ -277,7 +290,7 @@ def lora_matrix_params(rank, rows, cols):
     return rank * (rows + cols)
 
 
-@v.checked
+@v.checked(cfg=_config)
 def target_shapes(cfg: ModelConfig) -> dict:
     """The (input, output) shape of each Llama-style target matrix of one layer."""
     q, kv, H, F = cfg.num_heads * cfg.head_dim, cfg.num_kv_heads * cfg.head_dim, cfg.hidden_size, cfg.ffn_hidden_size
@@ -289,7 +302,9 @@ def target_shapes(cfg: ModelConfig) -> dict:
 def lora_params(model, rank, targets=("q_proj", "v_proj")) -> int:
     """Adapter parameters for a rank and a set of target matrices, from the model's real shapes."""
     cfg = config_from(model)
-    v.check_int("rank", rank)
+    if isinstance(targets, str) or not isinstance(targets, (list, tuple, set, frozenset)):
+        raise InputError("targets", f"targets == {v.quote(targets)}, must be a list of matrix names from "
+                                    + ", ".join(LORA_TARGETS) + ".")
     targets = tuple(targets)
     if not targets:
         raise InputError("targets", "targets == (), must name at least one of " + ", ".join(LORA_TARGETS) + ".")
@@ -310,6 +325,9 @@ def lora_params(model, rank, targets=("q_proj", "v_proj")) -> int:
 def sharded_state_bytes(n_params, per_param: StateBytes, zero=0, dp=1) -> dict:
     """Training states per GPU when ZeRO shards them over dp data-parallel GPUs: stage 1 the optimizer states and
     master copy, stage 2 also the gradients, stage 3 (FSDP) also the weights."""
+    if not isinstance(per_param, StateBytes):
+        raise InputError("per_param", f"per_param == {v.quote(per_param)}, must be the StateBytes of "
+                                      "state_bytes_per_param().")
     v.check_int("zero", zero, minimum=0, maximum=3)
     return {
         "weights": n_params * per_param.weights / (dp if zero >= 3 else 1),
@@ -319,7 +337,7 @@ def sharded_state_bytes(n_params, per_param: StateBytes, zero=0, dp=1) -> dict:
     }
 
 
-@v.checked
+@v.checked(cfg=_config, recompute=_recompute)
 def model_layer_activation_bytes(cfg: ModelConfig, micro_batch, seq_len, tp=1, sequence_parallel=False,
                                  recompute="none", flash=True) -> float:
     """One layer of a real model: the gated (Llama-style) count for gated FFNs, Korthikanti et al.'s otherwise."""
@@ -331,7 +349,7 @@ def model_layer_activation_bytes(cfg: ModelConfig, micro_batch, seq_len, tp=1, s
                                   recompute, flash)
 
 
-@v.checked
+@v.checked(cfg=_config, recompute=_recompute)
 def activations_per_gpu(cfg: ModelConfig, micro_batch, seq_len, tp=1, sequence_parallel=False, recompute="none",
                         flash=True) -> float:
     """Layers' activations for one micro-batch, plus the output layer; with full recomputation, every layer's input

@@ -10,6 +10,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+from . import _validate as v
 from . import compute
 from . import hardware
 from .model import preset
@@ -70,6 +71,7 @@ PALM = dict(params=540.35e9, tokens_per_s=238.3e3, chips=6144, peak_flops_per_s=
             head_dim=256, seq_len=2048, published_mfu=(0.457, 0.462))
 
 
+@v.checked
 def palm_mfu(with_attention: bool) -> float:
     per_token = compute.training_flops_per_token(PALM["params"])
     if with_attention:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from ._validate import InputError, quote
+from ._validate import InputError, checked, lookup, quote
 
 COUNT_SCALES = {
     "": 1.0,
@@ -156,6 +156,7 @@ def _scaled(value: float, units, digits: int, separator: str) -> str | None:
     return None
 
 
+@checked
 def format_count(value: float, digits: int = 3) -> str:
     """6738415616 -> '6.74B'; 131072000 -> '131M'."""
     if abs(_real(value)) >= _HUGE:
@@ -179,11 +180,12 @@ def format_number(value) -> str:
     return format_int(number) if abs(number) >= 100 or number.is_integer() else f"{number:.3g}"
 
 
-def format_percent(fraction: float, decimals: int | None = None, signed: bool = False) -> str:
+@checked
+def format_percent(value: float, decimals: int | None = None, signed: bool = False) -> str:
     """The one spelling of a percentage: 0.4 -> '40%', 0.3934 -> '39.3%', 0.05 -> '5%', never '40.0%' nor
     scientific (but below 0.0001% or from 1e15% on). Three significant figures, or ``decimals`` places before
     trailing zeros are dropped."""
-    fraction = _real(fraction)
+    fraction = _real(value)
     if abs(fraction) >= _HUGE:  # scientific; 100 × the largest floats would overflow
         mantissa, exponent = format_flops(fraction).split("e")
         text = f"{mantissa}e{int(exponent) + 2}"
@@ -197,6 +199,7 @@ def format_percent(fraction: float, decimals: int | None = None, signed: bool = 
     return ("+" if signed and not text.startswith("-") else "") + text + "%"
 
 
+@checked
 def format_bytes(value: float, digits: int = 3, binary: bool = False) -> str:
     """112e9 -> '112 GB'; with binary=True, 2**30 -> '1.00 GiB'."""
     units = (("PiB", 2.0**50), ("TiB", 2.0**40), ("GiB", 2.0**30), ("MiB", 2.0**20), ("KiB", 2.0**10)) if binary \
@@ -205,6 +208,7 @@ def format_bytes(value: float, digits: int = 3, binary: bool = False) -> str:
     return _scaled(value, units, digits, " ") or f"{_significant(value, digits)} B"
 
 
+@checked
 def format_flops(value: float, digits: int = 3) -> str:
     """4.2e22 -> '4.2e22' (scientific: FLOP counts span too many orders of magnitude for suffixes)."""
     mantissa, exponent = f"{_real(value):.{digits - 1}e}".split("e")
@@ -347,6 +351,7 @@ def show(value: float, unit: str) -> str:
     """A value as the exercises and drills display it: UNITS's spelling; in bytes from a TB up the GB beside it (the
     questions ask for GB), and a count from 10,000 up whole beside its short form (up to where it turns
     scientific)."""
+    lookup("unit", unit, UNITS)
     number = _real(value)
     if unit == "bytes" and 1e12 <= number < 1e21:
         return f"{format_bytes(value)} ({number / 1e9:,.0f} GB)"
@@ -356,4 +361,4 @@ def show(value: float, unit: str) -> str:
         if abs(number) >= 1e4:
             return f"{format_int(value)} ({format_count(value)})"
         return format_int(value) if float(value).is_integer() else f"{value:,.4g}"
-    return UNITS[unit].show(value)
+    return lookup("unit", unit, UNITS).show(value)

@@ -39,9 +39,6 @@ class BudgetEstimate:
 def estimate_budget(gpus, days, *, gpu="A100 80GB", peak_flops_per_s=None, mfu=0.4) -> BudgetEstimate:
     """The FLOPs of ``gpus`` GPUs for ``days`` at ``mfu``: gpus × peak × MFU × days × 86,400.
     ``peak_flops_per_s`` overrides the GPU's dense BF16 peak."""
-    v.check_int("gpus", gpus)
-    v.check_positive("days", days)
-    peak = hardware.gpu(gpu).bf16_flops_per_s if peak_flops_per_s is None else \
-        v.check_positive("peak_flops_per_s", peak_flops_per_s)
-    v.check_number("mfu", mfu, low=0, high=1, low_open=True)
+    card = hardware.gpu(gpu)  # checked even where a peak is given instead of its own
+    peak = card.bf16_flops_per_s if peak_flops_per_s is None else peak_flops_per_s
     return BudgetEstimate(gpus, days, peak, mfu, compute_budget(gpus, days, peak, mfu))

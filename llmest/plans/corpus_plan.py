@@ -53,18 +53,8 @@ def estimate_corpus(n_params=None, *, tokens=None, tokens_per_param=TOKENS_PER_P
     (shares of the tokens; all English by default) at the workbook's rates. Given ``gpus``, also the model that
     cluster affords for ``days`` at ``mfu`` (chinchilla_for_budget); without ``n_params``, that model is the one
     planned. ``peak_flops_per_s`` overrides the GPU's dense BF16 peak."""
-    if n_params is not None:
-        v.check_positive("n_params", n_params)
-    if tokens is not None:
-        v.check_positive("tokens", tokens)
-    v.check_positive("tokens_per_param", tokens_per_param)
-    v.check_number("cleaning_yield", cleaning_yield, low=0, high=1, low_open=True)
-    if gpus is not None:
-        v.check_int("gpus", gpus)
-    v.check_positive("days", days)
     g = hardware.gpu(gpu)
     peak = g.bf16_flops_per_s if peak_flops_per_s is None else v.check_positive("peak_flops_per_s", peak_flops_per_s)
-    v.check_number("mfu", mfu, low=0, high=1, low_open=True)
     budget = optimal = None
     if gpus is not None:
         cluster = estimate_budget(gpus, days, peak_flops_per_s=peak, mfu=mfu)
@@ -75,8 +65,9 @@ def estimate_corpus(n_params=None, *, tokens=None, tokens_per_param=TOKENS_PER_P
                                            "neither was given.")
         n_params = optimal[0]
     tokens = chinchilla_tokens(n_params, tokens_per_param) if tokens is None else tokens
-    mix = {"english": 1.0} if mix is None else dict(mix)
+    mix = {"english": 1.0} if mix is None else mix
     cleaned = mixture_bytes(tokens, mix)
+    mix = dict(mix)  # the estimate keeps its own copy
     rates = {language: tokens_per_gb(language) for language in cleaned}
     return CorpusEstimate(n_params, tokens, mix, rates, cleaned, cleaning_yield, budget, optimal,
                           peak if gpus is not None else None)

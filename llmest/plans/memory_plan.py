@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from .. import _validate as v
 from .. import hardware
 from .._validate import InputError
-from ..memory import (LORA_TARGETS, MEMORY_MARGIN, RECOMPUTE, RUNTIME_OVERHEAD_BYTES, activations_per_gpu,
+from ..memory import (BYTES_PER_VALUE, CONVENTIONS, LORA_TARGETS, MEMORY_MARGIN, RECOMPUTE, RUNTIME_OVERHEAD_BYTES,
+                      WEIGHT_FORMATS, activations_per_gpu,
                       kv_cache_bytes_for, lora_params, model_weight_bytes, sharded_state_bytes, state_bytes_per_param,
                       training_state_bytes)
 from ..model import ModelConfig, config_from, count_params
@@ -44,7 +45,8 @@ class MemoryBreakdown:
         return self.table()
 
 
-def _check_parallel(cfg: ModelConfig, dp, tp, pp, zero):
+def check_parallel(cfg: ModelConfig, dp, tp, pp, zero):
+    """The parallel degrees a model can be split by: tp must divide its heads, pp at most its layers."""
     v.check_int("dp", dp)
     v.check_int("tp", tp)
     v.check_int("pp", pp, maximum=cfg.num_layers)
@@ -71,7 +73,7 @@ def training_memory(model, *, convention="mixed", optimizer="adamw", zero=0, dp=
     Activations are for one micro-batch per layer; with 1F1B pipelining the first stage holds about as many
     micro-batches as there are stages, so a GPU holds about L layers' worth whatever pp is."""
     cfg = config_from(model)
-    _check_parallel(cfg, dp, tp, pp, zero)
+    check_parallel(cfg, dp, tp, pp, zero)
     _check_activations(micro_batch, seq_len, recompute, flash, overhead_bytes)
     v.check_bool("sequence_parallel", sequence_parallel)
     n = count_params(cfg).total / (tp * pp)  # norms and embeddings are not split exactly so; a small error
@@ -83,15 +85,12 @@ def training_memory(model, *, convention="mixed", optimizer="adamw", zero=0, dp=
     return MemoryBreakdown(parts, gpus=dp * tp * pp)
 
 
-@v.checked(**v.WHOLE)
+@v.checked(kv_dtype=v.one_of(BYTES_PER_VALUE), **v.WHOLE)
 def inference_memory(model, *, weights="bf16", seq_len=2048, batch=1, kv_dtype="bf16", tp=1,
                      overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> MemoryBreakdown:
     """Memory per GPU for serving: weights and KV cache split over tp GPUs, plus the runtime overhead."""
     cfg = config_from(model)
-    _check_parallel(cfg, 1, tp, 1, 0)
-    v.check_int("seq_len", seq_len)
-    v.check_int("batch", batch)
-    v.check_number("overhead_bytes", overhead_bytes, low=0)
+    check_parallel(cfg, 1, tp, 1, 0)
     parts = {
         "weights": model_weight_bytes(cfg, weights) / tp,
         "kv_cache": kv_cache_bytes_for(cfg, seq_len, batch, kv_dtype) / tp,
@@ -100,7 +99,7 @@ def inference_memory(model, *, weights="bf16", seq_len=2048, batch=1, kv_dtype="
     return MemoryBreakdown(parts, gpus=tp)
 
 
-@v.checked(**v.WHOLE)
+@v.checked(base=v.one_of(WEIGHT_FORMATS), adapters=v.one_of(CONVENTIONS), **v.WHOLE)
 def qlora_memory(model, *, rank=64, targets=LORA_TARGETS, micro_batch=1, seq_len=2048, base="nf4-dq",
                  adapters="fp32", recompute="full", flash=True,
                  overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> MemoryBreakdown:
@@ -124,7 +123,6 @@ def qlora_memory(model, *, rank=64, targets=LORA_TARGETS, micro_batch=1, seq_len
 @v.checked(**v.WHOLE)
 def usable_bytes(gpu, margin=MEMORY_MARGIN) -> float:
     """A GPU's memory less the safety margin (20% in the material)."""
-    v.check_number("margin", margin, low=0, high=1, high_open=True)
     return hardware.gpu(gpu).memory_bytes * (1 - margin)
 
 
@@ -139,6 +137,9 @@ def fits(memory, gpu, margin=MEMORY_MARGIN) -> bool:
 def min_gpus(plan, gpu, margin=MEMORY_MARGIN, limit=4096):
     """The smallest n for which ``plan(n)`` (a MemoryBreakdown per GPU) fits, or None below ``limit``.
     Example: ``min_gpus(lambda n: training_memory(cfg, zero=3, dp=n), "A100 80GB")``."""
+    if not callable(plan):
+        raise InputError("plan", f"plan == {v.quote(plan)}, must be a function of the GPU count that returns a "
+                                 "MemoryBreakdown (e.g. lambda n: training_memory(cfg, zero=3, dp=n)).")
     usable = usable_bytes(gpu, margin)
     n = 1
     while n <= limit:
@@ -155,7 +156,6 @@ def min_gpus(plan, gpu, margin=MEMORY_MARGIN, limit=4096):
 @v.checked(**v.WHOLE)
 def gpus_to_hold(total_bytes, gpu, margin=MEMORY_MARGIN):
     """GPUs of a kind whose usable memory holds ``total_bytes`` split evenly: ⌈bytes / usable memory⌉."""
-    v.check_positive("total_bytes", total_bytes)
     return int(-(-total_bytes // usable_bytes(gpu, margin)))
 
 
@@ -171,9 +171,7 @@ def zero_gpus(n_params, gpu="A100 80GB", *, zero=2, convention="mixed", optimize
     """The least data-parallel GPUs that hold the training states of ``n_params`` parameters at a ZeRO stage,
     with ``activations_shared_bytes`` (a fixed batch's activations) shared out evenly over them; None when no
     count up to ``limit`` does. A count of parameters, not a model: the material's exercises work so."""
-    v.check_positive("n_params", n_params)
     v.check_int("zero", zero, minimum=0, maximum=3)
-    v.check_number("activations_shared_bytes", activations_shared_bytes, low=0)
     per_param = state_bytes_per_param(convention, optimizer)
     return min_gpus(lambda n: MemoryBreakdown({**sharded_state_bytes(n_params, per_param, zero, n),
                                                "activations": activations_shared_bytes / n}, gpus=n),

@@ -12,7 +12,7 @@ from ..compute import cost_per_million_tokens, decode_step_seconds, flops_params
 from ..memory import MEMORY_MARGIN, kv_cache_bytes_for, model_weight_bytes
 from ..model import config_from
 from ..units import HOURS_PER_MONTH
-from .memory_plan import MemoryBreakdown, inference_memory, usable_bytes
+from .memory_plan import MemoryBreakdown, check_parallel, inference_memory, usable_bytes
 
 
 @dataclass(frozen=True)
@@ -30,10 +30,8 @@ def decode_estimate(model, gpu, batch=1, seq_len=2048, weights="bf16", tp=1) -> 
     """Decode speed of a real model on tensor-parallel GPUs of a kind: weights and KV cache are split over tp GPUs,
     so each step reads 1/tp of them per GPU and does 1/tp of the FLOPs."""
     cfg = config_from(model)
+    check_parallel(cfg, 1, tp, 1, 0)
     g = hardware.gpu(gpu)
-    v.check_int("batch", batch)
-    v.check_int("seq_len", seq_len)
-    v.check_int("tp", tp)
     weight_bytes = model_weight_bytes(cfg, weights) / tp
     kv_bytes = kv_cache_bytes_for(cfg, seq_len, batch) / tp
     n = flops_params(cfg) / tp

@@ -84,18 +84,14 @@ def estimate_time(tokens, *, n_params=None, model=None, gpus=1, gpu="A100 80GB",
     if (n_params is None) == (model is None):
         given = "both were given" if model is not None else "neither was given"
         raise v.InputError("n_params", f"give n_params (e.g. 7e9) or model (a preset or config), not both: {given}.")
-    v.check_positive("tokens", tokens)
-    n, note = (v.check_positive("n_params", n_params), "") if model is None else (flops_params(model),
+    n, note = (n_params, "") if model is None else (flops_params(model),
                                                                                  flops_params_note(model))
     return _time(training_flops(n, tokens), n, note, tokens, gpus, gpu, mfu, peak_flops_per_s, price_per_gpu_hour)
 
 
 def _time(flops, n, note, tokens, gpus, gpu, mfu, peak_flops_per_s, price_per_gpu_hour) -> TimeEstimate:
-    v.check_int("gpus", gpus)
     peak = _peak(gpu, peak_flops_per_s)
-    v.check_number("mfu", mfu, low=0, high=1, low_open=True)
-    price = hardware.price_per_gpu_hour(gpu) if price_per_gpu_hour is None else \
-        v.check_number("price_per_gpu_hour", price_per_gpu_hour, low=0)
+    price = hardware.price_per_gpu_hour(gpu) if price_per_gpu_hour is None else price_per_gpu_hour
     return TimeEstimate(n, note, tokens, gpus, hardware.gpu(gpu).name, peak, mfu, price, flops,
                         gpu_hours(flops, peak, mfu), training_days(flops, gpus, peak, mfu))
 
@@ -107,9 +103,6 @@ def estimate_finetune_time(model, tokens, *, rank=64, targets=LORA_TARGETS, reco
     through every frozen weight (4·N a token, 6·N with ``recompute``), plus 6 a token per adapter parameter
     (``compute.lora_training_flops_per_token``); then GPU-hours, days and cost as ``estimate_time``."""
     cfg = config_from(model)
-    v.check_positive("tokens", tokens)
-    v.check_int("rank", rank)
-    v.check_bool("recompute", recompute)
     n = flops_params(cfg)
     per_token = lora_training_flops_per_token(n, lora_params(cfg, rank, targets), recompute)
     note = f"LoRA rank {rank} on {', '.join(targets)}: {(6 if recompute else 4)}·N + 6·adapters FLOPs a token"
@@ -141,14 +134,10 @@ def estimate_mfu(n_params, tokens, *, gpu_hours=None, gpus=None, days=None, gpu=
                  peak_flops_per_s=None) -> MfuEstimate:
     """The MFU of a run of N parameters on D tokens from its reported GPU-hours, or from ``gpus`` × ``days``.
     ``peak_flops_per_s`` overrides the GPU's dense BF16 peak."""
-    v.check_positive("n_params", n_params)
-    v.check_positive("tokens", tokens)
     if gpu_hours is None:
         if gpus is None or days is None:
             raise v.InputError("gpu_hours", "give gpu_hours, or gpus and days: neither was given.")
-        gpu_hours = v.check_int("gpus", gpus) * v.check_positive("days", days) * SECONDS_PER_DAY / SECONDS_PER_HOUR
-    else:
-        v.check_positive("gpu_hours", gpu_hours)
+        gpu_hours = gpus * days * SECONDS_PER_DAY / SECONDS_PER_HOUR
     peak = _peak(gpu, peak_flops_per_s)
     return MfuEstimate(n_params, tokens, gpu_hours, peak, implied_mfu(n_params, tokens, gpu_hours, peak))
 
