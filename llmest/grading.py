@@ -198,8 +198,8 @@ def _size_of_miss(factor: float) -> str:
 
 def _unit_hint(entry, value: float, expected: float) -> str:
     """' Did you mean 6.6B?' for a bare 6.6 where billions are asked for: the unit only, no closer than "close"."""
-    if isinstance(entry, str) and not re.fullmatch(r"\s*[\d.,_eE+-]+\s*", entry):
-        return ""
+    if isinstance(entry, str) and not re.fullmatch(r"\s*[\d.,_eE+-]+\s*", entry) or abs(value) >= 1000:
+        return ""  # a unit, or a number too large to be a count of thousands or billions typed bare
     for suffix, scale in (("K", 1e3), ("M", 1e6), ("B", 1e9), ("T", 1e12)):
         if 1 / CLOSE_FACTOR <= value * scale / expected <= CLOSE_FACTOR:
             return f" Did you mean {value:g}{suffix}?"

@@ -83,6 +83,8 @@ def _split(text, name: str, example: str) -> tuple[float, str]:
         raise InputError(name, f"{name} == {quote(text)}, must be text such as {example}.")
     check_length(text, name)
     text = halfwidth(text)
+    if any(ch.isdigit() and not ch.isascii() for ch in text):  # "١٢" would read as 12 unseen
+        raise InputError(name, f"{name} == {quote(text)}: write the digits as 0-9, e.g. {example}.")
     match = _NUMBER_AND_UNIT.match(text)
     if not text.strip():
         raise InputError(name, f"{name} is empty: type a number such as {example}.")

@@ -262,3 +262,25 @@ def test_any_text_gets_a_verdict_or_a_named_message_quickly(entry):
             assert value.param == "answer" and str(value).startswith("answer ")
         else:
             assert math.isfinite(value) and value > 0, (entry, unit, value)
+
+
+@pytest.mark.parametrize("entry", ["١٢", "٧B", "१२ GB"])
+def test_digits_other_than_0_to_9_are_refused_not_read(entry):
+    with pytest.raises(InputError, match="write the digits as 0-9") as err:
+        parse_count(entry)
+    assert err.value.param == "value"
+    assert "0-9" in EXERCISES["1.1"].check(entry).message
+
+
+def test_a_bare_number_of_a_thousand_or_more_gets_no_unit_hint():
+    key, exercise = next((k, e) for k, e in EXERCISES.items() if e.unit == "count" and e.expected() > 1e9)
+    for entry in ("1234567", "5000"):
+        assert "Did you mean" not in exercise.check(entry).message, key
+    assert "Did you mean" in exercise.check(f"{exercise.expected() / 1e9:.3g}").message, key
+
+
+@pytest.mark.parametrize("topics", [5, 1.5, True, b"memory", {"memory": 1}])
+def test_drill_topics_that_are_not_names_are_refused_by_name(topics):
+    with pytest.raises(InputError, match="must be a topic or a list of them") as err:
+        drills.drill_set(0, 3, topics)
+    assert err.value.param == "topics"

@@ -10,7 +10,7 @@ from typing import Callable
 
 from .. import hardware
 from .._registry import Registry
-from .._validate import InputError, check_choice
+from .._validate import InputError, check_choice, quote
 from ..grading import Exercise, Verdict
 from ..units import format_count, format_number, show
 
@@ -135,6 +135,9 @@ def chosen_topics(topics) -> tuple:
         return TOPICS
     if isinstance(topics, str):
         topics = [t.strip() for t in topics.split(",") if t.strip()]
+    if not isinstance(topics, (list, tuple)):
+        raise InputError("topics", f"topics == {quote(topics)}, must be a topic or a list of them, from "
+                                   f"{', '.join(TOPICS)}.")
     for topic in topics:
         check_choice("topics", topic, TOPICS)
     if not topics:
