@@ -153,7 +153,7 @@ def days_vs_gpus(flops, gpu="A100 80GB", mfus=(0.3, 0.4, 0.5), ax=None, marks=()
     peak = hardware.gpu(gpu).bf16_flops_per_s if peak_flops_per_s is None else peak_flops_per_s
     counts = np.logspace(3, 14, 23, base=2)
     for mfu in mfus:
-        ax.plot(counts, [cp.training_days(flops, g, peak, mfu) for g in counts], label=f"MFU {format_percent(mfu, 0)}")
+        ax.plot(counts, cp.training_days(flops, counts, peak, mfu), label=f"MFU {format_percent(mfu, 0)}")
     for gpus, label in marks:
         days = cp.training_days(flops, gpus, peak, mfus[len(mfus) // 2])
         ax.plot(gpus, days, "o", color="black")
