@@ -26,27 +26,9 @@ from . import memory as mem
 from . import model as m
 from ._validate import InputError
 from .cli_commands import cmd_data, cmd_drill, cmd_memory, cmd_params, cmd_time
+from .limits import LIMITS, allowed, bound, check_plausible
 from .units import parse_count
 
-# ----------------------------------------------------------------------------------------------------------------
-# Limits. The plans answer zero, negative and out-of-range values; these bound what they accept to what a run
-# can be, so that a slip is refused instead of answered (and 6·N·D with N = 1e300 does not overflow to inf).
-# Each option's --help states its limits.
-# ----------------------------------------------------------------------------------------------------------------
-
-MIN_COUNT = 100_000         # --params, --tokens: fewer is a count typed without its B or T ("7" for 7B)
-MAX_PARAMS = 1e15           # the largest models hold a few trillion
-MAX_TOKENS = 1e16           # the largest runs train on tens of trillions
-MAX_GPUS = 10_000_000       # --gpus, --dp, --tp, --pp
-MAX_SEQ_LEN = 100_000_000   # the longest context windows hold about ten million
-MAX_BATCH = 1_000_000       # --batch, --micro-batch
-MAX_RANK = 65_536
-MIN_SHARE = 0.001           # --mfu, --cleaning-yield: under 0.1% is no real run
-MIN_DAYS, MAX_DAYS = 0.01, 36_500
-MAX_PRICE = 10_000          # dollars per GPU-hour
-MIN_TOKENS_PER_PARAM, MAX_TOKENS_PER_PARAM = 0.01, 100_000
-# --peak is in TFLOPS; no accelerator is near 100,000 (100 PFLOPS), so a larger value is FLOP/s typed as TFLOPS.
-MIN_PEAK_TFLOPS, MAX_PEAK_TFLOPS = 0.001, 100_000
 MAX_TEXT = 1_000            # characters of a name or a path
 
 
@@ -54,32 +36,36 @@ def _shown(text: str) -> str:
     return repr(text) if len(text) <= 60 else f"{text[:40]!r}... ({len(text):,} characters)"
 
 
-def _range(low, high) -> str:
-    if low is not None and high is not None:
-        return f"in [{low:,g}, {high:,g}]"
-    return f">= {low:,g}" if low is not None else f"<= {high:,g}"
+def _plausible(key: str, value, name: str):
+    """``value`` within the limits of the library parameter ``key``, if it has limits (llmest.limits)."""
+    if key in LIMITS:
+        try:
+            check_plausible(key, value, name)
+        except InputError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+    return value
 
 
-def _whole(name: str, high: int | None = None, why: str = ""):
-    """An argparse type: a whole number, at most ``high`` (smaller ones are the plans' to check)."""
+def _whole(name: str, key: str = ""):
+    """An argparse type: a whole number within the limits of ``key`` (or ``name``); smaller ones are the plans'."""
+    key = key or name
+
     def whole(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             if re.fullmatch(r"\s*\+?\d[\d_]*\s*", text):  # past int()'s 4,300 digits
                 raise argparse.ArgumentTypeError(f"{name} == a number of {len(text.strip()):,} digits, must be "
-                                                 f"{_range(None, high) if high else 'smaller'}.") from None
+                                                 f"{allowed(key) if key in LIMITS else 'smaller'}.") from None
             raise argparse.ArgumentTypeError(f"{_shown(text)} is not a whole number (such as 8).") from None
-        if high is not None and value > high:
-            digits = str(value)
-            shown = digits if len(digits) <= 20 else f"{digits[0]}.{digits[1:3]}e+{len(digits) - 1}"
-            raise argparse.ArgumentTypeError(f"{name} == {shown}, must be <= {high:,}{why}.")
-        return value
+        return _plausible(key, value, name)
     return whole
 
 
-def _real(name: str, low: float | None = None, high: float | None = None, why: str = ""):
-    """An argparse type: a finite number; a positive one below ``low`` or any above ``high`` is refused."""
+def _real(name: str, key: str = ""):
+    """An argparse type: a finite number within the limits of ``key`` (or ``name``)."""
+    key = key or name
+
     def real(text: str) -> float:
         try:
             value = float(text)
@@ -87,25 +73,14 @@ def _real(name: str, low: float | None = None, high: float | None = None, why: s
             raise argparse.ArgumentTypeError(f"{_shown(text)} is not a number.") from None
         if not math.isfinite(value):
             raise argparse.ArgumentTypeError(f"{name} == {_shown(text)}, must be a finite number.")
-        if (low is not None and 0 < value < low) or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(f"{name} == {value:g}, must be {_range(low, high)}{why}.")
-        return value
+        return _plausible(key, value, name)
     return real
 
 
-def _peak(text: str) -> float:
-    value = _real("peak")(text)
-    if value > MAX_PEAK_TFLOPS:
-        raise argparse.ArgumentTypeError(f"peak == {value:g}, in TFLOPS (e.g. 200 for 200e12 FLOP/s), must be in "
-                                         f"(0, {MAX_PEAK_TFLOPS}].")
-    if 0 < value < MIN_PEAK_TFLOPS:
-        raise argparse.ArgumentTypeError(f"peak == {value:g}, in TFLOPS, must be >= {MIN_PEAK_TFLOPS:g} "
-                                         "(1 GFLOP/s).")
-    return value
+def _count(name: str, noun: str, suffixes: tuple, key: str):
+    """An argparse type: a count such as "7B", "1.4T", "7e9", "70亿", within the limits of ``key``."""
+    fewest = LIMITS[key].low
 
-
-def _count(name: str, noun: str, suffixes: tuple, high: float, why: str):
-    """An argparse type: a count such as "7B", "1.4T", "7e9", "70亿", from MIN_COUNT to ``high``."""
     def count(text: str) -> float:
         if len(text) > 60:
             raise argparse.ArgumentTypeError(f"{_shown(text)} is not a number such as 7B.")
@@ -116,25 +91,26 @@ def _count(name: str, noun: str, suffixes: tuple, high: float, why: str):
                 from None
         if not math.isfinite(value):
             raise argparse.ArgumentTypeError(f"{name} == {text.strip()!r}, must be a finite number.")
-        if 0 < value < MIN_COUNT:
+        if 0 < value < fewest:
             bare = re.fullmatch(r"\s*[\d.,_]+\s*", text)
             hint = " Did you mean " + " or ".join(text.strip() + s for s in suffixes) + "?" if bare else ""
-            raise argparse.ArgumentTypeError(f"{name} == {value:,g}, fewer than {MIN_COUNT:,} {noun}: too few "
+            raise argparse.ArgumentTypeError(f"{name} == {value:,g}, fewer than {bound(fewest)} {noun}: too few "
                                              f"for a run this estimates.{hint}")
-        if value > high:
-            raise argparse.ArgumentTypeError(f"{name} == {value:g}, must be <= {_trillions(high)}{why}.")
-        return value
+        return _plausible(key, value, name)
     return count
 
 
-def _trillions(count: float) -> str:
-    return f"{count / 1e12:,g}T"
+def _span(key: str, between: str = " to ") -> str:
+    """The limits of ``key`` for a help text: "0.01 to 36,500"; "up to 10,000,000" for an upper one alone."""
+    low, high, _ = LIMITS[key]
+    return f"{bound(low)}{between}{bound(high)}" if low is not None else f"up to {bound(high)}"
 
 
-def _count_help(suffixes: tuple, high: float) -> str:
+def _count_help(suffixes: tuple, key: str) -> str:
     meant = " or ".join(f"7{s}" for s in suffixes)
-    return (f"from {MIN_COUNT:,} to {_trillions(high)}; a count under {MIN_COUNT:,} is taken for one typed without "
-            f"its suffix, and refused (7: 'Did you mean {meant}?')")
+    fewest = bound(LIMITS[key].low)
+    return (f"from {_span(key)}; a count under {fewest} is taken for one typed without its suffix, and refused "
+            f"(7: 'Did you mean {meant}?')")
 
 
 def _text(text: str) -> str:
@@ -181,8 +157,9 @@ def settle_memory(args) -> None:
         elif getattr(args, dest) is not None:
             tasks = " or ".join(f"--task {task}" for task in defaults)
             raise InputError(dest, f"--task {args.task} does not use it (only {tasks}): leave it out.")
-    if args.task == "training" and args.dp * args.tp * args.pp > MAX_GPUS:
-        raise InputError("dp", f"dp × tp × pp == {args.dp * args.tp * args.pp:,} GPUs, must be <= {MAX_GPUS:,}.")
+    gpus = args.dp * args.tp * args.pp if args.task == "training" else 1
+    if gpus > LIMITS["gpus"].high:
+        raise InputError("dp", f"dp × tp × pp == {gpus:,} GPUs, must be {allowed('gpus')}{LIMITS['gpus'].why}.")
 
 
 def settle_data(args) -> None:
@@ -225,12 +202,11 @@ def _gpu_option(p, default="A100 80GB", when=""):
                         f"(default {default})")
 
 
-_PARAMS = _count("params", "parameters", ("B",), MAX_PARAMS, " (the largest models hold a few trillion)")
-_TOKENS = _count("tokens", "tokens", ("B", "T"), MAX_TOKENS, " (the largest runs train on tens of trillions)")
-_GPUS = _whole("gpus", MAX_GPUS, " (no cluster is near ten million GPUs)")
-_MFU = _real("mfu", MIN_SHARE, why=" (an MFU under 0.1% is no training run)")
-_MFU_HELP = f"model FLOPs utilisation, {MIN_SHARE:g}-1 (default 0.4)"
-_PEAK_HELP = f"peak TFLOPS, {MIN_PEAK_TFLOPS:g}-{MAX_PEAK_TFLOPS:,}, instead of the GPU's dense BF16 peak"
+_PARAMS = _count("params", "parameters", ("B",), "n_params")
+_TOKENS = _count("tokens", "tokens", ("B", "T"), "tokens")
+_PEAK = _real("peak", "peak_tflops")
+_SHARE = f"{bound(LIMITS['mfu'].low)}-1"  # the library refuses more than 1
+_PEAK_HELP = f"peak TFLOPS, {_span('peak_tflops', '-')}, instead of the GPU's dense BF16 peak"
 
 
 def _memory_parser(subparsers):
@@ -245,23 +221,22 @@ def _memory_parser(subparsers):
     p.add_argument("--convention", choices=list(mem.CONVENTIONS), help="training: how states are stored (mixed)")
     p.add_argument("--optimizer", choices=list(mem.OPTIMIZERS), help="training (default adamw)")
     p.add_argument("--zero", type=_whole("zero"), help="training: ZeRO stage 0-3 (default 0)")
-    gpus = f"up to {MAX_GPUS:,}"
-    p.add_argument("--dp", type=_whole("dp", MAX_GPUS), help=f"training: data-parallel GPUs, {gpus} (default 1)")
-    p.add_argument("--tp", type=_whole("tp", MAX_GPUS),
+    p.add_argument("--dp", type=_whole("dp"), help=f"training: data-parallel GPUs, {_span('dp')} (default 1)")
+    p.add_argument("--tp", type=_whole("tp"),
                    help="training, inference: tensor-parallel GPUs, dividing the heads (default 1)")
-    p.add_argument("--pp", type=_whole("pp", MAX_GPUS), help="training: pipeline stages, up to the layers (default 1)")
-    p.add_argument("--micro-batch", type=_whole("micro_batch", MAX_BATCH),
-                   help=f"training, qlora: sequences per micro-batch, up to {MAX_BATCH:,} (default 1)")
-    p.add_argument("--seq-len", type=_whole("seq_len", MAX_SEQ_LEN),
-                   help=f"tokens per sequence or request, up to {MAX_SEQ_LEN:,} (default 2048)")
-    p.add_argument("--batch", type=_whole("batch", MAX_BATCH),
-                   help=f"inference: concurrent requests, up to {MAX_BATCH:,} (default 1)")
+    p.add_argument("--pp", type=_whole("pp"), help="training: pipeline stages, up to the layers (default 1)")
+    p.add_argument("--micro-batch", type=_whole("micro_batch"),
+                   help=f"training, qlora: sequences per micro-batch, {_span('micro_batch')} (default 1)")
+    p.add_argument("--seq-len", type=_whole("seq_len"),
+                   help=f"tokens per sequence or request, {_span('seq_len')} (default 2048)")
+    p.add_argument("--batch", type=_whole("batch"),
+                   help=f"inference: concurrent requests, {_span('batch')} (default 1)")
     p.add_argument("--recompute", choices=list(mem.RECOMPUTE),
                    help="training, qlora: activation recomputation (default none for training, full for qlora)")
     p.add_argument("--no-flash", action="store_true", default=None,
                    help="training, qlora: eager attention, keeping the s × s scores")
     p.add_argument("--weights", choices=list(mem.WEIGHT_FORMATS), help="inference: weight format (default bf16)")
-    p.add_argument("--rank", type=_whole("rank", MAX_RANK), help=f"qlora: LoRA rank, up to {MAX_RANK:,} (default 64)")
+    p.add_argument("--rank", type=_whole("rank"), help=f"qlora: LoRA rank, {_span('rank')} (default 64)")
     p.add_argument("--targets", type=_targets,
                    help=f"qlora: comma-separated, from {','.join(mem.LORA_TARGETS)} (default all seven; for a "
                         "mixture of experts q_proj,k_proj,v_proj,o_proj, as adapters on expert FFNs are not modelled)")
@@ -275,16 +250,16 @@ def _time_parser(subparsers):
                    "  llmest time --params 7B --tokens 1T --gpus 256 --mfu 0.4\n"
                    "  llmest time --model llama-2-70b --tokens 2T --gpus 2048 --gpu \"H100 SXM\" --price 4")
     p.add_argument("--params", type=_PARAMS, help="parameters N, e.g. 7B (or give --model), "
-                                                  + _count_help(("B",), MAX_PARAMS))
+                                                  + _count_help(("B",), "n_params"))
     p.add_argument("--model", type=_text, help="a preset or config.json: N is its matmul parameters (active ones "
                                                "for MoE)")
     p.add_argument("--tokens", type=_TOKENS, required=True,
-                   help="training tokens D, e.g. 1T, " + _count_help(("B", "T"), MAX_TOKENS))
-    p.add_argument("--gpus", type=_GPUS, default=1, help=f"number of GPUs, up to {MAX_GPUS:,} (default 1)")
-    p.add_argument("--mfu", type=_MFU, default=0.4, help=_MFU_HELP)
-    p.add_argument("--peak", type=_peak, help=_PEAK_HELP)
-    p.add_argument("--price", type=_real("price", high=MAX_PRICE),
-                   help=f"dollars per GPU-hour, up to {MAX_PRICE:,} (default: the GPU's listed price, "
+                   help="training tokens D, e.g. 1T, " + _count_help(("B", "T"), "tokens"))
+    p.add_argument("--gpus", type=_whole("gpus"), default=1, help=f"number of GPUs, {_span('gpus')} (default 1)")
+    p.add_argument("--mfu", type=_real("mfu"), default=0.4, help=f"model FLOPs utilisation, {_SHARE} (default 0.4)")
+    p.add_argument("--peak", type=_PEAK, help=_PEAK_HELP)
+    p.add_argument("--price", type=_real("price", "price_per_gpu_hour"),
+                   help=f"dollars per GPU-hour, {_span('price_per_gpu_hour')} (default: the GPU's listed price, "
                         f"${hardware.price_per_gpu_hour('A100 80GB'):g} for the A100 80GB)")
     _gpu_option(p)
 
@@ -296,21 +271,21 @@ def _data_parser(subparsers):
                    "--days, --mfu, --peak and --gpu describe the cluster of --gpus, and are refused without it.",
                    settle_data)
     p.add_argument("--params", type=_PARAMS, help="parameters N, e.g. 7B (default: the compute-optimal model of "
-                                                  "--gpus for --days), " + _count_help(("B",), MAX_PARAMS))
+                                                  "--gpus for --days), " + _count_help(("B",), "n_params"))
     p.add_argument("--tokens", type=_TOKENS, help="training tokens (default: --tokens-per-param × N), "
-                                                  + _count_help(("B", "T"), MAX_TOKENS))
-    p.add_argument("--tokens-per-param", type=_real("tokens_per_param", MIN_TOKENS_PER_PARAM, MAX_TOKENS_PER_PARAM),
-                   help=f"{MIN_TOKENS_PER_PARAM:g} to {MAX_TOKENS_PER_PARAM:,} (default {dt.TOKENS_PER_PARAM:g}, "
+                                                  + _count_help(("B", "T"), "tokens"))
+    p.add_argument("--tokens-per-param", type=_real("tokens_per_param"),
+                   help=f"{_span('tokens_per_param')} (default {dt.TOKENS_PER_PARAM:g}, "
                         "Chinchilla)")
     p.add_argument("--language", default="english", choices=list(dt.TOKENS_PER_GB))
-    p.add_argument("--cleaning-yield", type=_real("cleaning_yield", MIN_SHARE), default=dt.WORKING_CLEANING_YIELD,
-                   help=f"cleaned share of the raw crawl, {MIN_SHARE:g}-1 ({dt.WORKING_CLEANING_YIELD:g})")
-    p.add_argument("--gpus", type=_GPUS, help=f"also: the compute-optimal model for this many GPUs (up to "
-                                              f"{MAX_GPUS:,}) ...")
-    p.add_argument("--days", type=_real("days", MIN_DAYS, MAX_DAYS),
-                   help=f"... for this many days, {MIN_DAYS:g} to {MAX_DAYS:,} (default 30)")
-    p.add_argument("--mfu", type=_MFU, help=f"... at this MFU, {MIN_SHARE:g}-1 (default 0.4)")
-    p.add_argument("--peak", type=_peak, help="... and " + _PEAK_HELP)
+    p.add_argument("--cleaning-yield", type=_real("cleaning_yield"), default=dt.WORKING_CLEANING_YIELD,
+                   help=f"cleaned share of the raw crawl, {bound(LIMITS['cleaning_yield'].low)}-1 "
+                        f"({dt.WORKING_CLEANING_YIELD:g})")
+    p.add_argument("--gpus", type=_whole("gpus"),
+                   help=f"also: the compute-optimal model for this many GPUs ({_span('gpus')}) ...")
+    p.add_argument("--days", type=_real("days"), help=f"... for this many days, {_span('days')} (default 30)")
+    p.add_argument("--mfu", type=_real("mfu"), help=f"... at this MFU, {_SHARE} (default 0.4)")
+    p.add_argument("--peak", type=_PEAK, help="... and " + _PEAK_HELP)
     _gpu_option(p, when="... on this GPU: ")
 
 

@@ -11,8 +11,8 @@ from .. import hardware
 from .. import memory as mem
 from .. import plans
 from ..units import format_bytes, format_count, format_flops, format_int, format_percent, format_usd, parse_count
-from .form import (MOST_PARAMS, MOST_TOKENS, Form, check_most, field_style, gpu_field, in_slider, model_field, option,
-                   price_field, text, whole)
+from ..limits import check_plausible
+from .form import Form, field_style, gpu_field, in_slider, model_field, option, price_field, text, whole
 from .render import svg_chart
 
 
@@ -53,8 +53,8 @@ class TrainingPlanner(Form):
         value = {name: box.value for name, box in self.inputs.items()}
         given = value["params"].strip()
         tokens, n_params = parse_count(value["tokens"], "tokens"), parse_count(given, "params") if given else None
-        check_most("tokens", tokens, *MOST_TOKENS)
-        check_most("params", n_params, *MOST_PARAMS)
+        check_plausible("tokens", tokens)
+        check_plausible("n_params", n_params, "params")
         est = self.estimate = plans.estimate_time(
             tokens, n_params=n_params,
             model=None if given else value["model"], gpus=value["gpus"], gpu=value["gpu"], mfu=value["mfu"],

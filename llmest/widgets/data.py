@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import ipywidgets as w
 
-from .. import _validate as v
 from .. import data as dt
 from .. import plans
 from ..units import format_bytes, format_count, format_percent, parse_count
-from .form import MOST_PARAMS, Form, check_most, field_style, in_slider, option, real, text
+from ..limits import check_plausible
+from .form import Form, field_style, in_slider, option, real, text
 from .render import svg_chart
-
-
-LEAST_TOKENS_PER_PARAM = 0.01  # fewer rounds the corpus to nothing, as the command line says
 
 
 class DataPlanner(Form):
@@ -51,8 +48,7 @@ class DataPlanner(Form):
     def _update(self):
         value = {name: box.value for name, box in self.inputs.items()}
         n_params = parse_count(value["params"], "params")
-        check_most("params", n_params, *MOST_PARAMS)
-        v.check_number("tokens_per_param", value["tokens_per_param"], low=LEAST_TOKENS_PER_PARAM)
+        check_plausible("n_params", n_params, "params")
         est = self.estimate = plans.estimate_corpus(
             n_params, tokens_per_param=value["tokens_per_param"],
             mix={language: value[language] for language in ("english", "chinese", "code")},

@@ -3,7 +3,6 @@ checks of the arguments that set the fields when a calculator is made."""
 
 from __future__ import annotations
 
-import math
 import numbers
 import re
 
@@ -13,6 +12,7 @@ from .. import _validate as v
 from .. import hardware
 from .. import model as m
 from .._validate import InputError
+from ..limits import LIMITS, check_plausible
 from .render import error_html
 
 
@@ -27,37 +27,14 @@ def error_field(err: InputError, fields, changed=None, aliases=None):
     return field if field in fields else None
 
 
-# Upper limits of plausibility, which keep the products finite (the library checks the lower ends), as the command
-# line's: field -> (most, why)
-LIMITS = {
-    "gpus": (10_000_000, " (no cluster is near ten million GPUs)"),
-    "dp": (10_000_000, " (no cluster is near ten million GPUs)"),
-    "tp": (10_000_000, " (no cluster is near ten million GPUs)"),
-    "pp": (10_000_000, " (no cluster is near ten million GPUs)"),
-    "seq_len": (100_000_000, " (the longest context windows hold about ten million)"),
-    "context": (100_000_000, " (the longest context windows hold about ten million)"),
-    "tokens": (100_000_000, " (the longest context windows hold about ten million)"),
-    "micro_batch": (1_000_000, ""),
-    "batch": (1_000_000, ""),
-    "price": (10_000, " dollars per GPU-hour"),
-    "tokens_per_param": (100_000, ""),
-}
-MOST_PARAMS = (1e15, " (the largest models hold a few trillion)")
-MOST_TOKENS = (1e16, " (the largest runs train on tens of trillions)")
-
-
-def check_most(name: str, value, most, why="") -> None:
-    """``value`` no more than ``most`` (NaN and inf are left to the library's message)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > most:
-        shown = f"{value:,}" if isinstance(value, int) else f"{value:g}"
-        raise InputError(name, f"{name} == {shown}, must be <= {most:,.0f}{why}.")
-
-
-def check_limits(values: dict) -> None:
-    """The fields' values within their upper limits."""
+def check_limits(values: dict, aliases: dict) -> None:
+    """The fields' values within the limits of plausibility of the library parameters they feed (llmest.limits);
+    ``aliases`` maps a parameter to the field that feeds it, when they are spelled differently."""
+    fields = {field: param for param, field in aliases.items()}
     for name, value in values.items():
-        if name in LIMITS:
-            check_most(name, value, *LIMITS[name])
+        param = fields.get(name, name)
+        if param in LIMITS:
+            check_plausible(param, value, name)
 
 
 def changed_field(inputs: dict, change):
@@ -86,7 +63,7 @@ class Form:
         for label in (*self.errors.values(), self.general_error):
             label.value = ""
         try:
-            check_limits({name: box.value for name, box in self.inputs.items()})
+            check_limits({name: box.value for name, box in self.inputs.items()}, self.ALIASES)
             self._update()
         except InputError as err:
             self._clear()

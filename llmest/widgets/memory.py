@@ -93,14 +93,14 @@ class MemoryPlanner:
         for label in (*self.errors.values(), self.general_error):
             label.value = ""
         gpu = self.inputs["gpu"].value
+        aliases = {} if training else {"seq_len": "tokens"}
         try:
             shown = {name: box.value for name, box in self.inputs.items() if self.rows[name].layout.display != "none"}
-            check_limits(shown)
+            check_limits(shown, aliases)
             plan = plans.plan_memory(self.inputs["task"].value, self._config(), gpu=gpu, **self._settings())
         except InputError as err:
             self.plan = self.breakdown = self.smallest = None
             self.bar.value, self.verdict.value = "", ""
-            aliases = {} if training else {"seq_len": "tokens"}
             field = error_field(err, self.errors, changed_field(self.inputs, change), aliases)
             self.errors.get(field, self.general_error).value = error_html(str(err))
             return

@@ -1,0 +1,85 @@
+"""Limits of plausibility for what a person types: no real run lies beyond them, so a value outside is a slip (7 for
+7B, FLOP/s typed as TFLOPS, a digit too many) and is refused instead of answered.
+
+They are much tighter than the library's own bounds (``_validate.TINY`` and ``HUGE``, 1e-30 to 1e30), which only
+keep products finite. The library does not apply these; the surfaces do (the command line and the calculators), by
+the library's parameter names, so that the same value of the same quantity is refused alike everywhere. A lower
+limit refuses a positive value below it; zero and negative values are left to the library's message.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from ._validate import InputError, plain, quote
+
+
+class Limit(NamedTuple):
+    low: float | None   # a positive value below is refused
+    high: float | None
+    why: str            # appended to the message, e.g. " (no cluster is near ten million GPUs)"
+
+
+_CLUSTER = " (no cluster is near ten million GPUs)"
+_CONTEXT = " (the longest context windows hold about ten million)"
+_GPUS = Limit(None, 10_000_000, _CLUSTER)
+
+LIMITS = {
+    "n_params": Limit(100_000, 1e15, " (fewer is a count typed without its B; the largest models hold a few "
+                                     "trillion)"),
+    "tokens": Limit(100_000, 1e16, " (fewer is a count typed without its B or T; the largest runs train on tens "
+                                   "of trillions)"),
+    "gpus": _GPUS,
+    "dp": _GPUS,
+    "tp": _GPUS,
+    "pp": _GPUS,
+    "seq_len": Limit(None, 100_000_000, _CONTEXT),
+    "batch": Limit(None, 1_000_000, ""),
+    "micro_batch": Limit(None, 1_000_000, ""),
+    "rank": Limit(None, 65_536, ""),
+    "days": Limit(0.01, 36_500, ""),
+    "price_per_gpu_hour": Limit(None, 10_000, " dollars per GPU-hour"),
+    "tokens_per_param": Limit(0.01, 100_000, ""),
+    # No accelerator is near 100 PFLOPS: a larger value is FLOP/s typed as TFLOPS.
+    "peak_tflops": Limit(0.001, 100_000, " TFLOPS (e.g. 200 for 200e12 FLOP/s)"),
+    "mfu": Limit(0.001, None, " (a smaller MFU is no training run)"),
+    "cleaning_yield": Limit(0.001, None, " (a smaller share of the crawl is no corpus)"),
+}
+
+
+def bound(value) -> str:
+    """A limit as messages and help texts write it: 10,000,000; 0.01; a count of trillions as 1,000T."""
+    if value >= 1e12:
+        return f"{value / 1e12:,g}T"
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:g}"
+
+
+def allowed(name: str) -> str:
+    """What ``name`` allows: "<= 10,000,000", ">= 0.001" or "in [0.01, 36,500]"."""
+    low, high, _ = LIMITS[name]
+    if low is not None and high is not None:
+        return f"in [{bound(low)}, {bound(high)}]"
+    return f">= {bound(low)}" if low is not None else f"<= {bound(high)}"
+
+
+def _shown(value) -> str:
+    if isinstance(value, int):
+        if value.bit_length() > 200:
+            return quote(value)
+        digits = str(value)
+        return f"{value:,}" if len(digits) <= 20 else f"{digits[0]}.{digits[1:3]}e+{len(digits) - 1}"
+    return f"{value:g}"
+
+
+def check_plausible(name: str, value, label: str | None = None) -> None:
+    """Refuse ``value`` of the library parameter ``name`` outside its limits, by ``label`` (the caller's spelling:
+    an option or a field). What is not a finite real number (text, NaN, inf) is left to the library's checks."""
+    low, high, why = LIMITS[name]
+    value = plain(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+            isinstance(value, float) and not math.isfinite(value)):
+        return
+    if (low is not None and 0 < value < low) or (high is not None and value > high):
+        label = label or name
+        raise InputError(label, f"{label} == {_shown(value)}, must be {allowed(name)}{why}.")
