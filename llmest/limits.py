@@ -18,45 +18,46 @@ from ._validate import InputError, plain, quote
 class Limit(NamedTuple):
     low: float | None   # a positive value below is refused
     high: float | None
-    why: str            # appended to the message, e.g. " (no cluster is near ten million GPUs)"
+    why: str            # appended to the message: why no input lies beyond
 
 
-_CLUSTER = " (no cluster is near ten million GPUs)"
-_CONTEXT = " (the longest context windows hold about ten million)"
-_GPUS = Limit(None, 10_000_000, _CLUSTER)
+_GPUS = Limit(None, 10_000_000, " (no cluster is near ten million GPUs)")
+_BATCH = Limit(None, 1_000_000, "")
+_FEWEST = 100_000       # a count below is one typed without its B or T ("7" for 7B)
+_LEAST_SHARE = 0.001    # an MFU or a yield under 0.1% is no real run
 
 LIMITS = {
-    "n_params": Limit(100_000, 1e15, " (fewer is a count typed without its B; the largest models hold a few "
+    "n_params": Limit(_FEWEST, 1e15, " (fewer is a count typed without its B; the largest models hold a few "
                                      "trillion)"),
-    "tokens": Limit(100_000, 1e16, " (fewer is a count typed without its B or T; the largest runs train on tens "
+    "tokens": Limit(_FEWEST, 1e16, " (fewer is a count typed without its B or T; the largest runs train on tens "
                                    "of trillions)"),
     "gpus": _GPUS,
     "dp": _GPUS,
     "tp": _GPUS,
     "pp": _GPUS,
-    "seq_len": Limit(None, 100_000_000, _CONTEXT),
-    "batch": Limit(None, 1_000_000, ""),
-    "micro_batch": Limit(None, 1_000_000, ""),
+    "seq_len": Limit(None, 100_000_000, " (the longest context windows hold about ten million)"),
+    "batch": _BATCH,
+    "micro_batch": _BATCH,
     "rank": Limit(None, 65_536, ""),
     "days": Limit(0.01, 36_500, ""),
     "price_per_gpu_hour": Limit(None, 10_000, " dollars per GPU-hour"),
     "tokens_per_param": Limit(0.01, 100_000, ""),
     # No accelerator is near 100 PFLOPS: a larger value is FLOP/s typed as TFLOPS.
     "peak_tflops": Limit(0.001, 100_000, " TFLOPS (e.g. 200 for 200e12 FLOP/s)"),
-    "mfu": Limit(0.001, None, " (a smaller MFU is no training run)"),
-    "cleaning_yield": Limit(0.001, None, " (a smaller share of the crawl is no corpus)"),
+    "mfu": Limit(_LEAST_SHARE, None, " (a smaller MFU is no training run)"),
+    "cleaning_yield": Limit(_LEAST_SHARE, None, " (no cleaning keeps less of a crawl)"),
 }
 
 
 def bound(value) -> str:
-    """A limit as messages and help texts write it: 10,000,000; 0.01; a count of trillions as 1,000T."""
+    """A limit as messages and help texts write it: with thousands separators, a count of trillions in T."""
     if value >= 1e12:
         return f"{value / 1e12:,g}T"
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:g}"
 
 
 def allowed(name: str) -> str:
-    """What ``name`` allows: "<= 10,000,000", ">= 0.001" or "in [0.01, 36,500]"."""
+    """What ``name`` allows: "<= high", ">= low" or "in [low, high]"."""
     low, high, _ = LIMITS[name]
     if low is not None and high is not None:
         return f"in [{bound(low)}, {bound(high)}]"

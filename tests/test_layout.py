@@ -111,7 +111,8 @@ def test_no_module_is_over_400_lines():
 COMPOSED = {"training_days", "training_seconds", "gpu_seconds", "gpu_hours", "cost", "compute_budget",
             "affordable_params", "affordable_tokens", "implied_mfu", "gpus_for_deadline", "cost_per_million_tokens",
             "decode_step_seconds", "min_gpus", "usable_bytes"}
-SURFACES = ["widgets/*.py", "cli.py", "exercises.py", "drills/*.py", "flashcards.py", "material/ch*.py"]
+SURFACES = ["widgets/*.py", "cli.py", "cli_commands.py", "limits.py", "exercises.py", "drills/*.py", "flashcards.py",
+            "material/ch*.py"]
 # (file, the function or figure the call is in, formula): why it quotes one formula on purpose.
 QUOTED_ON_PURPOSE = {
     ("drills/memory.py", "_gpus_for_states", "usable_bytes"):
@@ -179,6 +180,14 @@ def test_the_composition_check_sees_a_chain_and_where_it_is():
               "FIGURES = [Figure('k', lambda: min_gpus(plan, 'A100 80GB'))]\n")
     assert sorted(composed_calls(source, "x.py")) == [("x.py", "f", "cost"), ("x.py", "f", "gpu_hours"),
                                                       ("x.py", "k", "min_gpus")]
+
+
+def test_every_surface_pattern_names_a_file():
+    assert [pattern for pattern in SURFACES if not list(PACKAGE.glob(pattern))] == []
+
+
+def test_the_limits_import_nothing_but_the_input_checks():
+    assert import_graph()["llmest.limits"] == {"llmest._validate"}
 
 
 def test_surfaces_and_content_call_plans_not_the_formulas_plans_chain():
