@@ -121,8 +121,8 @@ def _interval(low, high, low_open, high_open) -> str:
 
 def check_positive(name: str, value):
     """Sizes and counts in formulas: in [TINY, HUGE] (numbers or arrays); SymPy expressions pass through."""
-    if type(value) is int and 0 < value <= HUGE:
-        return value  # the common case, fast
+    if (type(value) is int and 0 < value <= HUGE) or (type(value) is float and TINY <= value <= HUGE):
+        return value  # the common cases, fast
     value = check_number(name, value, low=0, low_open=True)
     if not is_symbolic(value) and (value < TINY if isinstance(value, (int, float)) else (value < TINY).any()):
         raise InputError(name, f"{name} == {quote(value)}, must be at least {TINY:g} (smaller is zero here).")
@@ -184,6 +184,8 @@ def lookup(name: str, value, catalogue: dict):
 
 def check_fraction(name: str, value):
     """A share of something that may be all of it but not none: (0, 1], e.g. an MFU or a cleaning yield."""
+    if type(value) is float and TINY <= value <= 1:
+        return value
     value = check_number(name, value, low=0, high=1, low_open=True)
     return check_positive(name, value)
 
@@ -199,11 +201,15 @@ def check_margin(name: str, value):
 
 
 def check_nonnegative(name: str, value):
+    if type(value) in (int, float) and 0 <= value <= HUGE:
+        return value
     return check_number(name, value, low=0)
 
 
 def check_whole(name: str, value):
     """A count of whole things (GPUs, stages): an integer >= 1; in an array or a SymPy expression, only positive."""
+    if type(value) is int and 1 <= value <= HUGE:
+        return value
     value = plain(value)
     if is_symbolic(value) or type(value).__name__ == "ndarray":
         return check_positive(name, value)
