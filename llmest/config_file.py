@@ -116,8 +116,10 @@ def sizes(**values) -> list:
     (no int64 wrap-around); NumPy arrays and SymPy expressions pass."""
     checked = []
     for name, value in values.items():
-        if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
-            value = value.item()
+        if type(value) is int and 0 < value <= MAX_SIZE:  # the common case, fast
+            checked.append(value)
+            continue
+        value = v.plain(value)
         if isinstance(value, (list, tuple, str, bytes)):  # NumPy would read [1] as an array, and [1] * 4 repeats
             raise InputError(name, f"{name} == {quote(value)}, must be a number (or a NumPy array of them).")
         if isinstance(value, int) and not isinstance(value, bool):
