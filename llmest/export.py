@@ -22,7 +22,6 @@ WIDGET_NOTE = ("<p><em>An interactive widget: open this chapter in JupyterLab (<
                "it.</em></p>")
 # Lines that serve the authoring and the tests, not the reader.
 HIDDEN_LINES = (BEGIN, END)
-HIDDEN_PREFIXES = ("# NBVAL_CHECK_OUTPUT", "# NBVAL_IGNORE_OUTPUT")
 _EXERCISE_CELL = re.compile(r'^\s*le\.exercise\("([^"]+)"\)\s*$')
 
 
@@ -44,12 +43,12 @@ def _static_view(cell) -> str:
 
 
 def readable(nb):
-    """The notebook as a reader sees it: solution and test markers dropped, each widget replaced by its exercise's
-    question or by a note."""
+    """The notebook as a reader sees it: solution markers dropped, each widget replaced by its exercise's question or
+    by a note."""
     nb.metadata.pop("widgets", None)  # else the page would load a widget manager from the internet
     for cell in nb.cells:
         cell.source = "\n".join(line for line in cell.source.splitlines()
-                                if line.strip() not in HIDDEN_LINES and not line.startswith(HIDDEN_PREFIXES)).strip()
+                                if line.strip() not in HIDDEN_LINES).strip()
         for out in cell.get("outputs", []):
             if WIDGET in out.get("data", {}):
                 out.data = {"text/html": _static_view(cell)}

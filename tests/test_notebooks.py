@@ -17,7 +17,7 @@ from llmest.exercises import EXERCISES
 ROOT = Path(__file__).resolve().parent.parent
 SOLVED = sorted((ROOT / "solutions").glob("*.ipynb"))
 STUDENT = sorted((ROOT / "notebooks").glob("*.ipynb"))
-CHECK, IGNORE = "# NBVAL_CHECK_OUTPUT", "# NBVAL_IGNORE_OUTPUT"
+CHECK, IGNORE = "nbval-check-output", "nbval-ignore-output"  # cell tags, which nbval reads
 ids = [p.stem for p in SOLVED]
 
 
@@ -71,7 +71,16 @@ def test_every_printed_output_is_pinned_and_none_is_an_error(path):
             assert out.output_type != "error", f"{path.name}: stored error in cell\n{cell.source}"
             assert not (out.output_type == "stream" and out.name == "stderr"), f"stderr in\n{cell.source}"
         if any(re.search(r"\S", text) for text in _text_outputs(cell)):
-            assert CHECK in cell.source or IGNORE in cell.source, f"unpinned output in\n{cell.source}"
+            tags = cell.metadata.get("tags", [])
+            assert CHECK in tags or IGNORE in tags, f"unpinned output in\n{cell.source}"
+
+
+@pytest.mark.parametrize("path", SOLVED + STUDENT, ids=[f"solutions/{p.stem}" for p in SOLVED] +
+                         [f"notebooks/{p.stem}" for p in STUDENT])
+def test_the_reader_sees_no_test_markers(path):
+    """Pinning is a cell tag: no code line or prose names nbval's markers."""
+    for cell in read(path).cells:
+        assert "NBVAL" not in cell.source, f"{path.name}: a test marker in\n{cell.source}"
 
 
 @pytest.mark.parametrize("path", SOLVED, ids=ids)

@@ -55,7 +55,7 @@ def test_the_stored_solution_grades_correct(name, key, cell):
 def test_the_solution_verdict_is_pinned(name, key, cell):
     """nbval compares the re-run output only in cells marked for it: unmarked, a wrong key would still pass."""
     tags = cell.get("metadata", {}).get("tags", [])
-    assert "# NBVAL_CHECK_OUTPUT" in cell.source or "nbval-check-output" in tags, f"{name} {key}"
+    assert "nbval-check-output" in tags, f"{name} {key}"
 
 
 def test_a_wrong_solution_is_caught():
