@@ -84,6 +84,14 @@ def test_the_reader_sees_no_test_markers(path):
 
 
 @pytest.mark.parametrize("path", SOLVED, ids=ids)
+def test_money_in_prose_is_not_read_as_mathematics(path):
+    """Markdown reads "$4 an hour ... $3-5" as a formula between the two dollar signs: money is written \\$4."""
+    for cell in read(path).cells:
+        if cell.cell_type == "markdown":
+            assert not re.search(r"(?<!\\)\$\d", cell.source), f"{path.name}: unescaped $ in\n{cell.source}"
+
+
+@pytest.mark.parametrize("path", SOLVED, ids=ids)
 def test_chapter_opens_with_its_goals_and_the_material_heading(path):
     first = read(path).cells[0]
     assert first.cell_type == "markdown"
