@@ -6,7 +6,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from . import model as m
-from .units import format_percent
+from ._validate import InputError, quote
+from .units import format_bytes, format_int, format_number, format_percent
 
 PART_COLORS = {
     "embeddings": "#4c72b0", "positions": "#64b5cd", "embedding_projections": "#8172b2", "attention": "#dd8452",
@@ -82,11 +83,17 @@ MEMORY_COLORS = {"weights": "#4c72b0", "master": "#8172b2", "gradients": "#dd845
                  "adapters": "#937860", "activations": "#55a868", "kv_cache": "#64b5cd", "overhead": "#8c8c8c"}
 
 
-def memory_stacks(breakdowns: dict, gpu=None, ax=None, margin=0.2):
-    """One stacked bar per MemoryBreakdown (GB per GPU), with a GPU's memory and its usable part marked."""
-    from . import hardware
+def memory_stacks(breakdowns: dict, gpu=None, ax=None, margin=None, xmax=None):
+    """One stacked bar per MemoryBreakdown (GB per GPU), its total written at its end, with a GPU's memory and its
+    usable part (``plans.usable_bytes``) marked. ``xmax`` (GB) cuts the axis: a longer bar says its total there."""
+    from . import hardware, plans
+    from .memory import MEMORY_MARGIN
 
-    ax = _axes(ax, (7, 0.5 * len(breakdowns) + 1.5))
+    margin = MEMORY_MARGIN if margin is None else margin
+    if not isinstance(breakdowns, dict) or not breakdowns:
+        raise InputError("breakdowns", f"breakdowns == {quote(breakdowns)}, must be a non-empty dict of label: "
+                                       "MemoryBreakdown.")
+    ax = _axes(ax, (8.5, 0.5 * len(breakdowns) + 1.5))
     labels = list(breakdowns)
     left = np.zeros(len(labels))
     for part, color in MEMORY_COLORS.items():
@@ -95,14 +102,126 @@ def memory_stacks(breakdowns: dict, gpu=None, ax=None, margin=0.2):
             ax.barh(labels, values, left=left, color=color, label=part.replace("_", " "))
             left += values
     if gpu is not None:
-        memory = hardware.gpu(gpu).memory_bytes / 1e9
-        ax.axvline(memory, color="black", lw=1)
-        ax.axvline(memory * (1 - margin), color="black", lw=1, ls="--",
+        card = hardware.gpu(gpu)
+        ax.axvline(card.memory_bytes / 1e9, color="black", lw=1,
+                   label=f"{card.name}: {format_bytes(card.memory_bytes)}")
+        ax.axvline(plans.usable_bytes(gpu, margin) / 1e9, color="black", lw=1, ls="--",
                    label=f"usable ({format_percent(1 - margin, 0)})")
-        ax.text(memory, -0.6, f" {hardware.gpu(gpu).name}", fontsize=8, va="bottom")
+    # room for the totals' labels beyond the longest bar (or the GPU's line)
+    ax.set_xlim(0, xmax if xmax is not None else 1.15 * max(ax.get_xlim()[1], left.max()))
+    end = ax.get_xlim()[1]
+    for y, b in enumerate(breakdowns.values()):
+        over = b.total / 1e9 > end
+        ax.text(end if over else b.total / 1e9, y, f" {format_bytes(b.total)}{' →' if over else ''} ", va="center",
+                ha="right" if over else "left", fontsize=8, color="white" if over else "black",
+                bbox=None if over else dict(facecolor="white", edgecolor="none", pad=0.3, alpha=0.8))
     ax.invert_yaxis()
     ax.set_xlabel("GB per GPU")
-    ax.legend(ncol=4, fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    return ax
+
+
+def _plans_by(param: str, labelled: dict, build):
+    """{label: build(value)} for a dict of label: value, a bad value refused under ``param``."""
+    if not isinstance(labelled, dict) or not labelled:
+        raise InputError(param, f"{param} == {quote(labelled)}, must be a non-empty dict.")
+    found = {}
+    for label, value in labelled.items():
+        try:
+            found[label] = build(value)
+        except (InputError, TypeError, ValueError) as err:
+            raise InputError(param, f"{param}[{label!r}]: {err}") from None
+    return found
+
+
+def memory_by_zero_stage(model, gpu="A100 80GB", stages=(0, 1, 2, 3), ax=None, **settings):
+    """Memory per GPU of training ``model`` at each ZeRO stage (``plans.training_memory`` with ``settings``:
+    dp, tp, micro_batch, ...), stacked by part, against the GPU's memory and its usable part."""
+    from . import plans
+
+    if isinstance(stages, (str, bytes)) or not np.iterable(stages):
+        raise InputError("stages", f"stages == {quote(stages)}, must be ZeRO stages such as (0, 1, 2, 3).")
+    plan = _plans_by("stages", {f"ZeRO-{z}": z for z in stages},
+                     lambda zero: plans.training_memory(model, zero=zero, **settings))
+    ax = memory_stacks(plan, gpu=gpu, ax=ax)
+    ax.set_title(f"{m.config_from(model).name or model}: memory per GPU by ZeRO stage", fontsize=10)
+    return ax
+
+
+def parallel_layouts(model, layouts: dict, gpu="A100 80GB", ax=None, xmax=None, **settings):
+    """Memory per GPU of training ``model`` in each layout, ``layouts`` a dict of name: (zero, dp, tp, pp)
+    (``plans.training_memory`` with ``settings``), against the GPU. ``xmax`` defaults to twice the GPU's memory."""
+    from . import hardware, plans
+
+    def plan(layout):
+        zero, dp, tp, pp = layout
+        return plans.training_memory(model, zero=zero, dp=dp, tp=tp, pp=pp, **settings)
+
+    found = _plans_by("layouts", layouts, plan)
+    xmax = 2 * hardware.gpu(gpu).memory_bytes / 1e9 if xmax is None else xmax
+    ax = memory_stacks(found, gpu=gpu, ax=ax, xmax=xmax)
+    ax.set_title(f"{m.config_from(model).name or model}: memory per GPU by layout", fontsize=10)
+    ax.set_yticks(range(len(found)), [f"{name}, {b.gpus} GPUs" for name, b in found.items()])
+    return ax
+
+
+def bytes_per_param(optimizers=None, conventions=None, axes=None):
+    """Bytes per parameter of each training state (weights, master copy, gradients, optimizer states), stacked, one
+    bar per convention and one panel per optimizer (``memory.state_bytes_per_param``). Returns the panels."""
+    from . import memory as mem
+
+    optimizers = list(mem.OPTIMIZERS) if optimizers is None else list(optimizers)
+    conventions = list(mem.CONVENTIONS) if conventions is None else list(conventions)
+    for param, names in (("optimizers", optimizers), ("conventions", conventions)):
+        if not names:
+            raise InputError(param, f"{param} == [], must name at least one.")
+    states = {o: [mem.state_bytes_per_param(c, o) for c in conventions] for o in optimizers}
+    if axes is None:
+        _, axes = plt.subplots(1, len(optimizers), figsize=(10, 0.4 * len(conventions) + 1.6), sharex=True,
+                               sharey=True, layout="constrained", squeeze=False)
+        axes = axes[0]
+    parts = (("weights", "weights"), ("master", "master"), ("grads", "gradients"), ("optimizer", "optimizer"))
+    for ax, optimizer in zip(axes, optimizers):
+        left = np.zeros(len(conventions))
+        for field, part in parts:
+            values = np.array([getattr(s, field) for s in states[optimizer]])
+            ax.barh(conventions, values, left=left, color=MEMORY_COLORS[part], label=part)
+            left += values
+        for y, s in enumerate(states[optimizer]):
+            ax.text(s.total, y, f" {format_number(s.total)}", va="center", fontsize=8)
+        ax.set_title(optimizer, fontsize=10)
+        ax.set_xlabel("bytes per parameter")
+    axes[0].invert_yaxis()
+    axes[0].set_xlim(0, max(s.total for row in states.values() for s in row) * 1.25)
+    axes[0].legend(fontsize=7, loc="lower right")
+    return axes
+
+
+def decode_speed(model, gpus, batch=1, seq_len=1024, weights="bf16", ax=None):
+    """Decode tokens/s of ``batch`` sequences at ``seq_len`` tokens on each GPU (``plans.decode_estimate``, one
+    GPU each), coloured by what bounds it."""
+    from . import hardware, plans
+
+    if isinstance(gpus, str) or not np.iterable(gpus) or not list(gpus):
+        raise InputError("gpus", f"gpus == {quote(gpus)}, must be a list of GPU names such as ['A100 80GB'].")
+    names = [hardware.gpu(g).name for g in gpus]
+    estimates = [plans.decode_estimate(model, g, batch=batch, seq_len=seq_len, weights=weights) for g in gpus]
+    ax = _axes(ax, (7, 0.4 * len(names) + 1.4))
+    colors = {"memory": "#4c72b0", "compute": "#c44e52"}
+    for bound, color in colors.items():
+        rows = [i for i, e in enumerate(estimates) if e.bound == bound]
+        if rows:
+            ax.barh(rows, [estimates[i].tokens_per_s for i in rows], color=color,
+                    label=f"{bound}-bound")
+    for y, e in enumerate(estimates):
+        ax.text(e.tokens_per_s, y, f" {format_int(e.tokens_per_s)}", va="center", fontsize=8)
+    ax.set_yticks(range(len(names)), names)
+    ax.invert_yaxis()
+    ax.set_xlim(0, max(e.tokens_per_s for e in estimates) * 1.15)
+    ax.set_xlabel("tokens/s per GPU")
+    name = m.config_from(model).name or model
+    ax.set_title(f"{name} in {weights}: decode speed, batch {batch}, {seq_len:,}-token context", fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
     return ax
 
 

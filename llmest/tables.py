@@ -1,0 +1,244 @@
+"""Tables for the chapters and the command line.
+
+A ``Table`` holds cells already written as text (by the formatters of ``llmest.units``) and computes nothing. In a
+notebook it shows as an HTML table that scrolls sideways when it is wider than the page; ``str()`` gives the same
+cells as aligned plain text for a terminal. Columns whose cells are all numbers are right-aligned in both.
+
+The functions below the type build the tables a reader asks for (the training conventions, bytes per parameter by
+optimizer, the GPU catalog, where decoding turns compute-bound), every figure from a library call.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import textwrap
+from dataclasses import dataclass, field
+
+from . import _validate as v
+from .units import format_number
+
+TEXT_WIDTH = 100     # the plain-text form wraps its widest text column to stay within this many characters
+_NARROWEST = 24      # ... but never wraps a column narrower than this
+# A cell that reads as a number: "16", "-7%", "+7%", "$1,000", "4.2e22", "14.0 GB", "88,239 (+7%)", or a dash for none.
+_NUMERIC = re.compile(r"[-+−]?\$?\d[\d,]*(\.\d+)?(e[-+]?\d+)?(\s.*)?|[-–—]", re.IGNORECASE)
+
+
+def _cell(value, row: int, column: int) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)):
+        return format_number(value)
+    raise v.InputError("rows", f"rows[{row}][{column}] == {v.quote(value)}, must be text or a number (format it "
+                               "with llmest.units first).")
+
+
+@dataclass(frozen=True)
+class Table:
+    """Rows of cells under named columns. ``units``: a column's unit, written after its name ("memory (GB)");
+    ``caption``: one line above the table; ``notes``: lines below it."""
+
+    columns: tuple
+    rows: tuple
+    caption: str = ""
+    units: dict = field(default_factory=dict)
+    notes: tuple = ()
+
+    def __post_init__(self):
+        columns = tuple(str(c) for c in self.columns)
+        if not columns:
+            raise v.InputError("columns", "columns == (), must name at least one column.")
+        rows = tuple(tuple(row) for row in self.rows)
+        for i, row in enumerate(rows):
+            if len(row) != len(columns):
+                raise v.InputError("rows", f"rows[{i}] has {len(row)} cells, must have one per column "
+                                           f"({len(columns)}).")
+        unknown = [name for name in self.units if name not in columns]
+        if unknown:
+            raise v.InputError("units", f"units names {v.quote(unknown[0])}, which is not a column "
+                                        f"({', '.join(columns)}).")
+        object.__setattr__(self, "columns", columns)
+        object.__setattr__(self, "rows", tuple(tuple(_cell(x, i, j) for j, x in enumerate(row))
+                                               for i, row in enumerate(rows)))
+        object.__setattr__(self, "notes", tuple(self.notes))
+
+    @property
+    def headers(self) -> tuple:
+        return tuple(f"{c} ({self.units[c]})" if self.units.get(c) else c for c in self.columns)
+
+    @property
+    def numeric(self) -> tuple:
+        """Per column: whether every cell reads as a number (then it is right-aligned)."""
+        return tuple(bool(self.rows) and all(_NUMERIC.fullmatch(row[j]) for row in self.rows)
+                     for j in range(len(self.columns)))
+
+    def column(self, name: str) -> tuple:
+        """The cells of one column, top to bottom."""
+        return tuple(row[v.lookup("name", name, {c: j for j, c in enumerate(self.columns)})] for row in self.rows)
+
+    # -- plain text ------------------------------------------------------------------------------------------------
+    def _widths(self, width: int) -> list:
+        """Column widths; while the line is too long, the widest text column narrows to the next widest (or as far
+        as needed), never below its longest word nor _NARROWEST."""
+        widths = [max([len(h)] + [len(row[j]) for row in self.rows]) for j, h in enumerate(self.headers)]
+        text_columns = [j for j, numeric in enumerate(self.numeric) if not numeric]
+        while (over := sum(widths) + 2 * (len(widths) - 1) - width) > 0:
+            by_width = sorted(text_columns, key=lambda j: -widths[j])
+            if not by_width:
+                break
+            widest = by_width[0]
+            runner_up = widths[by_width[1]] if len(by_width) > 1 else 0
+            longest_word = max(len(w) for row in [self.headers, *self.rows] for w in row[widest].split() or [""])
+            narrowed = max(widths[widest] - over, runner_up, _NARROWEST, longest_word)
+            if narrowed >= widths[widest]:
+                if runner_up == widths[widest] and runner_up > max(_NARROWEST, longest_word):
+                    narrowed = widths[widest] - 1   # two as wide: narrow them in turn
+                else:
+                    break
+            widths[widest] = narrowed
+        return widths
+
+    def text(self, width: int = TEXT_WIDTH) -> str:
+        """Aligned plain text, a rule under the header; text cells wrap to keep lines within ``width`` characters
+        where they can."""
+        widths, numeric = self._widths(width), self.numeric
+
+        def lines(cells):
+            wrapped = [textwrap.wrap(cell, w, break_on_hyphens=False) or [""] if not numeric[j] and len(cell) > w
+                       else [cell] for j, (cell, w) in enumerate(zip(cells, widths))]
+            for k in range(max(len(w) for w in wrapped)):
+                parts = [(w[k] if k < len(w) else "").rjust(widths[j]) if numeric[j] else
+                         (w[k] if k < len(w) else "").ljust(widths[j]) for j, w in enumerate(wrapped)]
+                yield "  ".join(parts).rstrip()
+
+        out = textwrap.wrap(self.caption, width, break_on_hyphens=False) if self.caption else []
+        out += list(lines(self.headers))
+        out.append("  ".join("-" * w for w in widths))
+        for row in self.rows:
+            out += list(lines(row))
+        out += list(self.notes)
+        return "\n".join(out)
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def _repr_pretty_(self, printer, cycle):  # IPython's text/plain
+        printer.text(self.text())
+
+    # -- HTML ------------------------------------------------------------------------------------------------------
+    def _repr_html_(self) -> str:
+        numeric = self.numeric
+
+        def cell(tag, text, j):
+            align = "right" if numeric[j] else "left"
+            nowrap = "white-space:nowrap;" if numeric[j] else ""
+            return f'<{tag} style="text-align:{align};{nowrap}padding:2px 8px">{html.escape(text)}</{tag}>'
+
+        head = "".join(cell("th", h, j) for j, h in enumerate(self.headers))
+        body = "".join("<tr>" + "".join(cell("td", x, j) for j, x in enumerate(row)) + "</tr>" for row in self.rows)
+        caption = (f'<caption style="text-align:left;caption-side:top">{html.escape(self.caption)}</caption>'
+                   if self.caption else "")
+        notes = "".join(f'<p style="margin:4px 0 0">{html.escape(note)}</p>' for note in self.notes)
+        return (f'<div class="llmest-table" style="overflow-x:auto;max-width:100%">'
+                f'<table style="border-collapse:collapse;font-variant-numeric:tabular-nums">{caption}'
+                f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{notes}</div>")
+
+    def as_dict(self) -> dict:
+        """The table as JSON-able data (for ``--json``)."""
+        return {"caption": self.caption, "columns": list(self.headers), "rows": [list(r) for r in self.rows],
+                "notes": list(self.notes)}
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The tables a reader asks for
+# ----------------------------------------------------------------------------------------------------------------
+
+def conventions(optimizer: str = "adamw") -> Table:
+    """Bytes per parameter of each training state under each convention, for one optimizer, and who uses it."""
+    from . import memory as mem
+
+    rows = []
+    for name, convention in mem.CONVENTIONS.items():
+        s = mem.state_bytes_per_param(name, optimizer)
+        rows.append((name, s.weights, s.master, s.grads, s.optimizer, s.total, convention.used_by))
+    return Table(("convention", "weights", "master", "gradients", "optimizer", "total", "used by"), rows,
+                 caption=f"bytes per parameter of each training state, {optimizer}")
+
+
+def state_bytes_by_optimizer(optimizers=None, conventions=None) -> Table:
+    """Bytes per parameter of all training states: one row per convention, one column per optimizer."""
+    from . import memory as mem
+
+    optimizers = list(mem.OPTIMIZERS) if optimizers is None else list(optimizers)
+    conventions = list(mem.CONVENTIONS) if conventions is None else list(conventions)
+    rows = [(c, *(mem.state_bytes_per_param(c, o).total for o in optimizers)) for c in conventions]
+    return Table(("convention", *optimizers), rows,
+                 caption="bytes per parameter, all training states, by convention and optimizer")
+
+
+def weight_formats(model="llama-2-70b") -> Table:
+    """Bytes per parameter of each weight format, constants included, and a model's weights in each."""
+    from . import memory as mem
+    from .model import config_from
+    from .units import format_bytes
+
+    cfg = config_from(model)
+    rows = [(name, f"{fmt.bytes_per_param:.4f}", format_bytes(mem.model_weight_bytes(cfg, name)), fmt.note)
+            for name, fmt in mem.WEIGHT_FORMATS.items()]
+    return Table(("format", "bytes/param", cfg.name or "model", "note"), rows,
+                 caption=f"weight formats; {cfg.name or 'the model'} in each (embeddings, head and norms in 16 bits)")
+
+
+def _tflops(flops_per_s) -> str:
+    from .hardware import TERA
+
+    return "-" if not flops_per_s else f"{flops_per_s / TERA:.1f}"
+
+
+def gpu_catalog() -> Table:
+    """The GPU catalog: dense peaks (no 2:4 sparsity), memory, bandwidth and interconnect."""
+    from . import hardware
+
+    rows = [(g.name, _tflops(g.bf16_flops_per_s), _tflops(g.fp8_flops_per_s), _tflops(g.tf32_flops_per_s),
+             _tflops(g.fp32_flops_per_s), f"{g.memory_gb:.0f}", f"{g.bandwidth_bytes_per_s / hardware.TERA:.2f}",
+             g.interconnect) for g in hardware.CATALOG.values()]
+    return Table(("GPU", "BF16", "FP8", "TF32", "FP32", "memory", "bandwidth", "interconnect"), rows,
+                 caption="dense peaks in TFLOPS (FP32: CUDA cores, not tensor cores)",
+                 units={"memory": "GB", "bandwidth": "TB/s"})
+
+
+def gpu_sources() -> Table:
+    """Where each catalog row comes from, its caveat, and the fields not found in a stored copy of the source."""
+    from . import hardware
+
+    rows = [(g.name, g.source, g.note, ", ".join(g.recalled) or "-") for g in hardware.CATALOG.values()]
+    return Table(("GPU", "source", "note", "not found in a stored copy"), rows)
+
+
+def decode_limits(model, gpus, seq_len: int = 1024, batch: int = 1, weights: str = "bf16") -> Table:
+    """Where decoding a model turns compute-bound on each GPU: the batch (no KV cache), the context past which no
+    batch is, and the decode speed of ``batch`` sequences at ``seq_len`` tokens (``plans.decode_estimate``)."""
+    from . import compute as c
+    from . import hardware, plans
+    from .memory import kv_cache_bytes_for, model_weight_bytes
+    from .model import config_from
+    from .units import format_int
+
+    cfg = config_from(model)
+    weight_bytes, n = model_weight_bytes(cfg, weights), c.flops_params(cfg)
+    rows = []
+    for name in gpus:
+        g = hardware.gpu(name)
+        speed = plans.decode_estimate(cfg, name, batch=batch, seq_len=seq_len, weights=weights)
+        rows.append((g.name,
+                     format_int(c.compute_bound_batch(weight_bytes, n, g.bandwidth_bytes_per_s, g.bf16_flops_per_s)),
+                     format_int(c.kv_context_limit(n, kv_cache_bytes_for(cfg, 1), g.bandwidth_bytes_per_s,
+                                                   g.bf16_flops_per_s)),
+                     format_int(speed.tokens_per_s), speed.bound))
+    return Table(("GPU", "compute-bound from batch", "never past", f"speed at batch {batch}", "bound"), rows,
+                 caption=f"decoding {cfg.name or 'the model'} in {weights}: the batch from which it is compute-bound "
+                         f"with no KV cache, the context past which no batch is, and the speed of {batch} "
+                         f"sequence{'s' if batch > 1 else ''} at {seq_len:,} tokens",
+                 units={"never past": "tokens", f"speed at batch {batch}": "tokens/s"})
