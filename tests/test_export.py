@@ -1,21 +1,31 @@
 """The static HTML export of the solved workbook."""
 
+import re
 import shutil
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
-from llmest import export
+import nbformat
+import pytest
+
+from llmest import export, export_page, export_widgets
 
 ROOT = Path(__file__).resolve().parent.parent
+CHAPTERS = ("01_parameters.ipynb", "05_interview_drills.ipynb")
 
 
-def test_export_writes_a_readable_page_per_chapter_and_an_index(tmp_path):
-    source = tmp_path / "solutions"
-    source.mkdir()
-    for name in ("01_parameters.ipynb", "05_interview_drills.ipynb"):
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    """Chapters 1 and 5 exported (a few seconds a chapter)."""
+    source = tmp_path_factory.mktemp("solutions")
+    for name in CHAPTERS:
         shutil.copy(ROOT / "solutions" / name, source / name)
-    pages = export.export(tmp_path / "html", source)
+    return export.export(tmp_path_factory.mktemp("html"), source)
+
+
+def test_export_writes_a_readable_page_per_chapter_and_an_index(pages):
     assert [p.name for p in pages] == ["index.html", "01_parameters.html", "05_interview_drills.html"]
     index = pages[0].read_text()
     assert 'href="01_parameters.html"' in index and "Chapter 5 · Interview drills" in index
@@ -38,3 +48,144 @@ def test_the_export_command_reports_a_missing_source(tmp_path):
     result = subprocess.run([sys.executable, "-c", "from llmest import export; export.export('out', 'nowhere')"],
                             capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 1 and "no notebooks in nowhere" in result.stderr
+
+
+class _Tags(HTMLParser):
+    """The start tags of a page, with their attributes."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+def _loads(text: str) -> list[str]:
+    """What a page asks the browser to fetch: scripts, style sheets, images, frames, and modules it imports."""
+    tags = _Tags(text).tags
+    urls = [a["src"] for t, a in tags if t in ("script", "img", "iframe", "source") and a.get("src")]
+    urls += [a["href"] for t, a in tags if t == "link" and a.get("href")]
+    return urls + re.findall(r"""import\(\s*["']([^"']+)""", text) + re.findall(r"""@import\s+url\(["']?([^"')]+)""",
+                                                                                   text)
+
+
+def test_pages_load_every_script_from_beside_them(pages):
+    for page in pages:
+        text = page.read_text()
+        loads = [url for url in _loads(text) if not url.startswith("data:")]
+        assert not [url for url in loads if re.match(r"[a-z]+:|//", url)], f"{page.name} loads from another host"
+        for url in loads:
+            assert (page.parent / url.split("?")[0]).is_file(), f"{page.name}: {url} is not in the build"
+    chapter_loads = _loads(pages[1].read_text())
+    assert any(url.startswith(f"{export_page.MATHJAX_DIR}/MathJax.js") for url in chapter_loads), \
+        "the chapters load MathJax from the copy beside them"
+
+
+def _links(text: str) -> tuple[list[str], list[str], list[str]]:
+    """The page's previous, next and contents links (each bar, top and bottom, counts)."""
+    tags = _Tags(text).tags
+    rel = [(a.get("rel"), a.get("href")) for t, a in tags if t == "a"]
+    return ([h for r, h in rel if r == "prev"], [h for r, h in rel if r == "next"],
+            [h for r, h in rel if r is None and h and h.endswith(".html")])
+
+
+def test_every_page_links_to_the_previous_the_next_and_every_chapter(pages):
+    names = [p.name for p in pages]
+    for i, page in enumerate(pages):
+        previous, following, listed = _links(page.read_text())
+        assert previous == ([names[i - 1]] * 2 if i else []), page.name
+        assert following == ([names[i + 1]] * 2 if i + 1 < len(names) else []), page.name
+        assert set(names[1:]) <= set(listed), f"{page.name} lists every chapter"
+
+
+def _text(markup: str) -> str:
+    """The words of some HTML, as a reader sees them."""
+    parser = HTMLParser()
+    words: list[str] = []
+    parser.handle_data = words.append
+    parser.feed(markup)
+    return " ".join(" ".join(words).split())
+
+
+def _widget_trees(nb):
+    """(the models saved, the model ids of each widget output) of a notebook."""
+    models = export_widgets.saved_models(nb)
+    views = [out.data[export_widgets.VIEW]["model_id"] for cell in nb.cells for out in cell.get("outputs", [])
+             if export_widgets.VIEW in out.get("data", {})]
+    return models, views
+
+
+def _shown_html(model_id, models):
+    """The HTML widgets' values that the reader saw in a widget tree (hidden parts left out)."""
+    state = models[model_id]["state"]
+    layout = models.get(state.get("layout", "").removeprefix("IPY_MODEL_"), {}).get("state", {})
+    if layout.get("display") == "none":
+        return []
+    values = [state["value"]] if models[model_id]["model_name"] == "HTMLModel" and state.get("value") else []
+    for child in state.get("children", []):
+        values += _shown_html(child.removeprefix("IPY_MODEL_"), models)
+    return values
+
+
+def test_each_widget_stands_as_its_saved_output(pages):
+    for name, page in zip(CHAPTERS, pages[1:]):
+        models, views = _widget_trees(nbformat.read(ROOT / "solutions" / name, as_version=4))
+        text = page.read_text()
+        assert views and text.count(export.WIDGET_NOTE) == len(views)
+        shown = [value for view in views for value in _shown_html(view, models)]
+        assert len(shown) >= len(views), "every widget printed something when the chapter ran"
+        # nbconvert rewrites an output's HTML (<br> as <br/>, entities as characters): compare what is read.
+        page_text = _text(text)
+        missing = [value[:80] for value in shown if _text(value) not in page_text]
+        assert not missing, f"{name}: saved widget output missing from the page"
+
+
+def test_a_static_copy_keeps_values_and_hides_what_was_hidden():
+    widgets = pytest.importorskip("ipywidgets")
+    from ipywidgets.embed import embed_data
+
+    slider = widgets.IntSlider(description="layers L", value=37, min=1, max=80)
+    slider.add_class("llmest-num_layers")
+    box = widgets.VBox([slider, widgets.HTML("Total <b>7,000</b>"),
+                        widgets.HTML("the hint", layout=widgets.Layout(display="none")),
+                        widgets.HBox([widgets.Dropdown(description="model", options=["gpt2", "llama-2-7b"],
+                                                       value="llama-2-7b"),
+                                      widgets.Text(placeholder="e.g. 41.5 days"), widgets.Button(description="Check"),
+                                      widgets.Checkbox(description="tied", value=True)])])
+    data = embed_data(views=[box])
+    drawn = export_widgets.static_copy(data["view_specs"][0], data["manager_state"]["state"])
+    assert 'class="llmest-w llmest-w-intslider llmest-num_layers"' in drawn
+    assert 'value="37"' in drawn and "<output>37</output>" in drawn and "layers L" in drawn
+    assert "Total <b>7,000</b>" in drawn and "the hint" not in drawn
+    assert "<option selected>llama-2-7b</option>" in drawn and "gpt2" not in drawn
+    assert 'placeholder="e.g. 41.5 days"' in drawn and "<button disabled" in drawn and "checked" in drawn
+    assert export_widgets.static_copy({"model_id": "not saved"}, data["manager_state"]["state"]) is None
+
+
+def _markdown_chapter(path: Path, prose: str) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# Chapter 9 · Money"), nbformat.v4.new_markdown_cell(prose)]
+    nbformat.write(nb, path)
+    return path
+
+
+MONEY = r"An H100 at \$4 an hour, the material's \$3-5, and `\$` in code; the rule $C = 6ND$ and $$D = 20N$$."
+
+
+def test_money_in_prose_stays_text_and_formulas_stay_formulas(tmp_path):
+    source = tmp_path / "solutions"
+    source.mkdir()
+    _markdown_chapter(source / "09_money.ipynb", MONEY)
+    text = export.export(tmp_path / "html", source)[1].read_text()
+    literal = export_page.LITERAL_DOLLAR
+    assert f"at {literal}4 an hour, the material's {literal}3-5" in text, "each money sign kept from MathJax"
+    assert "<code>\\$</code>" in text, "code is shown as written"
+    assert "$C = 6ND$" in text and "$$D = 20N$$" in text, "formulas are left for MathJax"
+
+
+def test_a_missing_mathjax_package_is_named(monkeypatch):
+    monkeypatch.setattr(export_page.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(ModuleNotFoundError, match="jupyter-server-mathjax"):
+        export_page.mathjax_source()

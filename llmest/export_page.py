@@ -1,0 +1,115 @@
+"""The page around a chapter in the static export: nbconvert's JupyterLab template, made to work offline.
+
+nbconvert's template loads require.js, MathJax and mermaid from a CDN. The pages need no AMD loader (no widget
+manager and no JavaScript outputs: widgets are drawn from their saved state) and hold no mermaid diagram, so those
+two are left out; MathJax 2.7 comes from the ``jupyter-server-mathjax`` package (installed with the workbook) and is
+copied beside the pages. Each page also gets the book's navigation bar at its top and bottom.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+
+MATHJAX_DIR = "mathjax"  # beside the pages
+_MATHJAX_PACKAGE = "jupyter_server_mathjax"
+# What is left a plain '$' in the prose once the converter has taken out the formulas is money (written \$4 in the
+# chapters): MathJax must not pair two of them into a formula, so each sits in an element MathJax skips.
+LITERAL_DOLLAR = '<span class="tex2jax_ignore">$</span>'
+
+STYLE = """
+.llmest-nav{display:flex;flex-wrap:wrap;gap:.5em 1.5em;align-items:baseline;justify-content:space-between;
+  font-family:var(--jp-ui-font-family,sans-serif);margin:1em 0;padding:.5em 0;border-bottom:1px solid #ddd}
+.llmest-nav:last-child{border-bottom:none;border-top:1px solid #ddd}
+.llmest-nav details{flex:1 1 20em}
+.llmest-nav summary{cursor:pointer}
+.llmest-toc{list-style:none;margin:.3em 0;padding-left:1em;line-height:1.7}
+.llmest-toc a[aria-current]{font-weight:bold;color:inherit;text-decoration:none}
+.llmest-static-widget{border-left:3px solid #9ab;padding:.4em .8em;margin:.3em 0;overflow-x:auto}
+.llmest-static-note{color:#555;font-size:.9em;margin:.4em 0 0}
+.llmest-w{display:flex;align-items:center;gap:.4em;max-width:100%}
+.llmest-w-hbox{flex-wrap:wrap}
+.llmest-w-vbox,.llmest-w-box{flex-direction:column;align-items:stretch;gap:.3em}
+.llmest-w-html,.llmest-w-htmlmath,.llmest-w-label{display:block}
+.llmest-w-description{flex:none;min-width:6em}
+.llmest-w input[type=text],.llmest-w textarea{flex:1 1 auto;min-width:0}
+.llmest-w input,.llmest-w select,.llmest-w textarea,.llmest-w button{font:inherit}
+.llmest-w button[aria-pressed]{font-weight:bold}
+"""
+
+MATHJAX_CONFIG = r"""
+MathJax.Hub.Config({
+  TeX: {equationNumbers: {autoNumber: "AMS", useLabelIds: true}},
+  tex2jax: {inlineMath: [['$', '$'], ['\\(', '\\)']], displayMath: [['$$', '$$'], ['\\[', '\\]']],
+            processEscapes: true, processEnvironments: true},
+  displayAlign: 'center',
+  messageStyle: 'none',
+  // the package ships the STIX web fonts only (no TeX fonts, no image fonts)
+  "HTML-CSS": {availableFonts: [], preferredFont: null, webFont: "STIX-Web", imageFont: null,
+               linebreaks: {automatic: true}}
+});
+"""
+
+TEMPLATE = """{%- extends 'index.html.j2' -%}
+{%- block html_head_js -%}{%- endblock html_head_js -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block html_head_js_mathjax -%}
+<script type="text/x-mathjax-config">""" + MATHJAX_CONFIG + """</script>
+<script src="{{ resources.mathjax_url }}"></script>
+{%- endblock html_head_js_mathjax -%}
+{%- block html_head_css -%}<style>""" + STYLE + """</style>{%- endblock html_head_css -%}
+{%- block body_header -%}
+{{ super() }}
+{{ resources.llmest_nav }}
+{%- endblock body_header -%}
+{% block body_footer %}
+{{ resources.llmest_nav }}
+{{ super() }}
+{% endblock body_footer %}
+"""
+
+
+def mathjax_source() -> Path:
+    """The folder of MathJax files that the ``jupyter-server-mathjax`` package installs."""
+    spec = importlib.util.find_spec(_MATHJAX_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("the static pages take MathJax from the package jupyter-server-mathjax: "
+                                  "pip install -e '.[workbook]'")
+    return Path(spec.submodule_search_locations[0]) / "static"
+
+
+def copy_mathjax(out: Path) -> Path:
+    """Copy MathJax beside the pages; return where it went."""
+    target = out / MATHJAX_DIR
+    shutil.copytree(mathjax_source(), target, dirs_exist_ok=True)
+    return target
+
+
+def page_exporter():
+    """nbconvert's HTML exporter with the offline template and a Markdown renderer that keeps money out of
+    MathJax."""
+    from jinja2 import DictLoader, pass_context
+    from nbconvert import HTMLExporter
+    from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+
+    class ProseRenderer(IPythonRenderer):
+        def text(self, text: str) -> str:
+            return super().text(text).replace("$", LITERAL_DOLLAR)
+
+    class PageExporter(HTMLExporter):
+        @pass_context
+        def markdown2html(self, context, source):
+            # nbconvert's own filter, with the renderer above.
+            cell = context.get("cell", {})
+            renderer = ProseRenderer(escape=False, attachments=cell.get("attachments", {}),
+                                     embed_images=self.embed_images,
+                                     path=context.get("resources", {}).get("metadata", {}).get("path", ""),
+                                     anchor_link_text=self.anchor_link_text,
+                                     exclude_anchor_links=self.exclude_anchor_links, **self.lexer_options)
+            return MarkdownWithMath(renderer=renderer).render(source)
+
+    return PageExporter(template_name="lab", template_file="llmest-page.html.j2",
+                        extra_loaders=[DictLoader({"llmest-page.html.j2": TEMPLATE})],
+                        mathjax_url=f"{MATHJAX_DIR}/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe")
