@@ -39,6 +39,7 @@ app: $(APP)
 
 ## Write the solved workbook as static HTML pages to build/html/ (open build/html/index.html).
 html: $(WORKBOOK)
+	rm -rf build/html
 	$(BIN)/python -m llmest.export --out build/html
 
 ## Rebuild notebooks/ from solutions/ and execute both (after editing a chapter in solutions/).
