@@ -8,6 +8,7 @@ from typing import Callable
 from .._registry import Registry
 from .._validate import InputError, check_choice
 from ..units import UNITS, Unit, format_percent
+from .render import CAUSE_LABELS, TITLES, Rendered, boxes_html, figure_html, table_html
 
 DOCUMENTS = {
     "000": "seed 000 训练资源估算题 (estimation exercises)",
@@ -111,6 +112,17 @@ class Figure:
                   and (high is None or value <= high * (1 + self.rel_tol)))
         return "confirmed" if inside else "erratum"
 
+    @property
+    def ratio_to_stated(self) -> float:
+        """The recomputed value over the nearer end of the material's figure, range or bound; 1 inside it."""
+        low, high = self.bounds
+        value = self.compared
+        if low is not None and value < low:
+            return value / low
+        if high is not None and value > high:
+            return value / high
+        return 1.0
+
     def _fmt(self, value, unit: str | None = None) -> str:
         return UNITS[unit or self.stated_unit].show(value)
 
@@ -171,30 +183,36 @@ class Figure:
             return f"{status}: a claim with no number, judged in words (below)"
         if status == "confirmed":
             return f"confirmed: {self.tolerance_text}"
-        low, high = self.bounds
-        value = self.compared
-        off = value / low - 1 if low is not None and value < low else value / high - 1
+        off = self.ratio_to_stated - 1
         return (f"erratum: {format_percent(abs(off))} {'below' if off < 0 else 'above'} the material's {self._what}; "
                 f"confirmed would need {self.tolerance_text}")
+
+    @property
+    def document_title(self) -> str:
+        return DOCUMENTS[self.document]
 
     def box(self) -> str:
         """A short plain-text report: the status and its rule, the material's words, the recomputed figure, the
         literature where it is contested, and the cause."""
-        title = {"erratum": "Erratum", "confirmed": "Confirmed", "depends": "Depends on an input the material "
-                 "does not give", "contested": "Contested"}[self.status]
         material = f"{self.quote}  ->  {self.stated_text}" if self.stated_text else self.quote
-        rows = [("status", self.status_text), ("source", f"{DOCUMENTS[self.document]}, {self.section}"),
+        rows = [("status", self.status_text), ("source", f"{self.document_title}, {self.section}"),
                 ("material", material)]
         rows += [("literature", f"{says} ({source})") for says, source in self.literature]
         rows.append(("recomputed", f"{self.recomputed_text}  ({self.how})"))
         if self.cause_text:
-            label = {"erratum": "cause", "confirmed": "note", "depends": "so", "contested": "so"}[self.status]
-            rows.append((label, self.cause_text))
-        lines = [f"{title}: {self.claim}"] + [f"  {label + ':':<12} {text}" for label, text in rows]
+            rows.append((CAUSE_LABELS[self.status], self.cause_text))
+        lines = [f"{TITLES[self.status]}: {self.claim}"] + [f"  {label + ':':<12} {text}" for label, text in rows]
         return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.box()
+
+    # Jupyter shows the box as HTML, and as its plain text (not the dataclass repr) where HTML is not read.
+    def _repr_html_(self) -> str:
+        return figure_html(self)
+
+    def _repr_pretty_(self, printer, cycle) -> None:
+        printer.text(self.box())
 
 
 FIGURES = Registry("figure")
@@ -205,8 +223,23 @@ def figures(chapter: int | None = None) -> list[Figure]:
     return [f for f in FIGURES.values() if chapter is None or f.chapter == chapter]
 
 
-def table(chapter: int | None = None, keys=None) -> str:
-    """One line per figure (of a chapter, or the given keys in their order): key, status, stated, recomputed."""
+def boxes(keys=None, status: str | None = None) -> Rendered:
+    """The boxes of the given keys in their order (of every figure when none are given), of one status when
+    ``status`` is given: their plain texts a blank line apart, and in Jupyter one HTML output."""
+    keys = None if keys is None else list(keys)
+    rows = [get(key) for key in keys] if keys is not None else figures()
+    if status is not None:
+        check_choice("status", status, STATUSES)
+        rows = [f for f in rows if f.status == status]
+    if not rows:
+        raise InputError("keys", f"keys == {keys!r}, must name at least one figure"
+                                 + (f" of status {status!r}." if status else "."))
+    return Rendered("\n\n".join(f.box() for f in rows), boxes_html(rows))
+
+
+def table(chapter: int | None = None, keys=None) -> Rendered:
+    """One line per figure (of a chapter, or the given keys in their order): key, status, stated, recomputed. It
+    prints as text, and Jupyter shows it as an HTML table that also gives each figure's claim."""
     rows = [get(key) for key in keys] if keys is not None else figures(chapter)
     if not rows:
         raise InputError("chapter", f"chapter == {chapter}, no figures are registered for it.")
@@ -216,5 +249,5 @@ def table(chapter: int | None = None, keys=None) -> str:
     lines = [f"{'figure':<{key_w}}  {'status':<9}  {'material':>{stated_w}}  {'recomputed':>{new_w}}"]
     for key, status, stated, new in cells:
         lines.append(f"{key:<{key_w}}  {status:<9}  {stated:>{stated_w}}  {new:>{new_w}}")
-    return "\n".join(lines)
+    return Rendered("\n".join(lines), table_html(rows, cells))
 
