@@ -52,7 +52,7 @@ def test_switching_presets(calc):
 @pytest.mark.parametrize("field, value, message", [
     ("vocab_size", 0, "vocab_size == 0, must be &gt;= 1."),
     ("num_heads", 33, "must be divisible by"),
-    ("num_kv_heads", 5, "&#x27;num_heads&#x27; must be divisible by &#x27;num_kv_heads&#x27; (32 % 5 != 0)."),
+    ("num_kv_heads", 5, "&#x27;attention heads&#x27; must be divisible by &#x27;KV heads&#x27; (32 % 5 != 0)."),
     ("ffn_hidden_size", -1, "ffn_hidden_size == -1, must be &gt;= 1."),
 ])
 def test_bad_values_get_a_message_beside_their_field(calc, field, value, message):
@@ -214,7 +214,7 @@ def test_data_planner_matches_the_library():
     assert planner.result == pytest.approx({"tokens": 140e9, "cleaned": cleaned, "raw": cleaned / 0.25})
     assert "at 280M tokens per GB" in planner.summary.value  # the figure the chapter and the command use
     planner.inputs["english"].value = 0.9
-    assert "mix shares sum to 1.2, must sum to 1." in planner.errors["english"].value
+    assert "shares add up to 120%; set them to add up to 100%." in planner.errors["english"].value
     planner.inputs["english"].value = 0.7
     planner.inputs["params"].value = "seven"
     assert "params == &#x27;seven&#x27; is not a number" in planner.errors["params"].value
@@ -294,7 +294,7 @@ def _only_error(calc):
     (TrainingPlanner, "params", "1e300", "params == 1e+300, must be in [100,000, 1,000T]", ("summary", "chart")),
     (RooflineExplorer, "context", 10**9, "context == 1,000,000,000, must be &lt;= 100,000,000", ("summary", "chart")),
     (RooflineExplorer, "price", math.nan, "price_per_gpu_hour == nan, must be a finite number.", ("summary", "chart")),
-    (DataPlanner, "chinese", 0.9, "mix shares sum to 1.7, must sum to 1.", ("summary",)),
+    (DataPlanner, "chinese", 0.9, "shares add up to 170%; set them to add up to 100%.", ("summary",)),
     (DataPlanner, "code", math.nan, "mix[&#x27;code&#x27;] == nan, must be a finite number.", ("summary",)),
     (DataPlanner, "tokens_per_param", 1e-320, "tokens_per_param == 9.99989e-321, must be in [0.01, 100,000].",
      ("summary",)),
@@ -311,8 +311,8 @@ def test_a_bad_field_gets_its_message_beside_it_and_clears_the_result(make, fiel
 
 
 def test_a_hidden_size_the_heads_do_not_divide_is_shown_beside_the_hidden_size():
-    calc = ParamCalculator("gpt2")  # 12 heads
-    calc.inputs["hidden_size"].value = 64
+    calc = ParamCalculator("gpt2")  # 12 heads; 800 is no stop of the slider, but a value set from code
+    calc.inputs["hidden_size"].value = 800
     assert _only_error(calc)[0] == "hidden_size" and calc.count is None and calc.chart.value == ""
 
 
@@ -351,8 +351,224 @@ def test_the_timed_session_answers_any_entry_in_its_verdict(text):
     from llmest.widgets import TimedSession
 
     session = TimedSession(n=1)
+    session.start_button.click()
     session.entry.value = text
     session.submit.click()
     assert session.verdict.value and not session.submit.disabled  # a message, and the entry may be retyped
     session.answer(text, timed_out=True)
     assert "Time is up" in session.verdict.value and session.submit.disabled
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The reader's view: Enter checks, a verdict goes as the entry changes, the placeholder is an example in the unit,
+# messages name the fields as the reader sees them, the timed session waits for Start
+# ----------------------------------------------------------------------------------------------------------------
+
+import html as html_  # noqa: E402
+import re  # noqa: E402
+
+from llmest.exercises import EXERCISES  # noqa: E402
+from llmest.grading import entry_placeholder, read_entry  # noqa: E402
+from llmest.units import UNITS  # noqa: E402
+from llmest.widgets import TimedSession  # noqa: E402
+
+
+def _from_the_page(widget, **data):
+    """A message as the front end sends it over the widget's comm."""
+    widget._handle_msg({"content": {"data": data}, "buffers": []})
+
+
+def _type(entry, text):
+    """Typing, as the page reports it (the entry's value follows each keystroke)."""
+    _from_the_page(entry, method="update", state={"value": text}, buffer_paths=[])
+
+
+def _press_enter(entry):
+    _from_the_page(entry, method="custom", content={"event": "submit"})
+
+
+def _shown(markup: str) -> str:
+    return html_.unescape(re.sub(r"<[^>]*>", "", markup))
+
+
+def test_enter_checks_the_exercise_and_a_verdict_goes_when_the_entry_changes():
+    box = EXERCISES["1.1"].widget()
+    assert box.entry.continuous_update
+    _type(box.entry, "1.31 billion")
+    assert box.verdict.value == ""
+    _press_enter(box.entry)
+    assert "Correct" in box.verdict.value
+    _type(box.entry, "1.31 billio")
+    assert box.verdict.value == "", "the verdict was about what was typed before"
+    _type(box.entry, "abc")
+    _press_enter(box.entry)
+    assert "Could not read that" in box.verdict.value
+    _from_the_page(box.entry, method="custom", content={"event": "focus"})  # another message: no verdict from it
+    _type(box.entry, "")
+    assert box.verdict.value == ""
+
+
+@pytest.mark.parametrize("key", sorted(EXERCISES))
+def test_the_placeholder_is_an_example_in_the_exercise_unit_and_fits_the_box(key):
+    ex = EXERCISES[key]
+    entry = ex.widget().entry
+    assert entry.placeholder == entry_placeholder(ex.unit) and entry.placeholder.startswith("e.g. ")
+    for example in re.split(r", | or ", entry.placeholder[len("e.g. "):]):
+        assert read_entry(example, ex.unit) > 0, example  # each example reads in the exercise's unit
+    assert re.fullmatch(r"\d+ch", entry.layout.width) and int(entry.layout.width[:-2]) > len(entry.placeholder)
+    assert entry.layout.max_width == "100%"
+
+
+def test_placeholders_differ_by_unit():
+    assert len({entry_placeholder(unit) for unit in UNITS}) == len(UNITS)
+
+
+@pytest.mark.parametrize("entry", ["lots", "0", "-5", "1,2,3", "1.5", "7B" * 3, "x" * 300])
+def test_a_bad_answer_names_the_entry_as_the_reader_sees_it(entry):
+    box = EXERCISES["2.1"].widget()  # a number of GPUs
+    _type(box.entry, entry)
+    _press_enter(box.entry)
+    shown = _shown(box.verdict.value)
+    assert shown.startswith("Could not read that: your answer ") and "answer ==" not in shown, shown
+    assert "answer ==" in EXERCISES["2.1"].check(entry).message  # the library's own message names its parameter
+
+
+def test_the_timed_session_waits_for_start():
+    session = TimedSession(n=3, seed=4, level="easy", seconds_per_question=60)
+    now = [100.0]
+    session._clock = lambda: now[0]
+    assert session.start_button.description == "Start" and "llmest-start" in session.start_button._dom_classes
+    assert "Timed practice: 3 questions, 1:00 each" in session.header.value and "Press Start" in session.question.value
+    assert all(p.question not in session.question.value for p in session.problems)
+    assert session.entry.layout.display == session.submit.layout.display == session.timer.layout.display == "none"
+    assert not session.ticker.playing and session.timer.value == ""
+    now[0] += 1000
+    session.ticker.value += 1  # a tick before Start: nothing is timed
+    assert session.timer.value == "" and not session.results and session.elapsed() == 0
+    session.start_button.click()
+    assert session.start_button.layout.display == "none" and session.entry.layout.display is None
+    assert session.current.question in session.question.value and "Question 1 of 3" in session.header.value
+    assert session.ticker.playing and session.ticker.interval == 1000
+    assert _shown(session.timer.value) == "1:00 left"
+    now[0] += 5
+    session.ticker.value += 1  # the page steps the clock
+    assert _shown(session.timer.value) == "0:55 left"
+    now[0] += 56
+    session.ticker.value += 1
+    assert session.results[-1][3] is True and "Time is up" in session.verdict.value and not session.ticker.playing
+    session.start_button.click()  # once started, Start does nothing
+    assert session.index == 0 and len(session.results) == 1
+
+
+def test_the_timed_session_takes_enter_clears_its_message_and_fits_each_unit():
+    session = TimedSession(n=5, seed=2026)
+    session.start_button.click()
+    _type(session.entry, "abc")
+    _press_enter(session.entry)
+    assert _shown(session.verdict.value).startswith("Could not read that: your answer 'abc'")
+    _type(session.entry, "ab")
+    assert session.verdict.value == ""
+    for problem in session.problems:
+        assert session.entry.placeholder == entry_placeholder(problem.unit)
+        _type(session.entry, f"{problem.answer:g}")
+        _press_enter(session.entry)
+        assert session.submit.disabled and "Correct" in session.verdict.value
+        session.next.click()
+    assert "Score: 5 correct" in session.header.value
+
+
+def test_every_stop_of_the_hidden_size_slider_is_a_valid_shape():
+    calc = ParamCalculator("gpt2")
+    slider = calc.inputs["hidden_size"]
+    assert slider.step == slider.min == 768 and "steps of 768 (12 heads × 64)" in calc.hidden_step_note.value
+    for preset in ("gpt2", "llama-2-7b", "phi-3-mini", "falcon-7b", "qwen2-0.5b", "gemma-7b"):
+        calc.model.value = preset
+        assert slider.value == le.preset(preset).hidden_size, "the model's own size is kept (and is a stop)"
+        assert (slider.value - slider.min) % slider.step == 0
+        for stop in range(slider.min, slider.max + 1, slider.step):
+            slider.value = stop
+            assert calc.count is not None and not any(label.value for label in calc.errors.values()), (preset, stop)
+    calc.model.value = "gpt2"
+    calc.inputs["num_heads"].value = 16  # the step follows the heads
+    assert slider.step == 256 and "16 heads × 16" in calc.hidden_step_note.value
+    calc.inputs["num_heads"].value = 7
+    assert calc.hidden_step_note.value == ""
+    shown = _shown(calc.errors["num_heads"].value)
+    assert "'hidden size H' must be divisible by 'attention heads' (768 % 7 != 0)" in shown
+    assert "hidden_size" not in shown and "num_heads" not in shown
+
+
+def test_the_data_planner_says_the_shares_total_in_percent():
+    planner = DataPlanner(english=0.7, chinese=0.2, code=0.1)
+    planner.inputs["code"].value = 0.35
+    assert _shown(planner.errors["code"].value) == "shares add up to 125%; set them to add up to 100%."
+    assert planner.result is None and planner.summary.value == ""
+    planner.inputs["english"].value = 0.45
+    assert planner.result is not None and not planner.errors["code"].value
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The app: widths that fit a phone and a projector, idle kernels culled
+# ----------------------------------------------------------------------------------------------------------------
+
+import ipywidgets as ipw  # noqa: E402
+
+from llmest.widgets import svg_chart  # noqa: E402
+
+
+def _all_widgets(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _all_widgets(child)
+
+
+def _wide(width: str) -> bool:
+    """A fixed width over 10em (a phone's 390 px hold about 24em): a button's 6em is no matter."""
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)(em|px|ch)", width.strip())
+    return bool(match) and float(match[1]) * {"em": 1, "px": 1 / 16, "ch": 0.5}[match[2]] > 10
+
+
+@pytest.mark.parametrize("make", [ParamCalculator, MemoryPlanner, TrainingPlanner, RooflineExplorer, DataPlanner,
+                                  ScalingExplorer, lambda: EXERCISES["1.1"].widget(), lambda: TimedSession(n=1)])
+def test_no_part_is_wider_than_a_phone_allows(make):
+    made = make()
+    root = getattr(made, "widget", made)
+    for part in _all_widgets(root):
+        width = part.layout.width
+        if width and _wide(width):
+            assert part.layout.max_width == "100%", (type(part).__name__, getattr(part, "description", ""), width)
+        if isinstance(part, ipw.HTML):
+            for style in re.findall(r'style="([^"]*)"', part.value):
+                widths = re.findall(r"(?<![-\w])width:\s*([^;]+)", style)
+                assert not any(_wide(w) for w in widths) or "max-width" in style, style
+        if isinstance(part, ipw.HBox):
+            assert part.layout.flex_flow == "row wrap"
+
+
+def test_charts_scale_with_the_page():
+    svg = svg_chart([([1, 10, 100], [3, 2, 1], "#000", "line")], "x", "y", width=460, height=220)
+    assert re.match(r'<svg viewBox="0 0 460 220" width="100%"', svg) and ' height="' not in svg.split(">")[0]
+
+
+APP = Path(__file__).resolve().parent.parent / "llmest" / "app"
+
+
+def _app_argv() -> list:
+    """The arguments `make app` gives voila."""
+    recipe = (APP.parent.parent / "Makefile").read_text().split("\napp:", 1)[1].split("\n\n", 1)[0]
+    command = next(line.strip() for line in recipe.splitlines()[1:] if "voila" in line)
+    return command.split()[1:]
+
+
+def test_the_app_culls_idle_kernels(tmp_path, monkeypatch):
+    voila = pytest.importorskip("voila.app")
+    monkeypatch.chdir(APP.parent.parent)  # where make runs
+    argv = _app_argv()
+    assert "llmest/app/llmest-calculators.ipynb" in argv
+    app = voila.Voila()
+    app.initialize(argv)
+    app.connection_dir = str(tmp_path)
+    app.init_settings()  # makes the kernel manager, configured as the server will run it
+    manager = app.kernel_manager
+    assert 0 < manager.cull_interval <= 300 and 0 < manager.cull_idle_timeout <= 3600
+    assert manager.cull_connected, "a phone that sleeps keeps its socket: idle means idle"

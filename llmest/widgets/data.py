@@ -45,13 +45,23 @@ class DataPlanner(Form):
         self.result = self.estimate = None
         self.summary.value = ""
 
+    SHARES = ("english", "chinese", "code")
+
+    def _message(self, err):
+        """The mix's total in the sliders' own unit, percent: "shares add up to 125%", not "sum to 1.25"."""
+        if err.param != "mix" or "sum to" not in str(err):
+            return str(err)
+        total = sum(self.inputs[name].value for name in self.SHARES)
+        digits = 0 if abs(total - 1) >= 0.005 else 2  # never "add up to 100%" for a total just off it
+        return f"shares add up to {format_percent(total, digits)}; set them to add up to 100%."
+
     def _update(self):
         value = {name: box.value for name, box in self.inputs.items()}
         n_params = parse_count(value["params"], "params")
         check_plausible("n_params", n_params, "params")
         est = self.estimate = plans.estimate_corpus(
             n_params, tokens_per_param=value["tokens_per_param"],
-            mix={language: value[language] for language in ("english", "chinese", "code")},
+            mix={language: value[language] for language in self.SHARES},
             cleaning_yield=value["cleaning_yield"])
         self.result = dict(tokens=est.tokens, cleaned=est.cleaned_bytes, raw=est.raw_bytes)
         rows = "".join(f"<li>{language}: {format_bytes(b)} cleaned, at {format_count(est.rates[language])} tokens "

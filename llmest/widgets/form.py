@@ -27,6 +27,17 @@ def error_field(err: InputError, fields, changed=None, aliases=None):
     return field if field in fields else None
 
 
+def labelled(message: str, labels: dict) -> str:
+    """The message with each field that it quotes by its library name ('hidden_size') quoted by the label the
+    reader sees beside the field ('hidden size H'). A value quoted back ("params == 'gpus'") or a key
+    ("mix['code']") is left as it is."""
+    return re.sub(r"(?<!== )(?<!\[)'(\w+)'", lambda m: f"'{labels[m[1]]}'" if m[1] in labels else m[0], message)
+
+
+def field_labels(inputs: dict) -> dict:
+    return {name: box.description for name, box in inputs.items() if getattr(box, "description", "")}
+
+
 def check_limits(values: dict, aliases: dict) -> None:
     """The fields' values within the limits of plausibility of the library parameters they feed (llmest.limits);
     ``aliases`` maps a parameter to the field that feeds it, when they are spelled differently."""
@@ -52,7 +63,7 @@ class Form:
         self.inputs = inputs
         self.errors = {name: w.HTML() for name in inputs}
         self.general_error = w.HTML()
-        rows = [w.HBox([box, self.errors[name]]) for name, box in inputs.items()]
+        rows = [row(box, self.errors[name]) for name, box in inputs.items()]
         self.widget = w.VBox([*rows, self.general_error, *outputs])
         self.widget.add_class(css)
         for name, box in inputs.items():
@@ -68,7 +79,12 @@ class Form:
         except InputError as err:
             self._clear()
             field = error_field(err, self.errors, changed_field(self.inputs, change), self.ALIASES)
-            self.errors.get(field, self.general_error).value = error_html(str(err))
+            self.errors.get(field, self.general_error).value = error_html(labelled(self._message(err),
+                                                                                   field_labels(self.inputs)))
+
+    def _message(self, err: InputError) -> str:
+        """What to say of ``err`` beside its field (a calculator may say it in the field's own terms)."""
+        return str(err)
 
     def _ipython_display_(self):
         from IPython.display import display
@@ -114,8 +130,14 @@ def in_slider(name: str, value, low, high):
     return v.check_number(name, real(name, value), low=low, high=high)
 
 
+def row(*children) -> w.HBox:
+    """A field and its message side by side, the message below on a screen too narrow for both."""
+    return w.HBox(list(children), layout=w.Layout(flex_flow="row wrap", align_items="center"))
+
+
 def field_style():
-    return {"description_width": "10em"}, w.Layout(width="22em")
+    # max_width: a 390 px phone gets the field at its own width, not a page that scrolls sideways.
+    return {"description_width": "10em"}, w.Layout(width="22em", max_width="100%")
 
 
 def model_field(value):

@@ -12,7 +12,7 @@ from .. import model as m
 from .. import plans
 from .._validate import InputError
 from ..units import format_bytes, format_count
-from .form import changed_field, check_limits, error_field, option
+from .form import changed_field, check_limits, error_field, option, row
 from .render import error_html, memory_bar_html
 
 
@@ -21,7 +21,8 @@ class MemoryPlanner:
 
     def __init__(self, model: str = "llama-2-7b", gpu: str = "A100 80GB"):
         style = {"description_width": "9em"}
-        small = w.Layout(width="20em")  # wide enough for "llama-3.1-70b" and "A100 80GB" beside their labels
+        # Wide enough for "llama-3.1-70b" and "A100 80GB" beside their labels, and no wider than a phone.
+        small = w.Layout(width="20em", max_width="100%")
 
         def dropdown(label, options, value):
             return w.Dropdown(options=options, value=value, description=label, style=style, layout=small)
@@ -31,8 +32,8 @@ class MemoryPlanner:
 
         self.inputs = {
             "model": dropdown("model", list(m.PRESETS), option("model", model, m.PRESETS)),
-            "config": w.Textarea(placeholder="…or paste a config.json here", layout=w.Layout(width="32em",
-                                                                                          height="4em")),
+            "config": w.Textarea(placeholder="…or paste a config.json here",
+                                 layout=w.Layout(width="32em", max_width="100%", height="4em")),
             "task": w.ToggleButtons(options=["training", "inference"], value="training"),
             "gpu": dropdown("GPU", list(hardware.CATALOG), option("gpu", gpu, hardware.CATALOG)),
             "convention": dropdown("precision", list(mem.CONVENTIONS), "mixed"),
@@ -55,7 +56,7 @@ class MemoryPlanner:
         self._training_only = ("convention", "optimizer", "micro_batch", "seq_len", "recompute", "flash", "zero",
                                "dp", "pp")
         self._inference_only = ("weights", "tokens", "batch")
-        self.rows = {name: w.HBox([box, self.errors[name]]) for name, box in self.inputs.items()}
+        self.rows = {name: row(box, self.errors[name]) for name, box in self.inputs.items()}
         for box in self.inputs.values():
             box.observe(self._recompute, names="value")
         self.widget = w.VBox([*self.rows.values(), self.general_error, self.bar, self.verdict])

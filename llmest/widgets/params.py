@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
 import ipywidgets as w
 
 from .. import _validate as v
 from .. import model as m
 from .._validate import InputError
 from ..units import format_count, format_int, format_percent
-from .form import changed_field, error_field, option
+from .form import changed_field, error_field, field_labels, labelled, option, row
 from .render import breakdown_chart_html, error_html
 
 
@@ -43,7 +45,7 @@ class ParamCalculator:
         self._updating = False
         self.model = w.Dropdown(options=list(m.PRESETS), value=option("model", model, m.PRESETS), description="model",
                                 style={"description_width": "11em"})
-        style, layout = {"description_width": "11em"}, w.Layout(width="28em")
+        style, layout = {"description_width": "11em"}, w.Layout(width="28em", max_width="100%")
         self.inputs = {
             "hidden_size": w.IntSlider(min=64, max=32768, step=64, description="hidden size H", style=style,
                                        layout=layout, continuous_update=False),
@@ -51,20 +53,25 @@ class ParamCalculator:
                                       continuous_update=False),
         }
         for field, (label, low, high) in self.NUMBERS.items():
-            self.inputs[field] = w.IntText(description=label, style=style, layout=w.Layout(width="22em"))
+            self.inputs[field] = w.IntText(description=label, style=style,
+                                            layout=w.Layout(width="22em", max_width="100%"))
         self.inputs["gated_ffn"] = w.Checkbox(description="gated FFN (SwiGLU: 3 matrices)", indent=False)
         self.inputs["tie_embeddings"] = w.Checkbox(description="output head tied to the embedding", indent=False)
         self.errors = {field: w.HTML() for field in self.inputs}
+        self.hidden_step_note = w.HTML()
+        self.hidden_step_note.add_class("llmest-hidden-step")
         self.general_error = w.HTML()
         self.summary = w.HTML()
-        self.chart = w.HTML(layout=w.Layout(width="40em"))
+        self.chart = w.HTML(layout=w.Layout(width="100%", max_width="40em"))
         self.count: m.ParamCount | None = None
 
         self.model.observe(self._load_preset, names="value")
         self.inputs["num_heads"].observe(self._kv_heads_follow, names="value")
+        self.inputs["num_heads"].observe(self._fit_hidden_step, names="value")
         for box in self.inputs.values():
             box.observe(self._recompute, names="value")
-        rows = [w.HBox([box, self.errors[field]]) for field, box in self.inputs.items()]
+        rows = [row(box, *([self.hidden_step_note] if field == "hidden_size" else []), self.errors[field])
+                for field, box in self.inputs.items()]
         self.widget = w.VBox([self.model, *rows, self.general_error, self.summary, self.chart])
         # Stable handles for the browser test.
         self.widget.add_class("llmest-param-calculator")
@@ -79,11 +86,42 @@ class ParamCalculator:
         self._derived = _derived_fields(self._base)
         self._updating = True
         try:
+            self._set_hidden_steps(64, 64)  # the widest range first, so that the preset's size is not clamped
             for field, box in self.inputs.items():
                 box.value = getattr(self._base, field)
         finally:
             self._updating = False
+        self._fit_hidden_step()
         self._recompute()
+
+    HIDDEN_MAX = 32768
+
+    def _set_hidden_steps(self, step: int, minimum: int):
+        slider = self.inputs["hidden_size"]
+        with slider.hold_trait_notifications():  # min, max and step checked against each other once, at the end
+            slider.max = max(self.HIDDEN_MAX // step * step, minimum, slider.value)
+            slider.min, slider.step = minimum, step
+
+    def _fit_hidden_step(self, _=None):
+        """Slider stops that are all valid shapes. With head_dim = H / heads, H must be a multiple of the heads: a
+        step of heads × gcd(head_dim, 64) keeps every stop one (GPT-2's 12 heads: 768, 1,536 ...; steps of 64 would
+        make two stops in three invalid), and the model's own size is a stop. A model that sets its head_dim
+        (Gemma) takes any multiple of 64."""
+        if self._updating:
+            return
+        hidden, heads = self.inputs["hidden_size"].value, self.inputs["num_heads"].value
+        if "head_dim" not in self._derived:
+            self._set_hidden_steps(64, 64)
+            self.hidden_step_note.value = (f"<small>steps of 64 (the model sets its head size, "
+                                           f"{self._base.head_dim})</small>")
+            return
+        if not isinstance(heads, int) or heads < 1 or hidden % heads:
+            self.hidden_step_note.value = ""  # the heads do not divide the hidden size: the message says so
+            return
+        step = heads * math.gcd(hidden // heads, 64)
+        self._set_hidden_steps(step, step)
+        self.hidden_step_note.value = (f"<small>steps of {step:,} ({heads} heads × {step // heads}), so that the "
+                                       "heads divide every size</small>")
 
     def _kv_heads_follow(self, change):
         """Multi-head attention stays multi-head: KV heads follow the heads while the two are equal."""
@@ -117,7 +155,8 @@ class ParamCalculator:
             rule = m.rule_params(cfg.hidden_size, cfg.num_layers, cfg.vocab_size)
         except InputError as err:
             field = error_field(err, self.errors, changed_field(self.inputs, change))
-            self.errors.get(field, self.general_error).value = error_html(str(err))
+            self.errors.get(field, self.general_error).value = error_html(labelled(str(err),
+                                                                                   field_labels(self.inputs)))
             self.count = None
             self.summary.value = '<span style="color:#555">Fix the highlighted field to see the count.</span>'
             self.chart.value = ""  # no chart of a model the fields no longer describe

@@ -3,26 +3,66 @@
 from __future__ import annotations
 
 import html
-import threading
+import math
+import re
 
 import ipywidgets as w
 
 from .. import _validate as v
-from ..grading import INTERFACES
+from ..grading import INTERFACES, entry_placeholder
+from .form import row
 
 
 GRADE_COLORS = {"correct": "#1b7f3b", "close": "#9a6700", "wrong": "#b00020", "empty": "#555", "invalid": "#b00020"}
 
+# The library names the entry by its parameter ("answer == 'lots' is not a number"); the reader sees a box without
+# a name, so a message calls it what it is to them.
+ANSWER_LABEL = "your answer"
+# "answer == 'x', must be": the value as _validate.quote writes it (a string's repr, or a word such as 1e+300).
+_QUOTED_THEN_MUST = re.compile(r"""(?<![\w'])answer == ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s,']+), must be """)
+
+
+def readers_words(message: str) -> str:
+    """A verdict's message naming the entry as the reader knows it: "answer == 'lots' is not a number" becomes
+    "your answer 'lots' is not a number", and "answer == '0', must be ..." becomes "your answer '0' must be ..."."""
+    message = _QUOTED_THEN_MUST.sub(rf"{ANSWER_LABEL} \1 must be ", message, count=1)
+    return re.sub(r"(?<![\w'])answer == ", f"{ANSWER_LABEL} ", message, count=1)
+
 
 def verdict_html(result) -> str:
-    return f'<span style="color:{GRADE_COLORS[result.grade]}">{html.escape(result.message)}</span>'
+    return f'<span style="color:{GRADE_COLORS[result.grade]}">{html.escape(readers_words(result.message))}</span>'
+
+
+def entry_box(unit: str) -> w.Text:
+    """A text entry whose placeholder is an example in ``unit`` and whose width shows all of it (``ch`` is the
+    width of a digit), narrowed to the page on a phone. Its value follows every keystroke, so that a verdict can
+    be cleared as the entry changes; Enter is :func:`on_enter`."""
+    entry = w.Text(continuous_update=True, layout=w.Layout(max_width="100%"))
+    fit_placeholder(entry, unit)
+    return entry
+
+
+def fit_placeholder(entry: w.Text, unit: str) -> None:
+    entry.placeholder = entry_placeholder(unit)
+    entry.layout.width = f"{max(len(entry.placeholder), 16) + 3}ch"
+
+
+def on_enter(entry: w.Text, callback) -> None:
+    """Call ``callback()`` when Enter is pressed in ``entry``. The front end sends a "submit" message on Enter;
+    ipywidgets 8 deprecates ``Text.on_submit``, and the replacement it names (observing the value with
+    continuous_update off) also fires when the box loses focus and could not clear a verdict while typing, so the
+    message is read here with the widget's public ``on_msg``."""
+    def handle(_widget, content, _buffers):
+        if isinstance(content, dict) and content.get("event") == "submit":
+            callback()
+
+    entry.on_msg(handle)
 
 
 def exercise_widget(ex) -> w.VBox:
-    """Question, an entry box, Check and Hint buttons, and the verdict."""
-    from ..grading import entry_placeholder
-
-    entry = w.Text(placeholder=entry_placeholder(ex.unit), layout=w.Layout(width="16em"))
+    """Question, an entry box, Check and Hint buttons, and the verdict. Enter checks too; the verdict goes when
+    the entry changes."""
+    entry = entry_box(ex.unit)
     check = w.Button(description="Check", button_style="primary", layout=w.Layout(width="6em"))
     hint = w.Button(description="Hint", layout=w.Layout(width="6em"))
     verdict = w.HTML()
@@ -34,10 +74,15 @@ def exercise_widget(ex) -> w.VBox:
     def on_hint(_=None):
         hints.value = "<br>".join(html.escape(line) for line in ex.hint().splitlines())
 
+    def on_change(_change):
+        verdict.value = ""
+
     check.on_click(on_check)
     hint.on_click(on_hint)
+    on_enter(entry, on_check)
+    entry.observe(on_change, names="value")
     box = w.VBox([w.HTML(f"<b>Exercise {ex.key}.</b> {html.escape(ex.question)}"),
-                  w.HBox([entry, check, hint]), verdict, hints])
+                  row(entry, check, hint), verdict, hints])
     box.add_class("llmest-exercise")  # a stable handle for the browser test
     box.entry, box.check_button, box.hint_button, box.verdict, box.hints = entry, check, hint, verdict, hints
     return box
@@ -119,7 +164,11 @@ class FlashcardDeck:
 
 class TimedSession:
     """Interview practice: ``n`` problems from the drill generator, a clock per question, the score, and a review
-    of the misses with their worked solutions. When the time for a question runs out, what is typed is graded."""
+    of the misses with their worked solutions. Nothing is timed until Start is pressed, so running a whole chapter
+    does not spend the first question's time; when the time for a question runs out, what is typed is graded.
+
+    The clock is a hidden Play widget: the page steps it once a second and each step reads the time here, so the
+    clock runs only where the session is shown, and stops with the page."""
 
     def __init__(self, n: int = 5, seed: int = 0, topics=None, level: str = "medium", seconds_per_question=180):
         import time
@@ -130,69 +179,103 @@ class TimedSession:
         self.problems = drill_set(seed, n, topics, level)
         self.limit = seconds_per_question
         self._clock = time.monotonic
+        self._started = None  # when the current question was shown
         self.header, self.question, self.verdict, self.review = w.HTML(), w.HTML(), w.HTML(), w.HTML()
         self.timer = w.HTML()
-        self.entry = w.Text(layout=w.Layout(width="18em"))
+        self.ticker = w.Play(interval=1000, min=0, max=self.limit + 60, show_repeat=False,
+                             layout=w.Layout(display="none"))
+        self.start_button = w.Button(description="Start", button_style="primary")
+        self.entry = entry_box(self.problems[0].unit)
         self.submit = w.Button(description="Submit", button_style="primary")
         self.next = w.Button(description="Next question")
-        self._stopped = threading.Event()
-        self._lock = threading.RLock()  # the clock thread and a click may grade at the same moment
+        self.start_button.on_click(lambda _: self.start())
         self.submit.on_click(lambda _: self.answer(self.entry.value))
+        on_enter(self.entry, lambda: self.answer(self.entry.value))
+        self.entry.observe(self._entry_changed, names="value")
+        self.ticker.observe(self._tick, names="value")
         self.next.on_click(lambda _: self._advance())
-        self.widget = w.VBox([w.HBox([self.header, self.timer]), self.question, w.HBox([self.entry, self.submit]),
-                              self.verdict, self.next, self.review])
+        self.widget = w.VBox([row(self.header, self.timer), self.question, self.start_button,
+                              row(self.entry, self.submit), self.verdict, self.next, self.review, self.ticker])
         self.widget.add_class("llmest-timed-session")
         self.timer.add_class("llmest-timer")
+        self.start_button.add_class("llmest-start")
         self.results: list[tuple] = []   # (problem, verdict, seconds, timed_out)
         self.index = 0
-        self._show_question()
+        self._show_intro()
+
+    @property
+    def started(self) -> bool:
+        return self._started is not None
 
     @property
     def current(self):
         return self.problems[self.index]
 
     def elapsed(self) -> float:
-        return self._clock() - self._started
+        """Seconds on the current question (0 before Start)."""
+        return self._clock() - self._started if self.started else 0.0
+
+    def _show_intro(self):
+        n, minutes, seconds = len(self.problems), self.limit // 60, self.limit % 60
+        topics = ", ".join(dict.fromkeys(p.topic for p in self.problems))
+        self.header.value = f"<b>Timed practice: {n} question{'s' * (n != 1)}, {minutes}:{seconds:02d} each</b>"
+        self.question.value = (f"Topics: {html.escape(topics)}. Each question has its own clock; when it runs out, "
+                               "what you have typed is graded. Press Start when you are ready: question 1 and its "
+                               "clock start then.")
+        for part in (self.entry, self.submit, self.next, self.timer):
+            part.layout.display = "none"
+
+    def start(self):
+        """Show question 1 and start its clock (once; later presses do nothing)."""
+        if self.started:
+            return
+        self.start_button.layout.display = "none"
+        for part in (self.entry, self.submit, self.timer):
+            part.layout.display = None
+        self._show_question()
 
     def _advance(self):
-        with self._lock:
-            if len(self.results) <= self.index:
-                return  # the current question is not graded yet
-            self.index += 1
-            if self.index >= len(self.problems):
-                self._finish()
-            else:
-                self._show_question()
+        if len(self.results) <= self.index:
+            return  # the current question is not graded yet
+        self.index += 1
+        if self.index >= len(self.problems):
+            self._finish()
+        else:
+            self._show_question()
 
     def _show_question(self):
         p = self.current
         self.header.value = f"<b>Question {self.index + 1} of {len(self.problems)}</b> · {p.topic} · {p.level}&nbsp;"
         self.question.value = html.escape(p.question)
         self.entry.value, self.entry.disabled, self.submit.disabled = "", False, False
-        from ..grading import entry_placeholder
-
-        self.entry.placeholder = entry_placeholder(p.unit)
+        fit_placeholder(self.entry, p.unit)
         self.verdict.value = ""
         self.next.layout.display = "none"
         self._started = self._clock()
+        self.ticker.value = 0
+        self.ticker.playing = True
         self._tick()
 
+    def _entry_changed(self, _change):
+        if self.started and not self.submit.disabled:
+            self.verdict.value = ""  # a message about what was typed before
+
     def _tick(self, _=None):
-        with self._lock:
-            if self.index >= len(self.problems) or self.submit.disabled:
-                return
-            left = max(self.limit - self.elapsed(), 0)
-            self.timer.value = f"<span>{int(left) // 60}:{int(left) % 60:02d} left</span>"
-            if left <= 0:
-                self.answer(self.entry.value, timed_out=True)
+        if not self.started or self.index >= len(self.problems) or self.submit.disabled:
+            return
+        left = max(self.limit - self.elapsed(), 0)
+        shown = math.ceil(left)  # 3:00 as the clock starts, 0:00 only when the time is up
+        self.timer.value = f"<span>{shown // 60}:{shown % 60:02d} left</span>"
+        if left <= 0:
+            self.answer(self.entry.value, timed_out=True)
 
     def answer(self, entry, timed_out: bool = False):
-        """Grade the entry for the current question. An unreadable entry gets its message and can be retyped,
-        unless the time is up."""
-        with self._lock:
-            if self.submit.disabled:  # already graded
-                return self.results[-1][1]
-            return self._grade(entry, timed_out)
+        """Grade the entry for the current question (starting the session if Start was not pressed). An unreadable
+        entry gets its message and can be retyped, unless the time is up."""
+        self.start()
+        if self.submit.disabled:  # already graded
+            return self.results[-1][1]
+        return self._grade(entry, timed_out)
 
     def _grade(self, entry, timed_out):
         verdict = self.current.check(entry)
@@ -200,6 +283,7 @@ class TimedSession:
             self.verdict.value = verdict_html(verdict)
             return verdict
         self.results.append((self.current, verdict, self.elapsed(), timed_out))
+        self.ticker.playing = False
         self.entry.disabled = self.submit.disabled = True
         shown = type(verdict)(verdict.grade, "Time is up. " + verdict.message) if timed_out else verdict
         self.verdict.value = f"{verdict_html(shown)}<br><small>Answer: {html.escape(self.current.answer_text)}</small>"
@@ -212,7 +296,7 @@ class TimedSession:
         return {grade: grades.count(grade) for grade in ("correct", "close", "wrong", "empty", "invalid")}
 
     def _finish(self):
-        self._stopped.set()
+        self.ticker.playing = False
         score = self.score()
         self.header.value = (f"<b>Score: {score['correct']} correct, {score['close']} close, "
                              f"{len(self.results) - score['correct'] - score['close']} missed, "
@@ -231,16 +315,10 @@ class TimedSession:
                         f"<div style='margin:4px 0 8px 1em;font-size:0.9em'>{steps}</div></li>")
         self.review.value = "<ul>" + "".join(rows) + "</ul>"
 
-    def _run_clock(self):
-        while not self._stopped.wait(1.0):
-            self._tick()
-
     def _ipython_display_(self):
         from IPython.display import display
 
         display(self.widget)
-        # The clock runs only once shown: a kernel thread ticks each second (widgets may be updated from threads).
-        threading.Thread(target=self._run_clock, daemon=True).start()
 
 
 def flashcard_deck(topics=None, seed: int = 0) -> FlashcardDeck:

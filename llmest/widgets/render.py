@@ -26,9 +26,10 @@ def bar_chart_html(rows, title: str = "") -> str:
     for label, value, text, color in rows:
         lines.append(
             '<div style="display:flex;align-items:center;font-size:0.85em;line-height:1.5">'
-            f'<div style="width:11em;text-align:right;padding-right:6px">{html.escape(label)}</div>'
-            f'<div style="width:{60 * value / largest:.2f}%;background:{color};height:1em"></div>'
-            f'<div style="padding-left:6px;white-space:nowrap">{html.escape(text)}</div></div>')
+            f'<div style="width:11em;max-width:35%;flex:none;text-align:right;padding-right:6px">'
+            f'{html.escape(label)}</div>'
+            f'<div style="width:{60 * value / largest:.2f}%;flex:none;background:{color};height:1em"></div>'
+            f'<div style="padding-left:6px;min-width:0">{html.escape(text)}</div></div>')
     return "".join(lines)
 
 
@@ -57,7 +58,7 @@ def memory_bar_html(breakdown, gpu, margin) -> str:
     legend = " · ".join(
         f'<span style="color:{MEMORY_COLORS[p]}">■</span> {_MEMORY_LABELS[p]} {format_bytes(b)}'
         for p, b in parts.items() if b > 0)
-    return (f'<div style="position:relative;display:flex;height:1.6em;width:36em;border:1px solid #ccc">'
+    return (f'<div style="position:relative;display:flex;height:1.6em;width:100%;max-width:36em;border:1px solid #ccc">'
             f'{segments}{marks}</div><div style="font-size:0.85em;margin-top:3px">{legend}<br>dashed: usable '
             f'({format_percent(1 - margin, 0)} of {format_bytes(capacity)}); solid: the GPU\'s memory</div>')
 
@@ -85,8 +86,9 @@ def svg_chart(series, x_label: str, y_label: str, marker=None, width=460, height
     def py(y):
         return bottom - (ty(y) - y0) / (y1 - y0) * (bottom - top)
 
-    parts = [f'<svg width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg" '
-             f'style="font:11px sans-serif">',
+    # A viewBox and width 100%: the chart scales to a phone or a projector, its text with it.
+    parts = [f'<svg viewBox="0 0 {width} {height}" width="100%" xmlns="http://www.w3.org/2000/svg" '
+             f'style="max-width:{2 * width}px;height:auto;font:11px sans-serif">',
              f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#888"/>',
              f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" stroke="#888"/>']
     for decade in range(math.ceil(x0), math.floor(x1) + 1):
