@@ -20,8 +20,9 @@ from .units import format_number
 
 TEXT_WIDTH = 100     # the plain-text form wraps its widest text column to stay within this many characters
 _NARROWEST = 24      # ... but never wraps a column narrower than this
-# A cell that reads as a number: "16", "-7%", "+7%", "$1,000", "4.2e22", "14.0 GB", "88,239 (+7%)", or a dash for none.
-_NUMERIC = re.compile(r"[-+−]?\$?\d[\d,]*(\.\d+)?(e[-+]?\d+)?(\s.*)?|[-–—]", re.IGNORECASE)
+# A cell that reads as a number: "16", "-7%", "+7%", "$1,000", "4.2e22", "6.61B", "14.0 GB", "88,239 (+7%)", or a
+# dash for none.
+_NUMERIC = re.compile(r"[-+−]?\$?\d[\d,]*(\.\d+)?(e[-+]?\d+)?[a-z%×]*(\s.*)?|[-–—]", re.IGNORECASE)
 
 
 def _cell(value, row: int, column: int) -> str:
@@ -131,10 +132,18 @@ class Table:
     def _repr_html_(self) -> str:
         numeric = self.numeric
 
+        # numbers, the rows' names and short text stay on one line; long text wraps, never narrower than 16em (the
+        # table scrolls instead)
+        long_text = [not numeric[j] and j > 0 and any(len(row[j]) > _NARROWEST for row in self.rows)
+                     for j in range(len(self.columns))]
+
         def cell(tag, text, j):
-            align = "right" if numeric[j] else "left"
-            nowrap = "white-space:nowrap;" if numeric[j] else ""
-            return f'<{tag} style="text-align:{align};{nowrap}padding:2px 8px">{html.escape(text)}</{tag}>'
+            style = f"text-align:{'right' if numeric[j] else 'left'};vertical-align:top;padding:2px 8px;"
+            if tag == "td":
+                style += "min-width:16em;" if long_text[j] else "white-space:nowrap;"
+            if tag == "th":
+                style += "border-bottom:1px solid currentColor;"
+            return f'<{tag} style="{style}">{html.escape(text)}</{tag}>'
 
         head = "".join(cell("th", h, j) for j, h in enumerate(self.headers))
         body = "".join("<tr>" + "".join(cell("td", x, j) for j, x in enumerate(row)) + "</tr>" for row in self.rows)
@@ -142,7 +151,8 @@ class Table:
                    if self.caption else "")
         notes = "".join(f'<p style="margin:4px 0 0">{html.escape(note)}</p>' for note in self.notes)
         return (f'<div class="llmest-table" style="overflow-x:auto;max-width:100%">'
-                f'<table style="border-collapse:collapse;font-variant-numeric:tabular-nums">{caption}'
+                '<table style="border-collapse:collapse;table-layout:auto;margin:0;font-variant-numeric:tabular-nums">'
+                f"{caption}"
                 f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{notes}</div>")
 
     def as_dict(self) -> dict:
