@@ -34,8 +34,9 @@ test: $(TESTING)
 	$(BIN)/python -m pytest
 
 ## Serve the calculators of chapters 1-4 as one page, without code (Voila).
+# llmest/app/voila.json culls kernels idle for 15 minutes (readers who left without closing the page).
 app: $(APP)
-	$(BIN)/voila llmest/app/llmest-calculators.ipynb
+	$(BIN)/voila --Voila.config_file_paths=llmest/app llmest/app/llmest-calculators.ipynb
 
 ## Write the solved workbook as static HTML pages to build/html/ (open build/html/index.html).
 html: $(WORKBOOK)
