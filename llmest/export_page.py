@@ -23,6 +23,8 @@ STYLE = """
   font-family:var(--jp-ui-font-family,sans-serif);margin:1em 0;padding:.5em 0;border-bottom:1px solid #ddd}
 .llmest-nav:last-child{border-bottom:none;border-top:1px solid #ddd}
 .llmest-nav details{flex:1 1 20em}
+.llmest-nav a{color:var(--jp-content-link-color,#1a5fb4);text-decoration:none}
+.llmest-nav a:hover{text-decoration:underline}
 .llmest-nav summary{cursor:pointer}
 .llmest-toc{list-style:none;margin:.3em 0;padding-left:1em;line-height:1.7}
 .llmest-toc a[aria-current]{font-weight:bold;color:inherit;text-decoration:none}
