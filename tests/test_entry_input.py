@@ -284,3 +284,23 @@ def test_drill_topics_that_are_not_names_are_refused_by_name(topics):
     with pytest.raises(InputError, match="must be a topic or a list of them") as err:
         drills.drill_set(0, 3, topics)
     assert err.value.param == "topics"
+
+
+@settings(max_examples=60, deadline=None)
+@given(ENTRIES)
+def test_the_exercise_box_names_an_unreadable_entry_as_the_reader_sees_it(entry):
+    # The library's message names its parameter ("answer == 'lots'"); the box, with no name beside the entry, says
+    # "your answer 'lots'". Quickly, whatever the entry holds.
+    widgets = pytest.importorskip("llmest.widgets")
+    import html as html_
+
+    if "answer" in entry:
+        return  # the message quotes the entry: its own words are not the message's
+    for check in CHECKS[::4]:
+        verdict = check(entry)
+        start = time.perf_counter()
+        shown = html_.unescape(re.sub(r"<[^>]*>", "", widgets.verdict_html(verdict)))
+        assert time.perf_counter() - start < TIME_BOUND
+        assert "answer ==" not in shown, shown
+        if verdict.message.startswith("Could not read that: answer "):
+            assert shown.startswith("Could not read that: your answer "), shown

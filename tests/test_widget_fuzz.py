@@ -164,18 +164,29 @@ def run_calculators(record=None):
 def _verdict_outcome(html: str) -> str:
     if not html:
         return "no verdict"
+    if "answer ==" in _text(html):  # the library's name for the entry, where the reader sees no name
+        return "unlabelled"
     return "nonsense" if _NONSENSE.search(_text(html)) else "message"
 
 
+def _press_enter(entry):
+    """Enter in the entry, as the page sends it: a custom "submit" message over the widget's comm."""
+    entry._handle_msg({"content": {"data": {"method": "custom", "content": {"event": "submit"}}}, "buffers": []})
+
+
 def run_exercises(record=None):
+    """Each text typed in each exercise, checked by the Check button or, every other text, by Enter."""
     counts = Counter()
     for ex in EXERCISES.values():
         box = ex.widget()
-        for text in TEXTS:
+        for i, text in enumerate(TEXTS):
             box.entry.value = text
             try:
-                for handler in box.check_button._click_handlers.callbacks:
-                    handler(box.check_button)
+                if i % 2:
+                    _press_enter(box.entry)
+                else:
+                    for handler in box.check_button._click_handlers.callbacks:
+                        handler(box.check_button)
             except Exception as err:  # noqa: BLE001
                 outcome = f"raised {type(err).__name__}"
             else:
@@ -191,6 +202,7 @@ def run_timed(record=None):
     for timed_out in (False, True):
         for text in TEXTS:
             session = W.TimedSession(n=1, seed=1)
+            session.start_button.click()
             session.entry.value = text
             try:
                 if timed_out:
