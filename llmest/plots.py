@@ -121,16 +121,21 @@ def memory_stacks(breakdowns: dict, gpu=None, ax=None, margin=None, xmax=None):
     return ax
 
 
-def _plans_by(param: str, labelled: dict, build):
-    """{label: build(value)} for a dict of label: value, a bad value refused under ``param``."""
+def _plans_by(param: str, labelled: dict, build, own: tuple):
+    """{label: build(value)} for a dict of label: value. A bad value (an error about one of the ``own`` parameters
+    it supplies) is refused under ``param``; an error about anything else keeps its own name."""
     if not isinstance(labelled, dict) or not labelled:
         raise InputError(param, f"{param} == {quote(labelled)}, must be a non-empty dict.")
     found = {}
     for label, value in labelled.items():
         try:
             found[label] = build(value)
-        except (InputError, TypeError, ValueError) as err:
+        except InputError as err:
+            if err.param not in own:
+                raise
             raise InputError(param, f"{param}[{label!r}]: {err}") from None
+        except (TypeError, ValueError) as err:   # not the shape asked for
+            raise InputError(param, f"{param}[{label!r}] == {quote(value)}: {err}") from None
     return found
 
 
@@ -142,7 +147,7 @@ def memory_by_zero_stage(model, gpu="A100 80GB", stages=(0, 1, 2, 3), ax=None, *
     if isinstance(stages, (str, bytes)) or not np.iterable(stages):
         raise InputError("stages", f"stages == {quote(stages)}, must be ZeRO stages such as (0, 1, 2, 3).")
     plan = _plans_by("stages", {f"ZeRO-{z}": z for z in stages},
-                     lambda zero: plans.training_memory(model, zero=zero, **settings))
+                     lambda zero: plans.training_memory(model, zero=zero, **settings), own=("zero",))
     ax = memory_stacks(plan, gpu=gpu, ax=ax)
     ax.set_title(f"{m.config_from(model).name or model}: memory per GPU by ZeRO stage", fontsize=10)
     return ax
@@ -157,7 +162,7 @@ def parallel_layouts(model, layouts: dict, gpu="A100 80GB", ax=None, xmax=None, 
         zero, dp, tp, pp = layout
         return plans.training_memory(model, zero=zero, dp=dp, tp=tp, pp=pp, **settings)
 
-    found = _plans_by("layouts", layouts, plan)
+    found = _plans_by("layouts", layouts, plan, own=("zero", "dp", "tp", "pp"))
     xmax = 2 * hardware.gpu(gpu).memory_bytes / 1e9 if xmax is None else xmax
     ax = memory_stacks(found, gpu=gpu, ax=ax, xmax=xmax)
     ax.set_title(f"{m.config_from(model).name or model}: memory per GPU by layout", fontsize=10)

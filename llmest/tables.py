@@ -31,7 +31,10 @@ def _cell(value, row: int, column: int) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, (int, float)):
-        return format_number(value)
+        try:
+            return format_number(value)
+        except v.InputError as err:
+            raise v.InputError("rows", f"rows[{row}][{column}]: {err}") from None
     raise v.InputError("rows", f"rows[{row}][{column}] == {v.quote(value)}, must be text or a number (format it "
                                "with llmest.units first).")
 
@@ -48,9 +51,13 @@ class Table:
     notes: tuple = ()
 
     def __post_init__(self):
+        if not isinstance(self.columns, (list, tuple)) or not self.columns:
+            raise v.InputError("columns", f"columns == {v.quote(self.columns)}, must be a list of column names.")
         columns = tuple(str(c) for c in self.columns)
-        if not columns:
-            raise v.InputError("columns", "columns == (), must name at least one column.")
+        if not isinstance(self.rows, (list, tuple)) or not all(isinstance(r, (list, tuple)) for r in self.rows):
+            raise v.InputError("rows", f"rows == {v.quote(self.rows)}, must be a list of rows, each a list of cells.")
+        if not isinstance(self.units, dict):
+            raise v.InputError("units", f"units == {v.quote(self.units)}, must be a dict of column: unit.")
         rows = tuple(tuple(row) for row in self.rows)
         for i, row in enumerate(rows):
             if len(row) != len(columns):
@@ -154,11 +161,6 @@ class Table:
                 '<table style="border-collapse:collapse;table-layout:auto;margin:0;font-variant-numeric:tabular-nums">'
                 f"{caption}"
                 f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{notes}</div>")
-
-    def as_dict(self) -> dict:
-        """The table as JSON-able data (for ``--json``)."""
-        return {"caption": self.caption, "columns": list(self.headers), "rows": [list(r) for r in self.rows],
-                "notes": list(self.notes)}
 
 
 # ----------------------------------------------------------------------------------------------------------------

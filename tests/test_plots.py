@@ -110,6 +110,9 @@ def test_decode_speed_draws_the_decode_plan_per_gpu():
     (lambda: plots.decode_speed("llama-3-8b", ["A100 90GB"]), "gpu"),
     (lambda: plots.decode_speed("llama-3-8b", GPUS, batch=0), "batch"),
     (lambda: plots.memory_stacks({}), "breakdowns"),
+    (lambda: plots.memory_by_zero_stage("llama-2-7b", dp=0), "dp"),        # a setting keeps its own name
+    (lambda: plots.memory_by_zero_stage("llama-2-8b"), "model"),
+    (lambda: plots.parallel_layouts("llama-2-70b", LAYOUTS, micro_batch=0), "micro_batch"),
 ])
 def test_bad_input_is_refused_by_name(call, param):
     with pytest.raises(InputError) as err:

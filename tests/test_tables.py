@@ -103,9 +103,20 @@ def test_a_table_refuses_bad_shapes_by_name():
     with pytest.raises(InputError) as err:
         tables.Table(("a",), [(object(),)])
     assert err.value.param == "rows"
+    for bad in ((), "abc", None):
+        with pytest.raises(InputError) as err:
+            tables.Table(bad, [])
+        assert err.value.param == "columns"
+    for bad in (5, ["a row as text"], None):
+        with pytest.raises(InputError) as err:
+            tables.Table(("a",), bad)
+        assert err.value.param == "rows"
     with pytest.raises(InputError) as err:
-        tables.Table((), [])
-    assert err.value.param == "columns"
+        tables.Table(("a",), [(float("nan"),)])
+    assert err.value.param == "rows"
+    with pytest.raises(InputError) as err:
+        tables.Table(("a",), [("1",)], units="GB")
+    assert err.value.param == "units"
 
 
 def test_numbers_and_flags_are_written_by_the_library_formatters():
