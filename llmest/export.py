@@ -44,9 +44,7 @@ def readable(nb):
             if VIEW in out.get("data", {}):
                 drawn = static_copy(out.data[VIEW], models)
                 shown = f"<div>{drawn}</div>" if drawn is not None else ""
-                # tex2jax_ignore: JupyterLab typesets no formulas in these widgets, and their '$' amounts are money
-                out.data = {"text/html": f'<div class="llmest-static-widget tex2jax_ignore">{shown}{WIDGET_NOTE}'
-                                         "</div>"}
+                out.data = {"text/html": f'<div class="llmest-static-widget">{shown}{WIDGET_NOTE}</div>'}
     return nb
 
 

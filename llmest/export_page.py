@@ -43,8 +43,12 @@ STYLE = """
 MATHJAX_CONFIG = r"""
 MathJax.Hub.Config({
   TeX: {equationNumbers: {autoNumber: "AMS", useLabelIds: true}},
+  // Formulas are in the prose and in LaTeX outputs; an HTML output's '$' is money (the tables, the widgets).
+  // mathjax_ignore and mathjax_process are JupyterLab's (MathJax 3) names for the same marks.
   tex2jax: {inlineMath: [['$', '$'], ['\\(', '\\)']], displayMath: [['$$', '$$'], ['\\[', '\\]']],
-            processEscapes: true, processEnvironments: true},
+            processEscapes: true, processEnvironments: true,
+            ignoreClass: "tex2jax_ignore|mathjax_ignore|jp-RenderedHTML",
+            processClass: "tex2jax_process|mathjax_process"},
   displayAlign: 'center',
   messageStyle: 'none',
   // the package ships the STIX web fonts only (no TeX fonts, no image fonts)

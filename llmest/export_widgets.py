@@ -16,7 +16,7 @@ VIEW = "application/vnd.jupyter.widget-view+json"
 STATE = "application/vnd.jupyter.widget-state+json"
 _PREFIX = "IPY_MODEL_"
 # The layout properties that a static copy keeps, as CSS.
-_LAYOUT_CSS = ("width", "max_width", "min_width", "height", "margin", "padding", "border")
+_LAYOUT_CSS = ("width", "max_width", "min_width", "height", "margin", "padding", "border", "flex_flow", "overflow")
 
 
 def saved_models(nb) -> dict:
@@ -75,7 +75,8 @@ def _html(state: dict, models: dict) -> str:
 
 
 def _html_math(state: dict, models: dict) -> str:
-    # The pages' MathJax skips widgets (as JupyterLab's HTML widget does); HTMLMath asks for it back.
+    # The pages' MathJax skips HTML outputs, widgets among them (JupyterLab's HTML widget typesets nothing either);
+    # HTMLMath asks for it back.
     return f'<span class="tex2jax_process">{_html(state, models)}</span>'
 
 

@@ -113,6 +113,10 @@ def test_page_loads_nothing_from_another_host_links_the_book_and_typesets_its_fo
     assert not [text for text in page.texts(".jp-RenderedLatex") if "$" in text]
     assert not [text for text in page.texts(".jp-RenderedMarkdown") if "$$" in text or "\\(" in text]
     assert page.count(".MathJax_Error, merror") == 0
+    # Math only where formulas are written: a '$' in an HTML output (a table, a widget) is money.
+    astray = page.page.eval_on_selector_all(".MathJax", "found => found.filter(e => !e.closest("
+                                            "'.jp-RenderedMarkdown, .jp-RenderedLatex, .tex2jax_process')).length")
+    assert astray == 0, f"{name}: {astray} formulas typeset outside the prose and the LaTeX outputs"
 
 
 def test_the_book_has_formulas_to_typeset():
@@ -128,7 +132,9 @@ def test_money_reads_as_text_beside_typeset_formulas(tmp_path, visit):
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_markdown_cell("# Chapter 9 · Money"),
                 nbformat.v4.new_markdown_cell(r"An H100 at \$4 an hour, the middle of the material's \$3-5. "
-                                              r"Training takes $C = 6ND$ FLOPs, and $$D = 20N$$")]
+                                              r"Training takes $C = 6ND$ FLOPs, and $$D = 20N$$"),
+                nbformat.v4.new_code_cell("table", outputs=[nbformat.v4.new_output(
+                    "display_data", {"text/html": "<p>$160,000 to $240,000 at $2-3 an hour</p>"})])]
     nbformat.write(nb, source / "09_money.ipynb")
     export.export(tmp_path / "html", source)
     page = visit(tmp_path / "html" / "09_money.html")
@@ -138,3 +144,4 @@ def test_money_reads_as_text_beside_typeset_formulas(tmp_path, visit):
     assert page.page.evaluate("MathJax.Hub.getAllJax().length") == 2
     assert page.count(".jp-RenderedMarkdown .MathJax_Display") == 1
     assert "$" not in prose.split("Training")[1], "the formulas are typeset, not left as TeX"
+    assert page.texts(".jp-RenderedHTML p") == ["$160,000 to $240,000 at $2-3 an hour"], "an output's money is text"
