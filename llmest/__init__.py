@@ -1,7 +1,7 @@
 """llmest: estimate what a large language model costs to train and to serve.
 
 The numeric API below imports only NumPy: no SymPy, matplotlib, ipywidgets or torch.
-Widgets (``llmest.widgets``), plots (``llmest.plots``) and exercises (``llmest.exercises``) load on first use.
+Widgets (``llmest.widgets``), plots (``llmest.plots``), tables (``llmest.tables``) and exercises (``llmest.exercises``) load on first use.
 """
 
 from . import material, model, units
@@ -31,7 +31,7 @@ def exercise(key: str):
 
 def __getattr__(name):
     # Heavier modules load when first touched, so `import llmest` stays fast.
-    if name in ("widgets", "plots", "exercises"):
+    if name in ("widgets", "plots", "tables", "exercises"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)
