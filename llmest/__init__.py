@@ -1,7 +1,8 @@
 """llmest: estimate what a large language model costs to train and to serve.
 
 The numeric API below imports only NumPy: no SymPy, matplotlib, ipywidgets or torch.
-Widgets (``llmest.widgets``), plots (``llmest.plots``), tables (``llmest.tables``) and exercises (``llmest.exercises``) load on first use.
+Widgets (``llmest.widgets``), plots (``llmest.plots``), tables (``llmest.tables``) and exercises
+(``llmest.exercises``) load on first use.
 """
 
 from . import material, model, units
