@@ -157,7 +157,8 @@ class Table:
         caption = (f'<caption style="text-align:left;caption-side:top">{html.escape(self.caption)}</caption>'
                    if self.caption else "")
         notes = "".join(f'<p style="margin:4px 0 0">{html.escape(note)}</p>' for note in self.notes)
-        return (f'<div class="llmest-table" style="overflow-x:auto;max-width:100%">'
+        # mathjax_ignore: JupyterLab typesets "$4 ... $5" inside HTML outputs as a formula otherwise.
+        return (f'<div class="llmest-table mathjax_ignore" style="overflow-x:auto;max-width:100%">'
                 '<table style="border-collapse:collapse;table-layout:auto;margin:0;font-variant-numeric:tabular-nums">'
                 f"{caption}"
                 f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{notes}</div>")

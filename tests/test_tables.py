@@ -176,3 +176,10 @@ def test_the_html_form_is_deterministic_and_its_text_is_the_plain_table():
     assert printer.out == str(tables.weight_formats())
     assert tables.weight_formats()._repr_html_() == tables.weight_formats()._repr_html_()
     assert not re.search(r"0x[0-9a-f]{6,}", tables.weight_formats()._repr_html_())
+
+
+def test_money_in_a_table_is_not_typeset_as_a_formula():
+    """JupyterLab runs MathJax over HTML outputs too: '$4 ... $5' in two cells would become one formula."""
+    table = tables.Table(["GPU", "price"], [["A", "$4 an hour"], ["B", "$5 an hour"]])
+    outer = parse(table._repr_html_()).tags[0]
+    assert outer[0] == "div" and "mathjax_ignore" in outer[1]["class"].split()
