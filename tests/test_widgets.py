@@ -371,6 +371,7 @@ from llmest.exercises import EXERCISES  # noqa: E402
 from llmest.grading import entry_placeholder, read_entry  # noqa: E402
 from llmest.units import UNITS  # noqa: E402
 from llmest.widgets import TimedSession  # noqa: E402
+from llmest.widgets.form import FIT  # noqa: E402
 
 
 def _from_the_page(widget, **data):
@@ -416,7 +417,7 @@ def test_the_placeholder_is_an_example_in_the_exercise_unit_and_fits_the_box(key
     for example in re.split(r", | or ", entry.placeholder[len("e.g. "):]):
         assert read_entry(example, ex.unit) > 0, example  # each example reads in the exercise's unit
     assert re.fullmatch(r"\d+ch", entry.layout.width) and int(entry.layout.width[:-2]) > len(entry.placeholder)
-    assert entry.layout.max_width == "100%"
+    assert entry.layout.max_width == FIT
 
 
 def test_placeholders_differ_by_unit():
@@ -536,7 +537,7 @@ def test_no_part_is_wider_than_a_phone_allows(make):
     for part in _all_widgets(root):
         width = part.layout.width
         if width and _wide(width):
-            assert part.layout.max_width == "100%", (type(part).__name__, getattr(part, "description", ""), width)
+            assert part.layout.max_width == FIT, (type(part).__name__, getattr(part, "description", ""), width)
         if isinstance(part, ipw.HTML):
             for style in re.findall(r'style="([^"]*)"', part.value):
                 widths = re.findall(r"(?<![-\w])width:\s*([^;]+)", style)

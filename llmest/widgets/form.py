@@ -130,6 +130,11 @@ def in_slider(name: str, value, low, high):
     return v.check_number(name, real(name, value), low=low, high=high)
 
 
+# The most a field or chart may take: its row, less its margins (a widget's margin is outside its width, so 100%
+# would run 4 px past a phone's screen and give the box a sideways scroll bar).
+FIT = "calc(100% - 2 * var(--jp-widgets-margin, 2px))"
+
+
 def row(*children) -> w.HBox:
     """A field and its message side by side, the message below on a screen too narrow for both."""
     return w.HBox(list(children), layout=w.Layout(flex_flow="row wrap", align_items="center"))
@@ -137,7 +142,7 @@ def row(*children) -> w.HBox:
 
 def field_style():
     # max_width: a 390 px phone gets the field at its own width, not a page that scrolls sideways.
-    return {"description_width": "10em"}, w.Layout(width="22em", max_width="100%")
+    return {"description_width": "11em"}, w.Layout(width="23em", max_width=FIT)
 
 
 def model_field(value):

@@ -12,7 +12,7 @@ from .. import model as m
 from .. import plans
 from .._validate import InputError
 from ..units import format_bytes, format_count
-from .form import changed_field, check_limits, error_field, option, row
+from .form import FIT, changed_field, check_limits, error_field, option, row
 from .render import error_html, memory_bar_html
 
 
@@ -22,7 +22,7 @@ class MemoryPlanner:
     def __init__(self, model: str = "llama-2-7b", gpu: str = "A100 80GB"):
         style = {"description_width": "9em"}
         # Wide enough for "llama-3.1-70b" and "A100 80GB" beside their labels, and no wider than a phone.
-        small = w.Layout(width="20em", max_width="100%")
+        small = w.Layout(width="20em", max_width=FIT)
 
         def dropdown(label, options, value):
             return w.Dropdown(options=options, value=value, description=label, style=style, layout=small)
@@ -33,7 +33,7 @@ class MemoryPlanner:
         self.inputs = {
             "model": dropdown("model", list(m.PRESETS), option("model", model, m.PRESETS)),
             "config": w.Textarea(placeholder="…or paste a config.json here",
-                                 layout=w.Layout(width="32em", max_width="100%", height="4em")),
+                                 layout=w.Layout(width="32em", max_width=FIT, height="4em")),
             "task": w.ToggleButtons(options=["training", "inference"], value="training"),
             "gpu": dropdown("GPU", list(hardware.CATALOG), option("gpu", gpu, hardware.CATALOG)),
             "convention": dropdown("precision", list(mem.CONVENTIONS), "mixed"),

@@ -10,7 +10,7 @@ from .. import _validate as v
 from .. import model as m
 from .._validate import InputError
 from ..units import format_count, format_int, format_percent
-from .form import changed_field, error_field, field_labels, labelled, option, row
+from .form import FIT, changed_field, error_field, field_labels, labelled, option, row
 from .render import breakdown_chart_html, error_html
 
 
@@ -45,7 +45,7 @@ class ParamCalculator:
         self._updating = False
         self.model = w.Dropdown(options=list(m.PRESETS), value=option("model", model, m.PRESETS), description="model",
                                 style={"description_width": "11em"})
-        style, layout = {"description_width": "11em"}, w.Layout(width="28em", max_width="100%")
+        style, layout = {"description_width": "11em"}, w.Layout(width="28em", max_width=FIT)
         self.inputs = {
             "hidden_size": w.IntSlider(min=64, max=32768, step=64, description="hidden size H", style=style,
                                        layout=layout, continuous_update=False),
@@ -54,7 +54,7 @@ class ParamCalculator:
         }
         for field, (label, low, high) in self.NUMBERS.items():
             self.inputs[field] = w.IntText(description=label, style=style,
-                                            layout=w.Layout(width="22em", max_width="100%"))
+                                            layout=w.Layout(width="22em", max_width=FIT))
         self.inputs["gated_ffn"] = w.Checkbox(description="gated FFN (SwiGLU: 3 matrices)", indent=False)
         self.inputs["tie_embeddings"] = w.Checkbox(description="output head tied to the embedding", indent=False)
         self.errors = {field: w.HTML() for field in self.inputs}
@@ -62,7 +62,7 @@ class ParamCalculator:
         self.hidden_step_note.add_class("llmest-hidden-step")
         self.general_error = w.HTML()
         self.summary = w.HTML()
-        self.chart = w.HTML(layout=w.Layout(width="100%", max_width="40em"))
+        self.chart = w.HTML(layout=w.Layout(width=FIT, max_width="40em"))
         self.count: m.ParamCount | None = None
 
         self.model.observe(self._load_preset, names="value")

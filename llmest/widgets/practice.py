@@ -10,7 +10,7 @@ import ipywidgets as w
 
 from .. import _validate as v
 from ..grading import INTERFACES, entry_placeholder
-from .form import row
+from .form import FIT, row
 
 
 GRADE_COLORS = {"correct": "#1b7f3b", "close": "#9a6700", "wrong": "#b00020", "empty": "#555", "invalid": "#b00020"}
@@ -37,7 +37,7 @@ def entry_box(unit: str) -> w.Text:
     """A text entry whose placeholder is an example in ``unit`` and whose width shows all of it (``ch`` is the
     width of a digit), narrowed to the page on a phone. Its value follows every keystroke, so that a verdict can
     be cleared as the entry changes; Enter is :func:`on_enter`."""
-    entry = w.Text(continuous_update=True, layout=w.Layout(max_width="100%"))
+    entry = w.Text(continuous_update=True, layout=w.Layout(max_width=FIT))
     fit_placeholder(entry, unit)
     return entry
 

@@ -28,7 +28,7 @@ def bar_chart_html(rows, title: str = "") -> str:
             '<div style="display:flex;align-items:center;font-size:0.85em;line-height:1.5">'
             f'<div style="width:11em;max-width:35%;flex:none;text-align:right;padding-right:6px">'
             f'{html.escape(label)}</div>'
-            f'<div style="width:{60 * value / largest:.2f}%;flex:none;background:{color};height:1em"></div>'
+            f'<div style="width:{45 * value / largest:.2f}%;flex:none;background:{color};height:1em"></div>'
             f'<div style="padding-left:6px;min-width:0">{html.escape(text)}</div></div>')
     return "".join(lines)
 
