@@ -103,7 +103,7 @@ def table_html(figures, cells) -> str:
         background = CARD if i % 2 == 0 else "#f6f8fa"
         body.append(
             f'<tr style="background:{background};border-bottom:1px solid {RULE}">'
-            f'<td style="{pad};text-align:left;white-space:nowrap"><code style="background:none;color:{TEXT}">'
+            f'<td style="{pad};text-align:left;white-space:nowrap"><code style="background:none;color:{TEXT};white-space:nowrap">'
             f'{escape(key)}</code></td>'
             f'<td style="{pad};text-align:left">{badge(status)}</td>'
             f'<td style="{pad};text-align:left;min-width:16em">{escape(figure.claim)}</td>'
