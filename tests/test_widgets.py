@@ -544,6 +544,10 @@ def test_no_part_is_wider_than_a_phone_allows(make):
                 assert not any(_wide(w) for w in widths) or "max-width" in style, style
         if isinstance(part, ipw.HBox):
             assert part.layout.flex_flow == "row wrap"
+        if isinstance(part, ipw.Text) and part.placeholder and width.endswith("em"):
+            # What is left of the field beside its label holds the placeholder (a character is about 0.55em).
+            label = float(part.style.description_width.removesuffix("em") or 0) if part.description else 0
+            assert len(part.placeholder) * 0.55 <= float(width[:-2]) - label - 1, part.placeholder
 
 
 def test_charts_scale_with_the_page():

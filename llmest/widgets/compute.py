@@ -27,7 +27,7 @@ class TrainingPlanner(Form):
         style, layout = field_style()
         inputs = {
             "model": model_field(model),
-            "params": w.Text(value=text("params", params), placeholder="e.g. 7B, or empty: the model's",
+            "params": w.Text(value=text("params", params), placeholder="e.g. 7B, or empty",
                              description="parameters N", style=style, layout=layout),
             "tokens": w.Text(value=text("tokens", tokens), description="training tokens", style=style, layout=layout),
             "gpu": gpu_field(gpu),
