@@ -2,7 +2,9 @@
 
 ``solutions/`` holds the chapters with their solutions. Each region between ``### BEGIN SOLUTION`` and
 ``### END SOLUTION`` (nbgrader's markers, so a teacher can also grade with nbgrader) becomes a prompt in
-``notebooks/``. Both copies are then executed, so both are stored with outputs for nbval to check.
+``notebooks/``. Both copies are then executed, so both are stored with outputs for nbval to check. The student copy
+keeps its printed text, tables and plots but not its widgets: a stored widget needs the kernel that made it, so it
+would open as raw text (untrusted) or "Error displaying widget" (trusted) until the reader runs the cell.
 A code solution must end by assigning ``answer``, which the exercise's check cell grades.
 """
 
@@ -20,6 +22,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS, NOTEBOOKS = ROOT / "solutions", ROOT / "notebooks"
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 CODE_PROMPT = ['# YOUR ANSWER HERE: a number, or text with its unit ("6.7B", "80 GB")', "answer = None"]
 MARKDOWN_PROMPT = ["*Your answer here.*"]
 _REGION = re.compile(rf"^([ \t]*){re.escape(BEGIN)}[^\n]*\n(.*?)^[ \t]*{re.escape(END)}[^\n]*(\n|$)",
@@ -65,6 +68,15 @@ def student_version(solution_nb):
     return nb
 
 
+def without_widgets(nb):
+    """Drop the widget outputs and the saved widget state of an executed notebook, in place; other outputs stay."""
+    nb.metadata.pop("widgets", None)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = [out for out in cell.outputs if WIDGET_VIEW not in out.get("data", {})]
+    return nb
+
+
 def execute(nb, where: Path):
     """Run a notebook top to bottom with outputs and widget state stored, as a reader's kernel would."""
     from nbclient import NotebookClient
@@ -72,6 +84,10 @@ def execute(nb, where: Path):
     # No timing metadata: a rebuild without edits then changes only what execution itself makes anew.
     NotebookClient(nb, timeout=900, kernel_name="python3", store_widget_state=True, record_timing=False,
                    resources={"metadata": {"path": str(where)}}).execute()
+    return nb
+
+
+def same(nb):
     return nb
 
 
@@ -83,13 +99,13 @@ def build(names: list[str] | None = None) -> None:
             raise SystemExit(f"no notebook in {SOLUTIONS} matches {names}")
     NOTEBOOKS.mkdir(exist_ok=True)
     for path in paths:
-        for label, make, target in (("solutions", lambda nb: nb, path),
-                                    ("notebooks", student_version, NOTEBOOKS / path.name)):
+        for label, make, finish, target in (("solutions", same, same, path),
+                                            ("notebooks", student_version, without_widgets, NOTEBOOKS / path.name)):
             start = time.perf_counter()
             print(f"executing {label}/{path.name} ...", end=" ", flush=True)
             nb = make(nbformat.read(path, as_version=4))
             execute(nb, target.parent)
-            nbformat.write(nb, target)
+            nbformat.write(finish(nb), target)
             print(f"{time.perf_counter() - start:.1f} s", flush=True)
 
 
