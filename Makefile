@@ -27,6 +27,7 @@ $(APP): $(WORKBOOK)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 lab: $(WORKBOOK)
+	$(BIN)/jupyter trust notebooks/*.ipynb
 	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/
 
 ## Run the whole test suite (library, notebooks with nbval, transformers cross-checks, the browser test).

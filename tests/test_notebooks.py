@@ -126,3 +126,32 @@ def test_a_changed_pinned_number_fails_nbval(tmp_path):
          "-c", "/dev/null", str(tmp_path / "changed.ipynb")], capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 1, result.stdout[-2000:]
     assert f"{changed} failed" in result.stdout and "6,738,415,617" in result.stdout
+
+
+@pytest.mark.parametrize("path", STUDENT, ids=[p.stem for p in STUDENT])
+def test_the_student_copy_stores_no_widgets(path):
+    """A stored widget needs the kernel that drew it: it would open as raw text or "Error displaying widget"."""
+    nb = read(path)
+    assert "widgets" not in nb.metadata
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            assert authoring.WIDGET_VIEW not in out.get("data", {}), f"{path.name}: a stored widget in\n{cell.source}"
+
+
+def test_dropping_the_widgets_keeps_every_other_output():
+    nb = nbformat.v4.new_notebook(metadata={"widgets": {"application/vnd.jupyter.widget-state+json": {}}})
+    text = nbformat.v4.new_output("stream", text="6,738,415,616\n")
+    table = nbformat.v4.new_output("display_data", data={"text/html": "<table></table>", "text/plain": "table"})
+    widget = nbformat.v4.new_output("display_data", data={authoring.WIDGET_VIEW: {"model_id": "1"},
+                                                          "text/plain": "VBox(children=(...))"})
+    nb.cells = [nbformat.v4.new_code_cell("x", outputs=[text, widget, table]), nbformat.v4.new_markdown_cell("# 1")]
+    authoring.without_widgets(nb)
+    assert "widgets" not in nb.metadata and nb.cells[0].outputs == [text, table]
+
+
+def test_make_lab_trusts_the_student_copies_before_opening_them():
+    """Trusted, their HTML outputs render in full; the browser test opens them the same way."""
+    recipe = re.search(r"^lab:.*\n((?:\t.*\n)+)", (ROOT / "Makefile").read_text(), re.MULTILINE).group(1)
+    lines = [line.strip() for line in recipe.splitlines()]
+    trust = lines.index("$(BIN)/jupyter trust notebooks/*.ipynb")
+    assert any(line.startswith("$(BIN)/jupyter lab") for line in lines[trust + 1:])
