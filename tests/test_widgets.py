@@ -50,10 +50,10 @@ def test_switching_presets(calc):
 
 
 @pytest.mark.parametrize("field, value, message", [
-    ("vocab_size", 0, "vocab_size == 0, must be &gt;= 1."),
+    ("vocab_size", 0, "vocabulary V = 0, must be &gt;= 1."),
     ("num_heads", 33, "must be divisible by"),
     ("num_kv_heads", 5, "&#x27;attention heads&#x27; must be divisible by &#x27;KV heads&#x27; (32 % 5 != 0)."),
-    ("ffn_hidden_size", -1, "ffn_hidden_size == -1, must be &gt;= 1."),
+    ("ffn_hidden_size", -1, "FFN width F = -1, must be &gt;= 1."),
 ])
 def test_bad_values_get_a_message_beside_their_field(calc, field, value, message):
     calc.inputs[field].value = value
@@ -66,7 +66,7 @@ def test_bad_values_get_a_message_beside_their_field(calc, field, value, message
 def test_moe_without_experts_per_token(calc):
     calc.model.value = "mixtral-8x7b"
     calc.inputs["experts_per_token"].value = 9
-    assert "experts_per_token == 9, must be &lt;= 8." in calc.errors["experts_per_token"].value
+    assert "experts per token = 9, must be &lt;= 8." in calc.errors["experts_per_token"].value
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -130,10 +130,10 @@ def test_planner_reads_a_pasted_config(planner):
 
 
 @pytest.mark.parametrize("field, value, message", [
-    ("micro_batch", -1, "micro_batch == -1, must be &gt;= 1."),
-    ("tp", 3, "tp == 3 must divide the attention heads (32 % 3 != 0)."),
-    ("dp", 0, "dp == 0, must be &gt;= 1."),
-    ("seq_len", 0, "seq_len == 0, must be &gt;= 1."),
+    ("micro_batch", -1, "micro-batch = -1, must be &gt;= 1."),
+    ("tp", 3, "tensor parallel = 3 must divide the attention heads (32 % 3 != 0)."),
+    ("dp", 0, "data parallel = 0, must be &gt;= 1."),
+    ("seq_len", 0, "sequence = 0, must be &gt;= 1."),
     ("config", "{not json", "is not valid JSON"),
     ("config", '{"model_type": "llama"}', "&#x27;vocab_size&#x27; is missing"),
 ])
@@ -176,13 +176,13 @@ def test_training_planner_takes_a_parameter_count():
     assert planner.result["days"] == pytest.approx(4.2e22 / (256 * 312e12 * 0.4) / 86_400)
     assert "15%-25% margin" in planner.summary.value
     planner.inputs["params"].value = "seven"
-    assert "params == &#x27;seven&#x27; is not a number" in planner.errors["params"].value
+    assert "parameters N = &#x27;seven&#x27; is not a number" in planner.errors["params"].value
 
 
 @pytest.mark.parametrize("field, value, message", [
-    ("tokens", "lots", "tokens == &#x27;lots&#x27; is not a number"),
-    ("gpus", 0, "gpus == 0, must be &gt;= 1."),
-    ("price", -1.0, "price_per_gpu_hour == -1, must be &gt;= 0."),
+    ("tokens", "lots", "training tokens = &#x27;lots&#x27; is not a number"),
+    ("gpus", 0, "GPUs = 0, must be &gt;= 1."),
+    ("price", -1.0, "$ per GPU-hour = -1, must be &gt;= 0."),
 ])
 def test_training_planner_errors_beside_their_field(field, value, message):
     planner = TrainingPlanner()
@@ -197,7 +197,7 @@ def test_roofline_explorer_follows_the_batch():
     explorer.inputs["context"].value = 64
     assert explorer.estimate.bound == "compute" and "compute-bound" in explorer.summary.value
     explorer.inputs["tp"].value = 3
-    assert "tp == 3 must divide" in explorer.errors["tp"].value
+    assert "tensor parallel = 3 must divide" in explorer.errors["tp"].value
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -217,7 +217,7 @@ def test_data_planner_matches_the_library():
     assert "shares add up to 120%; set them to add up to 100%." in planner.errors["english"].value
     planner.inputs["english"].value = 0.7
     planner.inputs["params"].value = "seven"
-    assert "params == &#x27;seven&#x27; is not a number" in planner.errors["params"].value
+    assert "parameters = &#x27;seven&#x27; is not a number" in planner.errors["params"].value
 
 
 def test_scaling_explorer_follows_the_fit_and_budget():
@@ -275,31 +275,31 @@ def _only_error(calc):
 
 
 @pytest.mark.parametrize("make, field, value, message, outputs", [
-    (ParamCalculator, "vocab_size", 10**30, "vocab_size == 1000000000000000000000000000000, must be &lt;= 2000000.",
+    (ParamCalculator, "vocab_size", 10**30, "vocabulary V = 1000000000000000000000000000000, must be &lt;= 2000000.",
      ("chart",)),
-    (ParamCalculator, "num_experts", 10**9, "num_experts == 1000000000, must be &lt;= 4096.", ("chart",)),
-    (ParamCalculator, "experts_per_token", -1, "experts_per_token == -1, must be &gt;= 0.", ("chart",)),
-    (MemoryPlanner, "seq_len", 10**9, "seq_len == 1,000,000,000, must be &lt;= 100,000,000", ("bar", "verdict")),
+    (ParamCalculator, "num_experts", 10**9, "experts (0 = dense) = 1000000000, must be &lt;= 4096.", ("chart",)),
+    (ParamCalculator, "experts_per_token", -1, "experts per token = -1, must be &gt;= 0.", ("chart",)),
+    (MemoryPlanner, "seq_len", 10**9, "sequence = 1,000,000,000, must be &lt;= 100,000,000", ("bar", "verdict")),
     (MemoryPlanner, "dp", 10**30, "must be &lt;= 10,000,000 (no cluster is near ten million GPUs).",
      ("bar", "verdict")),
     (MemoryPlanner, "config", "null", "must hold a JSON object, not NoneType.", ("bar", "verdict")),
     (MemoryPlanner, "config", "[" * 100_000, "nested too deeply", ("bar", "verdict")),
-    (TrainingPlanner, "gpus", 10**30, "gpus == 1.00e+30, must be &lt;= 10,000,000",
+    (TrainingPlanner, "gpus", 10**30, "GPUs = 1.00e+30, must be &lt;= 10,000,000",
      ("summary", "chart")),
-    (TrainingPlanner, "price", 1e308, "price == 1e+308, must be &lt;= 10,000 dollars per GPU-hour.",
+    (TrainingPlanner, "price", 1e308, "$ per GPU-hour = 1e+308, must be &lt;= 10,000 dollars per GPU-hour.",
      ("summary", "chart")),
-    (TrainingPlanner, "price", math.inf, "price_per_gpu_hour == inf, must be a finite number.", ("summary", "chart")),
-    (TrainingPlanner, "mfu", math.nan, "mfu == nan, must be a finite number.", ("summary", "chart")),
-    (TrainingPlanner, "tokens", "1e300", "tokens == 1e+300, must be in [100,000, 10,000T]", ("summary", "chart")),
-    (TrainingPlanner, "params", "1e300", "params == 1e+300, must be in [100,000, 1,000T]", ("summary", "chart")),
-    (RooflineExplorer, "context", 10**9, "context == 1,000,000,000, must be &lt;= 100,000,000", ("summary", "chart")),
-    (RooflineExplorer, "price", math.nan, "price_per_gpu_hour == nan, must be a finite number.", ("summary", "chart")),
+    (TrainingPlanner, "price", math.inf, "$ per GPU-hour = inf, must be a finite number.", ("summary", "chart")),
+    (TrainingPlanner, "mfu", math.nan, "MFU = nan, must be a finite number.", ("summary", "chart")),
+    (TrainingPlanner, "tokens", "1e300", "training tokens = 1e+300, must be in [100,000, 10,000T]", ("summary", "chart")),
+    (TrainingPlanner, "params", "1e300", "parameters N = 1e+300, must be in [100,000, 1,000T]", ("summary", "chart")),
+    (RooflineExplorer, "context", 10**9, "context tokens = 1,000,000,000, must be &lt;= 100,000,000", ("summary", "chart")),
+    (RooflineExplorer, "price", math.nan, "$ per GPU-hour = nan, must be a finite number.", ("summary", "chart")),
     (DataPlanner, "chinese", 0.9, "shares add up to 170%; set them to add up to 100%.", ("summary",)),
     (DataPlanner, "code", math.nan, "mix[&#x27;code&#x27;] == nan, must be a finite number.", ("summary",)),
-    (DataPlanner, "tokens_per_param", 1e-320, "tokens_per_param == 9.99989e-321, must be in [0.01, 100,000].",
+    (DataPlanner, "tokens_per_param", 1e-320, "tokens per parameter = 9.99989e-321, must be in [0.01, 100,000].",
      ("summary",)),
-    (DataPlanner, "tokens_per_param", 1e308, "tokens_per_param == 1e+308, must be in [0.01, 100,000].", ("summary",)),
-    (ScalingExplorer, "flops", math.nan, "flops == nan, must be a finite number.", ("summary", "chart")),
+    (DataPlanner, "tokens_per_param", 1e308, "tokens per parameter = 1e+308, must be in [0.01, 100,000].", ("summary",)),
+    (ScalingExplorer, "flops", math.nan, "FLOP budget = nan, must be a finite number.", ("summary", "chart")),
 ])
 def test_a_bad_field_gets_its_message_beside_it_and_clears_the_result(make, field, value, message, outputs):
     calc = make()
@@ -321,7 +321,7 @@ def test_serving_fields_get_their_own_messages():
     planner.inputs["task"].value = "inference"
     planner.inputs["tokens"].value = 10**9
     assert _only_error(planner) == ("tokens", planner.errors["tokens"].value)
-    assert "tokens == 1,000,000,000, must be &lt;= 100,000,000" in planner.errors["tokens"].value
+    assert "tokens / request = 1,000,000,000, must be &lt;= 100,000,000" in planner.errors["tokens"].value
     planner.inputs["tokens"].value = 2048
     planner.inputs["batch"].value = 0
     assert _only_error(planner)[0] == "batch" and planner.plan is None and planner.bar.value == ""

@@ -28,14 +28,19 @@ def error_field(err: InputError, fields, changed=None, aliases=None):
 
 
 def labelled(message: str, labels: dict) -> str:
-    """The message with each field that it quotes by its library name ('hidden_size') quoted by the label the
-    reader sees beside the field ('hidden size H'). A value quoted back ("params == 'gpus'") or a key
-    ("mix['code']") is left as it is."""
-    return re.sub(r"(?<!== )(?<!\[)'(\w+)'", lambda m: f"'{labels[m[1]]}'" if m[1] in labels else m[0], message)
+    """The message in the reader's terms: the field it begins with by its label ("vocab_size == 0, must be >= 1"
+    becomes "vocabulary V = 0, must be >= 1") and each field it quotes ('hidden_size') by its label
+    ('hidden size H'). A value quoted back ("params == 'gpus'") or a key ("mix['code']") is left as it is."""
+    head = re.match(r"(\w+) == ", message)
+    if head and head[1] in labels:
+        message = f"{labels[head[1]]} = {message[head.end():]}"
+    return re.sub(r"(?<!= )(?<!\[)'(\w+)'", lambda m: f"'{labels[m[1]]}'" if m[1] in labels else m[0], message)
 
 
-def field_labels(inputs: dict) -> dict:
-    return {name: box.description for name, box in inputs.items() if getattr(box, "description", "")}
+def field_labels(inputs: dict, aliases: dict | None = None) -> dict:
+    """Each field's label, by the field's name and by the library parameter it feeds (``aliases``)."""
+    labels = {name: box.description for name, box in inputs.items() if getattr(box, "description", "")}
+    return {**labels, **{param: labels[field] for param, field in (aliases or {}).items() if field in labels}}
 
 
 def check_limits(values: dict, aliases: dict) -> None:
@@ -80,7 +85,8 @@ class Form:
             self._clear()
             field = error_field(err, self.errors, changed_field(self.inputs, change), self.ALIASES)
             self.errors.get(field, self.general_error).value = error_html(labelled(self._message(err),
-                                                                                   field_labels(self.inputs)))
+                                                                                   field_labels(self.inputs,
+                                                                                                self.ALIASES)))
 
     def _message(self, err: InputError) -> str:
         """What to say of ``err`` beside its field (a calculator may say it in the field's own terms)."""

@@ -12,7 +12,7 @@ from .. import model as m
 from .. import plans
 from .._validate import InputError
 from ..units import format_bytes, format_count
-from .form import FIT, changed_field, check_limits, error_field, option, row
+from .form import FIT, changed_field, check_limits, error_field, field_labels, labelled, option, row
 from .render import error_html, memory_bar_html
 
 
@@ -103,7 +103,8 @@ class MemoryPlanner:
             self.plan = self.breakdown = self.smallest = None
             self.bar.value, self.verdict.value = "", ""
             field = error_field(err, self.errors, changed_field(self.inputs, change), aliases)
-            self.errors.get(field, self.general_error).value = error_html(str(err))
+            message = labelled(str(err), field_labels(self.inputs, aliases))
+            self.errors.get(field, self.general_error).value = error_html(message)
             return
         self.plan, self.breakdown, self.smallest = plan, plan.breakdown, plan.least
         self.bar.value = memory_bar_html(self.breakdown, gpu, plan.margin)
