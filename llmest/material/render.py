@@ -1,9 +1,10 @@
 """The figures as Jupyter shows them: a box with a status badge, and a table, in HTML beside the plain text that
 ``print``, the command line and nbval read.
 
-Inline styles only (a notebook's output may carry no stylesheet or script), dark ink on a light card so a box reads
-the same in JupyterLab, in a static page and in a dark theme, and the status always written in words. Every piece of
-text is escaped; the HTML holds no ids or addresses, so a re-run writes the same bytes and nbval can pin it.
+Inline styles only (a notebook's output may carry no stylesheet or script; the one class, mathjax_ignore, keeps
+JupyterLab from reading money as mathematics), dark ink on a light card so a box reads the same in JupyterLab, in a
+static page and in a dark theme, and the status always written in words. Every piece of text is escaped; the HTML
+holds no ids or addresses, so a re-run writes the same bytes and nbval can pin it.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ TEXT, MUTED, CARD, RULE = "#1f2328", "#57606a", "#ffffff", "#d0d7de"
 
 _FONT = "font-family:system-ui,-apple-system,'Segoe UI','Noto Sans','Noto Sans CJK SC',sans-serif"
 _CJK = ' lang="zh"'   # lets the browser pick a Chinese font for the material's words
+# JupyterLab typesets "$160,000 to $240,000" inside HTML outputs as a formula unless told not to.
+_NO_MATH = ' class="mathjax_ignore"'
 
 
 class Rendered(str):
@@ -76,7 +79,7 @@ def figure_html(figure) -> str:
                                    f'{escape(figure.how)}</code>'))
     if figure.cause_text:
         rows.append(_row(CAUSE_LABELS[status], escape(figure.cause_text)))
-    return (f'<div style="{_FONT};color:{TEXT};background:{CARD};border:1px solid {RULE};'
+    return (f'<div{_NO_MATH} style="{_FONT};color:{TEXT};background:{CARD};border:1px solid {RULE};'
             f'border-left:6px solid {STATUS_COLORS[status]["accent"]};border-radius:6px;padding:8px 12px;'
             f'margin:6px 0;line-height:1.45;max-width:60em">'
             f'<div style="margin-bottom:2px">{badge(status)} <span style="{strong}">{escape(figure.claim)}</span>'
@@ -87,7 +90,7 @@ def figure_html(figure) -> str:
 
 
 def boxes_html(figures) -> str:
-    return f'<div style="{_FONT}">{"".join(figure_html(f) for f in figures)}</div>'
+    return f'<div{_NO_MATH} style="{_FONT}">{"".join(figure_html(f) for f in figures)}</div>'
 
 
 def table_html(figures, cells) -> str:
@@ -106,9 +109,9 @@ def table_html(figures, cells) -> str:
             f'<td style="{pad};text-align:left;white-space:nowrap"><code style="background:none;color:{TEXT};white-space:nowrap">'
             f'{escape(key)}</code></td>'
             f'<td style="{pad};text-align:left">{badge(status)}</td>'
-            f'<td style="{pad};text-align:left;min-width:16em">{escape(figure.claim)}</td>'
+            f'<td style="{pad};text-align:left;min-width:12em">{escape(figure.claim)}</td>'
             f'<td style="{pad};text-align:right;white-space:nowrap">{escape(stated)}</td>'
             f'<td style="{pad};text-align:right;white-space:nowrap;font-weight:600">{escape(new)}</td></tr>')
-    return (f'<div style="overflow-x:auto;max-width:100%"><table style="{_FONT};border-collapse:collapse;'
+    return (f'<div{_NO_MATH} style="overflow-x:auto;max-width:100%"><table style="{_FONT};border-collapse:collapse;'
             f'table-layout:auto;margin:4px 0;color:{TEXT};background:{CARD};font-size:0.9em">'
             f'<thead><tr style="background:{CARD}">{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
