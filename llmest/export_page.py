@@ -30,7 +30,7 @@ STYLE = """
 .llmest-toc a[aria-current]{font-weight:bold;color:inherit;text-decoration:none}
 .llmest-static-widget{border-left:3px solid #9ab;padding:.4em .8em;margin:.3em 0;overflow-x:auto}
 .llmest-static-note{color:#555;font-size:.9em;margin:.4em 0 0}
-.llmest-w{display:flex;align-items:center;gap:.4em;max-width:100%}
+.llmest-w{display:flex;align-items:center;gap:.4em;max-width:100%;}
 .llmest-w-hbox{flex-wrap:wrap}
 .llmest-w-vbox,.llmest-w-box{flex-direction:column;align-items:stretch;gap:.3em}
 .llmest-w-html,.llmest-w-htmlmath,.llmest-w-label{display:block}
