@@ -106,8 +106,8 @@ def table_html(figures, cells) -> str:
         background = CARD if i % 2 == 0 else "#f6f8fa"
         body.append(
             f'<tr style="background:{background};border-bottom:1px solid {RULE}">'
-            f'<td style="{pad};text-align:left;white-space:nowrap"><code style="background:none;color:{TEXT};white-space:nowrap">'
-            f'{escape(key)}</code></td>'
+            f'<td style="{pad};text-align:left;white-space:nowrap">'
+            f'<code style="background:none;color:{TEXT};white-space:nowrap">{escape(key)}</code></td>'
             f'<td style="{pad};text-align:left">{badge(status)}</td>'
             f'<td style="{pad};text-align:left;min-width:12em">{escape(figure.claim)}</td>'
             f'<td style="{pad};text-align:right;white-space:nowrap">{escape(stated)}</td>'
