@@ -1,137 +1,52 @@
-"""A real browser: JupyterLab headless on loopback, chapter 1 opened in Chromium (Debian's package, driven by
-Playwright), every cell run, the calculator and an exercise used, and no widget errors on the page.
+"""A real browser: JupyterLab headless on loopback with the student chapters as ``make lab`` leaves them (trusted),
+opened in Chromium (Debian's package, driven by Playwright). Each chapter opens without raw widget text, its Chinese
+headings render as glyphs, every cell runs, one exercise takes a wrong then a right answer, one calculator moves,
+and a full-page screenshot is saved; the calculator app is checked on a phone and a projector.
 
+Screenshots go to $LLMEST_SCREENSHOTS, or build/screenshots/ (printed at the start).
 Locally the test skips when Chromium is missing; in CI (CI set) it must run."""
 
-import contextlib
-import json
-import os
 import re
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from conftest import IN_CI, require
-
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-quic", "--disable-dev-shm-usage"]
-# Turn off JupyterLab's news and update checks: this machine has no internet, and their toast covers the page.
-QUIET_SETTINGS = {"@jupyterlab/apputils-extension/notification.jupyterlab-settings":
-                  {"checkForUpdates": False, "fetchNews": "false"}}
+from conftest import IN_CI
+from lab_pages import (BOXED_CHARACTERS, CHROMIUM, READING, SCREENSHOTS, WIDER_THAN_THE_WINDOW, chromium, lab_server,
+                       open_chapter, screenshot, voila_server)
+from llmest.exercises import get as exercise
+from llmest.units import show
 
 if not Path(CHROMIUM).exists() and not IN_CI:
     pytest.skip("Chromium is not installed (apt-get install chromium); CI installs it", allow_module_level=True)
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+# A widget's plain-text form, shown where the widget cannot be: "VBox(children=(HTML(value='<b>Exercise ...".
+RAW_WIDGET = re.compile(r"\b[A-Z]\w*\((?:children|value|description|layout|options)=")
 
 
-@contextlib.contextmanager
-def lab_server(work_dir: Path):
-    """A JupyterLab server on loopback over a copy of the student notebooks; yields its URL."""
-    shutil.copytree(ROOT / "notebooks", work_dir / "notebooks")
-    settings = work_dir / "settings"
-    for name, values in QUIET_SETTINGS.items():
-        (settings / name).parent.mkdir(parents=True, exist_ok=True)
-        (settings / name).write_text(json.dumps(values))
-    env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings), JUPYTERLAB_WORKSPACES_DIR=str(work_dir / "ws"))
-    with _serve(["-m", "jupyterlab", "--no-browser", "--allow-root", "--ip", "127.0.0.1", "--IdentityProvider.token=",
-                 "--ServerApp.password=", f"--ServerApp.root_dir={work_dir / 'notebooks'}"], "/api/status",
-                "JupyterLab", env) as url:
-        yield url
+@dataclass(frozen=True)
+class Chapter:
+    widget: str | None = None     # a selector inside the chapter's main widget, there once every cell has run
+    exercise: str | None = None   # the exercise a reader answers
+    field: str | None = None      # a calculator's field the reader moves: a slider, a text box or a menu
+    summary: str | None = None    # what changes when it moves
+    moved_to: str | None = None   # the text or option it is moved to (a slider moves one step)
 
 
-@contextlib.contextmanager
-def voila_server():
-    """The calculator app served by Voila on loopback; yields its URL."""
-    with _serve(["-m", "voila", str(ROOT / "llmest" / "app" / "llmest-calculators.ipynb"), "--no-browser",
-                 "--Voila.ip=127.0.0.1"], "/", "Voila", dict(os.environ)) as url:
-        yield url
-
-
-@contextlib.contextmanager
-def _serve(args, probe: str, name: str, env):
-    """Start ``python ARGS --port PORT`` on loopback and wait until ``probe`` answers."""
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, *args, "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(120):
-            try:
-                urllib.request.urlopen(f"{url}{probe}", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            raise RuntimeError(f"{name} did not start within 60 s")
-        yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-
-
-@contextlib.contextmanager
-def chromium():
-    """Debian's Chromium driven by Playwright."""
-    playwright = require("playwright.sync_api")
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-def _menu(page, menu: str, item: str):
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{re.escape(menu)}$")).click()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{re.escape(item)}$")).click()
-
-
-def open_chapter(browser, url: str, notebook: str, last_output: str, widget: str):
-    """A new page with a chapter open and every cell run. ``last_output``: text the chapter's last cell prints;
-    ``widget``: a selector inside the chapter's main widget."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.set_default_timeout(60_000)
-    page.goto(f"{url}/lab/tree/{notebook}?reset")
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
-    page.get_by_text("| Idle").first.wait_for(timeout=120_000)  # the kernel is connected, not only starting
-    _menu(page, "Edit", "Clear Outputs of All Cells")  # so that the stored outputs cannot pass for new ones
-    printed = page.locator(".jp-OutputArea-output", has_text=last_output)
-    printed.first.wait_for(state="detached")
-    for attempt in range(3):
-        # A Run All sent while the kernel is still settling is sometimes dropped: the cells stay unrun. Retry.
-        _menu(page, "Run", "Run All Cells")
-        try:
-            printed.first.wait_for(timeout=120_000)
-            page.wait_for_selector(widget, state="attached")
-            return page
-        except Exception:
-            if attempt < 2:
-                print(f"{notebook}: Run All attempt {attempt + 1} did not finish; retrying")
-                continue
-            shot = Path(os.environ.get("TMPDIR", "/tmp")) / f"llmest-{notebook}.png"
-            page.screenshot(path=str(shot), full_page=True)
-            print(f"screenshot of the failed page: {shot}")
-            raise
-
-
-def open_chapter_1(browser, url: str):
-    # The last cell prints the chapter's table of figures: when it is there, every cell has run.
-    return open_chapter(browser, url, "01_parameters.ipynb", "004-1.2-table-70b",
-                        ".llmest-param-calculator .noUi-handle")
-
+CHAPTERS = {
+    "01_parameters": Chapter(".llmest-param-calculator .noUi-handle", "1.3", ".llmest-param-calculator "
+                             ".llmest-num_layers", ".llmest-param-calculator .llmest-summary"),
+    "02_memory": Chapter(".llmest-memory-planner", "2.2", ".llmest-memory-planner .llmest-model",
+                         ".llmest-memory-planner", "llama-2-13b"),
+    "03_flops_and_time": Chapter(".llmest-training-planner", "3.2", ".llmest-roofline .llmest-batch",
+                                 ".llmest-roofline-summary"),
+    "04_data_and_tokens": Chapter(".llmest-data-planner", "4.2", ".llmest-data-planner .llmest-params",
+                                  ".llmest-data-summary", "13B"),
+    "05_interview_drills": Chapter(".llmest-timed-session", "5.2"),
+    "06_measure_it_yourself": Chapter(".llmest-exercise", "6.2"),
+    "90_appendix_material": Chapter(),
+}
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
@@ -146,18 +61,120 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def page(lab, browser):
-    return open_chapter_1(browser, lab)
+def chapters(lab, browser, request):
+    """Each chapter opened and run once, on first use: ``chapters("01_parameters")`` is (its page, the text it
+    showed on opening)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with request.config.pluginmanager.get_plugin("capturemanager").global_and_fixture_disabled():
+        print(f"\nscreenshots: {SCREENSHOTS}")
+    opened = {}
+
+    def chapter(name):
+        if name not in opened:
+            opened[name] = open_chapter(browser, lab, f"{name}.ipynb", CHAPTERS[name].widget)
+        return opened[name]
+    return chapter
 
 
 @pytest.fixture(scope="module")
-def compute_page(lab, browser):
-    return open_chapter(browser, lab, "03_flops_and_time.ipynb", "004-5.4-checkpoint-70b", ".llmest-training-planner")
+def page(chapters):
+    return chapters("01_parameters")[0]
 
 
 @pytest.fixture(scope="module")
-def memory_page(lab, browser):
-    return open_chapter(browser, lab, "02_memory.ipynb", "004-2.3-kv-32", ".llmest-memory-planner")
+def compute_page(chapters):
+    return chapters("03_flops_and_time")[0]
+
+
+@pytest.fixture(scope="module")
+def memory_page(chapters):
+    return chapters("02_memory")[0]
+
+
+@pytest.fixture(scope="module")
+def drills_page(chapters):
+    return chapters("05_interview_drills")[0]
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_the_chapter_opens_without_raw_widget_text(chapters, name):
+    """As make lab leaves it, before anything runs: no widget's plain-text form, no widget error."""
+    on_open = chapters(name)[1]
+    assert "Chapter" in on_open or "Appendix" in on_open, "the chapter's text is on the page"
+    raw = RAW_WIDGET.search(on_open)
+    assert not raw, f"{name} opens with a widget's plain text: {on_open[raw.start():raw.start() + 120]!r}"
+    assert "Error displaying widget" not in on_open
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_the_chinese_headings_render_as_glyphs(chapters, name):
+    page = chapters(name)[0]
+    page.evaluate("() => document.fonts.ready")
+    found = page.evaluate(BOXED_CHARACTERS)
+    assert found["headings"] and found["drawn"] > 5, found
+    assert not found["boxed"], (f"{name}: {found['boxed']!r} render as boxes: no font with Chinese glyphs "
+                                "(apt-get install fonts-noto-cjk)")
+
+
+def _changed(page, css: str, old: str):
+    page.wait_for_function("([css, old]) => document.querySelector(css).textContent !== old", arg=[css, old])
+
+
+def _move(page, chapter: Chapter):
+    """Move the chapter's calculator, see its result change, and move it back to where it was."""
+    field = page.locator(chapter.field)
+    field.scroll_into_view_if_needed()
+    before = page.locator(chapter.summary).text_content()
+    if field.locator(".noUi-handle").count():
+        handle = field.locator(".noUi-handle")
+        handle.focus()
+        handle.press("ArrowRight")
+        _changed(page, chapter.summary, before)
+        handle.press("ArrowLeft")
+    elif field.locator("select").count():
+        menu = field.locator("select")
+        was = menu.input_value()
+        menu.select_option(label=chapter.moved_to)
+        _changed(page, chapter.summary, before)
+        menu.select_option(value=was)
+    else:
+        entry = field.locator("input")
+        was = entry.input_value()
+        entry.fill(chapter.moved_to)
+        entry.press("Enter")
+        _changed(page, chapter.summary, before)
+        entry.fill(was)
+        entry.press("Enter")
+    page.wait_for_function("([css, old]) => document.querySelector(css).textContent === old",
+                           arg=[chapter.summary, before])
+
+
+def _answer(page, key: str):
+    """A wrong answer (ten times the library's), then the library's own answer, each graded on the page as the
+    library grades it."""
+    ex = exercise(key)
+    box = page.locator(".llmest-exercise", has_text=f"Exercise {key}.")
+    box.scroll_into_view_if_needed()
+    for value, grade in ((ex.expected() * 10, "wrong"), (ex.expected(), "correct")):
+        entry = show(value, ex.unit)
+        verdict = ex.check(entry)
+        assert verdict.grade == grade, verdict
+        box.locator("input").fill(entry)
+        box.locator("button", has_text="Check").click()
+        box.locator("span", has_text=verdict.message.split(":")[0]).wait_for()
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_a_reader_walks_the_chapter(chapters, name):
+    """Open, run all (done by ``chapters``), answer an exercise, move a calculator, and save a screenshot."""
+    page, chapter = chapters(name)[0], CHAPTERS[name]
+    if chapter.exercise:
+        _answer(page, chapter.exercise)
+    if chapter.field:
+        _move(page, chapter)
+    text = page.locator(".jp-Notebook").text_content()
+    assert "Error displaying widget" not in text and "Traceback" not in text
+    assert screenshot(page, name).stat().st_size > 10_000
 
 
 def _summary(page) -> str:
@@ -182,7 +199,7 @@ def test_calculator_shows_a_bad_value_beside_its_field(page):
     vocab.scroll_into_view_if_needed()
     vocab.fill("0")
     vocab.press("Enter")
-    page.locator(".llmest-error-vocab_size", has_text="vocab_size == 0, must be >= 1.").wait_for()
+    page.locator(".llmest-error-vocab_size", has_text="vocabulary V = 0, must be >= 1.").wait_for()
     assert "Fix the highlighted field" in _summary(page)
     vocab.fill("32000")
     vocab.press("Enter")
@@ -242,17 +259,18 @@ def test_training_planner_follows_the_gpu_count(compute_page):
     assert "Error displaying widget" not in page.locator("body").text_content()
 
 
-@pytest.fixture(scope="module")
-def drills_page(lab, browser):
-    return open_chapter(browser, lab, "05_interview_drills.ipynb", "Answer key: 12 estimation problems",
-                        ".llmest-timed-session")
-
-
 def test_the_timed_session_ticks_grades_and_moves_on(drills_page):
     page = drills_page
     session = page.locator(".llmest-timed-session")
     session.scroll_into_view_if_needed()
     timer = session.locator(".llmest-timer")
+    # Nothing is timed while the reader is elsewhere: question 1 and its clock wait for Start.
+    start = session.locator("button.llmest-start", has_text="Start")
+    start.wait_for()
+    assert not timer.is_visible() and "Question 1 of" not in session.text_content()
+    start.click()
+    session.locator("text=Question 1 of 5").wait_for()
+    timer.locator("text=left").wait_for()
     first = timer.text_content()
     assert re.fullmatch(r"\d+:\d\d left", first.strip()), first
     # The clock is driven by the page (a Play widget ticking each second), so it must move on its own.
@@ -283,23 +301,55 @@ def test_no_widget_errors_in_chapter_5(drills_page):
     assert "Error displaying widget" not in text and "Traceback" not in text
 
 
-def test_the_calculator_app_runs_without_code_and_follows_its_inputs(browser):
+APP_PARTS = (".llmest-param-calculator", ".llmest-memory-planner", ".llmest-training-planner", ".llmest-data-planner")
+
+
+@pytest.fixture(scope="module")
+def app():
     with voila_server() as url:
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.set_default_timeout(120_000)
-        page.goto(url)
-        for css in (".llmest-param-calculator", ".llmest-memory-planner", ".llmest-training-planner",
-                    ".llmest-data-planner"):
-            page.wait_for_selector(css, state="attached")
-        summary = page.locator(".llmest-param-calculator .llmest-summary")
-        before = summary.text_content()
-        assert "6,738,415,616" in before
-        handle = page.locator(".llmest-num_layers .noUi-handle")
-        handle.scroll_into_view_if_needed()
-        handle.focus()
-        handle.press("ArrowRight")
-        page.wait_for_function("(old) => document.querySelector('.llmest-param-calculator .llmest-summary')"
-                               ".textContent !== old", arg=before)
-        text = page.locator("body").text_content()
-        assert "le.widgets" not in text, "no code is shown"
-        assert "Error displaying widget" not in text and "Traceback" not in text
+        yield url
+
+
+def open_app(browser, url: str, viewport: dict):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport=viewport)
+    page.set_default_timeout(120_000)
+    page.goto(url)
+    for css in APP_PARTS:
+        page.wait_for_selector(css, state="attached")
+    return page
+
+
+def test_the_calculator_app_runs_without_code_and_follows_its_inputs(browser, app):
+    page = open_app(browser, app, READING)
+    summary = page.locator(".llmest-param-calculator .llmest-summary")
+    before = summary.text_content()
+    assert "6,738,415,616" in before
+    handle = page.locator(".llmest-num_layers .noUi-handle")
+    handle.scroll_into_view_if_needed()
+    handle.focus()
+    handle.press("ArrowRight")
+    page.wait_for_function("(old) => document.querySelector('.llmest-param-calculator .llmest-summary')"
+                           ".textContent !== old", arg=before)
+    text = page.locator("body").text_content()
+    assert "le.widgets" not in text, "no code is shown"
+    assert "Error displaying widget" not in text and "Traceback" not in text
+    page.close()
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1920, 1080)], ids=["phone", "projector"])
+def test_the_calculator_app_fits_the_window(browser, app, width, height):
+    """No sideways scrolling on a phone or a projector."""
+    page = open_app(browser, app, {"width": width, "height": height})
+    page.wait_for_timeout(1000)  # the charts and sliders settle their sizes
+    scroll_width, inner_width = page.evaluate(
+        "() => [document.documentElement.scrollWidth, window.innerWidth]")
+    wider = page.evaluate(WIDER_THAN_THE_WINDOW)
+    # The page scrolls inside Voila's container: grow the window to its height for the whole page in one image.
+    tallest = page.evaluate("() => Math.max(...[...document.querySelectorAll('body, body *')]"
+                            ".map(e => e.scrollHeight))")
+    page.set_viewport_size({"width": width, "height": min(max(tallest, height), 30_000)})
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(SCREENSHOTS / f"app-{width}x{height}.png"), full_page=True)
+    page.close()
+    assert scroll_width <= inner_width, f"the page is {scroll_width} px wide in a {inner_width} px window: {wider}"
