@@ -27,6 +27,8 @@ QUIET_SETTINGS = {"@jupyterlab/apputils-extension/notification.jupyterlab-settin
                   "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"}}
 READING = {"width": 1400, "height": 1000}
 SCREENSHOTS = Path(os.environ.get("LLMEST_SCREENSHOTS", ROOT / "build" / "screenshots"))
+# A widget's plain-text form, shown where the widget cannot be: "VBox(children=(HTML(value='<b>Exercise ...".
+RAW_WIDGET = re.compile(r"\b[A-Z]\w*\((?:children|value|description|layout|options)=")
 
 
 def _free_port() -> int:
@@ -111,6 +113,12 @@ def open_chapter(browser, url: str, notebook: str, widget: str | None = None):
     page.goto(f"{url}/lab/tree/{notebook}?reset")
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
     page.get_by_text("| Idle").first.wait_for(timeout=120_000)  # the kernel is connected, not only starting
+    # A stored widget's error takes a moment (the widget manager asks the new kernel for its models first): give
+    # whatever the opening shows 5 s to appear, and stop waiting as soon as it does.
+    with contextlib.suppress(require("playwright.sync_api").TimeoutError):
+        page.wait_for_function("(raw) => { const t = document.querySelector('.jp-Notebook').textContent;"
+                               " return t.includes('Error displaying widget') || new RegExp(raw).test(t); }",
+                               arg=RAW_WIDGET.pattern, timeout=5_000)
     on_open = page.locator(".jp-Notebook").text_content()
     menu(page, "Edit", "Clear Outputs of All Cells")  # so that the stored outputs cannot pass for new ones
     # Clearing the outputs clears the prompts' counts: a count on the last code cell means every cell has run.

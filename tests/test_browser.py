@@ -13,16 +13,14 @@ from pathlib import Path
 import pytest
 
 from conftest import IN_CI
-from lab_pages import (BOXED_CHARACTERS, CHROMIUM, READING, SCREENSHOTS, WIDER_THAN_THE_WINDOW, chromium, lab_server,
-                       open_chapter, screenshot, voila_server)
+from lab_pages import (BOXED_CHARACTERS, CHROMIUM, RAW_WIDGET, READING, SCREENSHOTS, WIDER_THAN_THE_WINDOW, chromium,
+                       lab_server, open_chapter, screenshot, voila_server)
 from llmest.exercises import get as exercise
 from llmest.units import show
 
 if not Path(CHROMIUM).exists() and not IN_CI:
     pytest.skip("Chromium is not installed (apt-get install chromium); CI installs it", allow_module_level=True)
 
-# A widget's plain-text form, shown where the widget cannot be: "VBox(children=(HTML(value='<b>Exercise ...".
-RAW_WIDGET = re.compile(r"\b[A-Z]\w*\((?:children|value|description|layout|options)=")
 
 
 @dataclass(frozen=True)
