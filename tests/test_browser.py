@@ -10,11 +10,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from conftest import IN_CI
-from lab_pages import (BOXED_CHARACTERS, CHROMIUM, RAW_WIDGET, READING, SCREENSHOTS, WIDER_THAN_THE_WINDOW, chromium,
-                       lab_server, open_chapter, screenshot, voila_server)
+from lab_pages import (BOXED_CHARACTERS, CHROMIUM, NOTEBOOKS, RAW_WIDGET, READING, SCREENSHOTS, WIDER_THAN_THE_WINDOW,
+                       chromium, lab_server, open_chapter, screenshot, voila_server)
 from llmest.exercises import get as exercise
 from llmest.units import show
 
@@ -173,6 +174,31 @@ def test_a_reader_walks_the_chapter(chapters, name):
     text = page.locator(".jp-Notebook").text_content()
     assert "Error displaying widget" not in text and "Traceback" not in text
     assert screenshot(page, name).stat().st_size > 10_000
+
+
+def _first_link_target(name: str) -> str:
+    """The heading of the cell that the first link of the chapter's check-yourself list leads to, as JupyterLab
+    names it (data-jupyter-id: the heading's text with spaces as hyphens)."""
+    nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    listing = next(cell for cell in nb.cells if cell.source.startswith("## Check yourself"))
+    cell_id = re.search(r"\(#cell-id=([\w-]+)\)", listing.source)[1]
+    heading = next(line for cell in nb.cells if cell.id == cell_id for line in cell.source.splitlines()
+                   if line.startswith("#"))
+    return heading.lstrip("#").strip().replace(" ", "-")
+
+
+@pytest.mark.parametrize("name", [name for name in CHAPTERS if not name.startswith("90")])
+def test_the_check_yourself_links_lead_to_their_sections(chapters, name):
+    page = chapters(name)[0]
+    heading = _first_link_target(name)
+    in_view = ("(id) => { const h = document.querySelector(`[data-jupyter-id=\"${CSS.escape(id)}\"]`);"
+               " const r = h.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; }")
+    cell = page.locator(".jp-MarkdownCell", has=page.locator("h2", has_text="Check yourself"))
+    link = cell.locator("a[href^='#cell-id=']").first
+    link.scroll_into_view_if_needed()
+    assert not page.evaluate(in_view, heading)
+    link.click()  # JupyterLab scrolls the notebook to the cell
+    page.wait_for_function(in_view, arg=heading)
 
 
 def _summary(page) -> str:
