@@ -206,6 +206,18 @@ def _unit_hint(entry, value: float, expected: float) -> str:
     return ""
 
 
+ANSWER_LABEL = "your answer"
+# "answer == 'x', must be": the value as _validate.quote writes it (a string's repr, or a word such as 1e+300).
+_QUOTED_THEN_MUST = re.compile(r"""(?<![\w'])answer == ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s,']+), must be """)
+
+
+def readers_words(message: str) -> str:
+    """A verdict's message naming the entry as the reader knows it: "answer == 'lots' is not a number" becomes
+    "your answer 'lots' is not a number", and "answer == '0', must be ..." becomes "your answer '0' must be ..."."""
+    message = _QUOTED_THEN_MUST.sub(rf"{ANSWER_LABEL} \1 must be ", message, count=1)
+    return re.sub(r"(?<![\w'])answer == ", f"{ANSWER_LABEL} ", message, count=1)
+
+
 @dataclass(frozen=True)
 class Verdict:
     grade: str      # "correct", "close", "wrong", "empty" or "invalid"
@@ -214,6 +226,11 @@ class Verdict:
     @property
     def correct(self) -> bool:
         return self.grade == "correct"
+
+    @property
+    def shown(self) -> str:
+        """The message as the exercise box and an autograder show it, naming the entry as the reader knows it."""
+        return readers_words(self.message)
 
     def __repr__(self) -> str:
         return self.message
@@ -280,6 +297,20 @@ class Exercise:
         hint = _unit_hint(answer, value, expected) if self.unit == "count" else ""
         return Verdict("wrong", f"Not yet: {shown} is too {direction}, by {_size_of_miss(miss)}."
                                 f"{hint}{self._try_hint}")
+
+    def assert_form(self, answer) -> None:
+        """A visible test for an autograder: an answer is given and reads as a number in this exercise's unit.
+        Says nothing of whether it is right. Raises AssertionError with the exercise box's message."""
+        verdict = self.check(answer)
+        if verdict.grade in ("empty", "invalid"):
+            raise AssertionError(verdict.shown)
+
+    def assert_ok(self, answer) -> None:
+        """A hidden test for an autograder: the answer is right within the exercise's tolerance. Raises
+        AssertionError with the message the exercise box shows (a direction and a coarse size, never the answer)."""
+        verdict = self.check(answer)
+        if not verdict.correct:
+            raise AssertionError(verdict.shown)
 
     @property
     def _try_hint(self) -> str:

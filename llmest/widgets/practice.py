@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 import math
-import re
 
 import ipywidgets as w
 
@@ -17,20 +16,8 @@ GRADE_COLORS = {"correct": "#1b7f3b", "close": "#9a6700", "wrong": "#b00020", "e
 
 # The library names the entry by its parameter ("answer == 'lots' is not a number"); the reader sees a box without
 # a name, so a message calls it what it is to them.
-ANSWER_LABEL = "your answer"
-# "answer == 'x', must be": the value as _validate.quote writes it (a string's repr, or a word such as 1e+300).
-_QUOTED_THEN_MUST = re.compile(r"""(?<![\w'])answer == ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s,']+), must be """)
-
-
-def readers_words(message: str) -> str:
-    """A verdict's message naming the entry as the reader knows it: "answer == 'lots' is not a number" becomes
-    "your answer 'lots' is not a number", and "answer == '0', must be ..." becomes "your answer '0' must be ..."."""
-    message = _QUOTED_THEN_MUST.sub(rf"{ANSWER_LABEL} \1 must be ", message, count=1)
-    return re.sub(r"(?<![\w'])answer == ", f"{ANSWER_LABEL} ", message, count=1)
-
-
 def verdict_html(result) -> str:
-    return f'<span style="color:{GRADE_COLORS[result.grade]}">{html.escape(readers_words(result.message))}</span>'
+    return f'<span style="color:{GRADE_COLORS[result.grade]}">{html.escape(result.shown)}</span>'
 
 
 def entry_box(unit: str) -> w.Text:
