@@ -5,8 +5,10 @@ BIN := $(VENV)/bin
 WORKBOOK := $(VENV)/.installed-workbook
 TESTING := $(VENV)/.installed-test
 APP := $(VENV)/.installed-app
+COURSE := $(VENV)/.installed-course
+COURSE_DIR ?= build/course
 
-.PHONY: lab test app html notebooks bench clean
+.PHONY: lab test app html course notebooks bench clean
 
 $(WORKBOOK): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +22,10 @@ $(TESTING): $(WORKBOOK)
 
 $(APP): $(WORKBOOK)
 	$(BIN)/python -m pip install --quiet -e '.[app]'
+	touch $@
+
+$(COURSE): $(WORKBOOK)
+	$(BIN)/python -m pip install --quiet -e '.[course]'
 	touch $@
 
 ## Create .venv, install the workbook, and open it in JupyterLab.
@@ -43,6 +49,12 @@ app: $(APP)
 html: $(WORKBOOK)
 	rm -rf build/html
 	$(BIN)/python -m llmest.export --out build/html
+
+## Write an nbgrader course (build/course: source/, nbgrader_config.py) and release chapters 1-5 with nbgrader.
+course: $(COURSE)
+	$(BIN)/python -m llmest.course --out $(COURSE_DIR)
+	cd $(COURSE_DIR) && PATH="$(CURDIR)/$(BIN):$$PATH" $(CURDIR)/$(BIN)/nbgrader generate_assignment --force \
+		--CourseDirectory.assignment_id='*'
 
 ## Rebuild notebooks/ from solutions/ and execute both (after editing a chapter in solutions/).
 notebooks: $(TESTING)
