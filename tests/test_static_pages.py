@@ -5,19 +5,16 @@ as typeset math.
 
 Locally the test skips when Chromium is missing; in CI (CI set) it must run."""
 
-import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from conftest import IN_CI, require
+from conftest import IN_CI
+from lab_pages import CHROMIUM, chromium
 from llmest import export
 from llmest.authoring import SOLUTIONS
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
 CHAPTERS = sorted(path.stem for path in SOLUTIONS.glob("*.ipynb"))
 PAGES = [export.INDEX, *(f"{stem}.html" for stem in CHAPTERS)]
 
@@ -35,13 +32,8 @@ def book(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser():
-    playwright = require("playwright.sync_api")
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with chromium() as browser:
+        yield browser
 
 
 class Visit:
