@@ -5,7 +5,9 @@
 ``notebooks/``. Both copies are then executed, so both are stored with outputs for nbval to check. The student copy
 keeps its printed text, tables and plots but not its widgets: a stored widget needs the kernel that made it, so it
 would open as raw text (untrusted) or "Error displaying widget" (trusted) until the reader runs the cell.
-A code solution must end by assigning ``answer``, which the exercise's check cell grades.
+A code solution must end by assigning ``answer``, which the exercise's check cell grades. The solved chapters also
+carry nbgrader's metadata and an autograded test cell per exercise (:func:`mark`, applied on each rebuild);
+the student copy leaves the test cells out.
 """
 
 from __future__ import annotations
@@ -25,12 +27,19 @@ BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 CODE_PROMPT = ['# YOUR ANSWER HERE: a number, or text with its unit ("6.7B", "80 GB")', "answer = None"]
 MARKDOWN_PROMPT = ["*Your answer here.*"]
+POINTS = 1  # what each exercise's autograded test cell is worth
+CHECK_CALL = re.compile(r'le\.exercise\("([\d.]+)"\)\.check\(answer\)')
+QUESTION_CALL = re.compile(r'^le\.exercise\("([\d.]+)"\)$')
 _REGION = re.compile(rf"^([ \t]*){re.escape(BEGIN)}[^\n]*\n(.*?)^[ \t]*{re.escape(END)}[^\n]*(\n|$)",
                      re.MULTILINE | re.DOTALL)
 
 
 class AuthoringError(Exception):
     pass
+
+
+class CourseError(AuthoringError):
+    """A chapter that cannot become an nbgrader assignment as it stands."""
 
 
 def solution_regions(source: str) -> list[str]:
@@ -58,8 +67,8 @@ def strip_cell(cell) -> None:
 
 
 def student_version(solution_nb):
-    """A copy of a solved notebook with the solutions replaced by prompts and no outputs."""
-    nb = copy.deepcopy(solution_nb)
+    """A copy of a solved notebook with the solutions replaced by prompts, no outputs and no autograder's cells."""
+    nb = self_study(copy.deepcopy(solution_nb))
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         strip_cell(cell)
@@ -87,7 +96,70 @@ def execute(nb, where: Path):
     return nb
 
 
-def same(nb):
+def grade_id(kind: str, key: str) -> str:
+    """nbgrader's id of a cell (letters, digits, _ and - only): "test-1-1" for exercise 1.1's test."""
+    return f"{kind}-{key.replace('.', '-')}"
+
+
+def nbgrader_meta(grade_id: str, *, solution=False, grade=False, locked=False, points=None) -> dict:
+    meta = {"grade_id": grade_id, "solution": solution, "grade": grade, "locked": locked, "schema_version": 3,
+            "task": False}
+    if points is not None:
+        meta["points"] = points
+    return meta
+
+
+def test_source(check: str) -> str:
+    """The source of an autograded cell for the check ``check`` (e.g. 'le.exercise("1.1")'): the form of the
+    answer in sight, its value hidden."""
+    return "\n".join([f"{check}.assert_form(answer)  # an answer, readable in the exercise's unit",
+                      "### BEGIN HIDDEN TESTS", f"{check}.assert_ok(answer)", "### END HIDDEN TESTS"])
+
+
+def test_cell(check: str, gid: str):
+    cell = nbformat.v4.new_code_cell(test_source(check))
+    cell.id = gid
+    cell.metadata["nbgrader"] = nbgrader_meta(gid, grade=True, locked=True, points=POINTS)
+    return cell
+
+
+def is_test(cell) -> bool:
+    meta = cell.metadata.get("nbgrader", {})
+    return bool(meta.get("grade")) and not meta.get("solution")
+
+
+def mark(nb):
+    """Give a solved chapter nbgrader's metadata, in place, and return it: each exercise's question cell locked,
+    its answer cell a solution cell, and its test cell after it (added where missing, rewritten where stale)."""
+    cells = []
+    for cell in nb.cells:
+        if is_test(cell):
+            continue  # written anew after its answer cell
+        cells.append(cell)
+        question = QUESTION_CALL.match(cell.source.strip()) if cell.cell_type == "code" else None
+        if question:
+            cell.metadata["nbgrader"] = nbgrader_meta(grade_id("question", question.group(1)), locked=True)
+        if BEGIN not in cell.source:
+            continue
+        keys = CHECK_CALL.findall(cell.source)
+        if cell.cell_type != "code" or len(keys) != 1:
+            raise CourseError("an answer cell must be code and end with one le.exercise(KEY).check(answer); "
+                              f"this one does not:\n{cell.source}")
+        cell.metadata["nbgrader"] = nbgrader_meta(grade_id("answer", keys[0]), solution=True)
+        previous = next((c for c in nb.cells if c.id == grade_id("test", keys[0])), None)
+        test = test_cell(f'le.exercise("{keys[0]}")', grade_id("test", keys[0]))
+        if previous is not None and previous.source == test.source:
+            test.outputs, test.execution_count = previous.outputs, previous.execution_count
+        cells.append(test)
+    nb.cells = cells
+    return nb
+
+
+def self_study(nb):
+    """The chapter without nbgrader: no test cells, no nbgrader metadata (in place; returned)."""
+    nb.cells = [cell for cell in nb.cells if not is_test(cell)]
+    for cell in nb.cells:
+        cell.metadata.pop("nbgrader", None)
     return nb
 
 
@@ -99,8 +171,9 @@ def build(names: list[str] | None = None) -> None:
             raise SystemExit(f"no notebook in {SOLUTIONS} matches {names}")
     NOTEBOOKS.mkdir(exist_ok=True)
     for path in paths:
-        for label, make, finish, target in (("solutions", same, same, path),
-                                            ("notebooks", student_version, without_widgets, NOTEBOOKS / path.name)):
+        for label, make, finish, target in (
+                ("solutions", mark, lambda nb: nb, path),
+                ("notebooks", student_version, without_widgets, NOTEBOOKS / path.name)):
             start = time.perf_counter()
             print(f"executing {label}/{path.name} ...", end=" ", flush=True)
             nb = make(nbformat.read(path, as_version=4))

@@ -1,105 +1,127 @@
-"""An nbgrader course from the solved chapters: ``python -m llmest.course [--out build/course]`` (``make course``).
+"""The workbook as an nbgrader course: ``python -m llmest.course [--out build/course]`` (``make course``).
 
-``source/<chapter>/<chapter>.ipynb`` is the chapter from ``solutions/`` with nbgrader's cell metadata: each cell
-holding a solution region is a solution cell, and after each exercise's check comes a locked, autograded test
-cell, worth a point, whose visible part checks the form of the answer and whose hidden part (nbgrader's
-``### BEGIN HIDDEN TESTS``) checks its value: ``exercise(key).assert_form(answer)`` and ``assert_ok(answer)``,
-which raise with the message the exercise box shows. nbgrader's own ``generate_assignment`` then writes
-``release/``, with the same prompts as ``notebooks/`` (``nbgrader_config.py`` sets them from llmest.authoring).
+The chapters in ``solutions/`` carry nbgrader's cell metadata themselves (llmest.authoring.mark writes it on each
+rebuild): each exercise's question cell is locked, its answer cell is a solution cell, and after it comes a locked,
+autograded test cell worth a point, whose visible part checks the form of the answer and whose hidden part
+(nbgrader's ``### BEGIN HIDDEN TESTS``) checks its value: ``exercise(key).assert_form(answer)`` and
+``assert_ok(answer)``, which raise with the message the exercise box shows. :func:`build` writes
+``source/<chapter>/`` and ``nbgrader_config.py``; nbgrader's own ``generate_assignment`` then writes ``release/``,
+with the same prompts as ``notebooks/`` (the configuration sets them from llmest.authoring).
+:func:`add_drill_assignment` adds a seeded drill set (``llmest drill --course``) as one more assignment.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
-import re
 import shutil
 import sys
 from pathlib import Path
 
 import nbformat
 
-from .authoring import BEGIN, CODE_PROMPT, MARKDOWN_PROMPT, ROOT, SOLUTIONS
+from .authoring import (BEGIN, CODE_PROMPT, END, MARKDOWN_PROMPT, POINTS, ROOT, SOLUTIONS, CourseError, grade_id,
+                        mark, nbgrader_meta, test_cell)
 
-POINTS = 1  # each exercise
-CHECK_CALL = re.compile(r'le\.exercise\("([\d.]+)"\)\.check\(answer\)')
-# Chapter 6 reads ../tests/fixtures and the appendix has no exercises: the course releases chapters 1-5.
+# Chapter 6 needs PyTorch and reads ../tests/fixtures, and the appendix has no exercises: the course releases 1-5.
 CHAPTERS = ("01_parameters", "02_memory", "03_flops_and_time", "04_data_and_tokens", "05_interview_drills")
-CONFIG = f'''# nbgrader's configuration for the llmest course, written by `make course`.
+
+
+CONFIG = f'''# nbgrader's configuration for the llmest course, written by llmest.
 c = get_config()
 c.CourseDirectory.course_id = "llmest"
-c.CourseDirectory.db_assignments = [{", ".join(f"dict(name={name!r})" for name in CHAPTERS)}]
 # The release's prompts are the self-study copy's (llmest.authoring).
 c.ClearSolutions.code_stub = {{"python": {chr(10).join(CODE_PROMPT)!r}}}
 c.ClearSolutions.text_stub = {chr(10).join(MARKDOWN_PROMPT)!r}
 c.Execute.timeout = 900
+# For a class on JupyterHub: a folder every user can read and write, shared by the teacher and the students.
+# c.Exchange.root = "/srv/nbgrader/exchange"
 '''
 
 
-def grade_id(kind: str, key: str) -> str:
-    """nbgrader's id of a cell (letters, digits, _ and - only): "test-1-1" for exercise 1.1's test."""
-    return f"{kind}-{key.replace('.', '-')}"
-
-
-def _meta(grade_id: str, *, solution=False, grade=False, locked=False, points=None) -> dict:
-    meta = {"grade_id": grade_id, "solution": solution, "grade": grade, "locked": locked, "schema_version": 3,
-            "task": False}
-    if points is not None:
-        meta["points"] = points
-    return meta
-
-
-def test_cell(key: str):
-    """The autograded cell of exercise ``key``: the form of the answer in sight, its value hidden."""
-    cell = nbformat.v4.new_code_cell("\n".join([
-        f'le.exercise("{key}").assert_form(answer)  # an answer, readable in the exercise\'s unit',
-        "### BEGIN HIDDEN TESTS",
-        f'le.exercise("{key}").assert_ok(answer)',
-        "### END HIDDEN TESTS"]))
-    cell.id = grade_id("test", key)
-    cell.metadata["nbgrader"] = _meta(cell.id, grade=True, locked=True, points=POINTS)
-    return cell
-
-
-def course_version(solution_nb):
-    """The chapter as an nbgrader source notebook: solution cells marked, a test cell after each exercise."""
+def source_version(solution_nb):
+    """A marked chapter as an nbgrader source notebook: no outputs, no widget state."""
     nb = copy.deepcopy(solution_nb)
+    if mark(copy.deepcopy(nb)) != nb:
+        raise CourseError("the chapter's nbgrader metadata is stale: rebuild it (make notebooks)")
     nb.metadata.pop("widgets", None)
-    cells = []
-    for index, cell in enumerate(nb.cells):
+    for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
-        cells.append(cell)
-        if BEGIN not in cell.source:
-            continue
-        keys = CHECK_CALL.findall(cell.source)
-        cell.metadata["nbgrader"] = _meta(grade_id("answer", keys[0] if keys else str(index)), solution=True)
-        cells.extend(test_cell(key) for key in keys)
-    nb.cells = cells
     return nb
 
 
+def write_source(out: Path, assignment: str, nb) -> Path:
+    target = out / "source" / assignment / f"{assignment}.ipynb"
+    if target.parent.exists():
+        shutil.rmtree(target.parent)
+    target.parent.mkdir(parents=True)
+    nbformat.write(nb, target)
+    return target
+
+
 def build(out: Path) -> list[Path]:
-    """Write ``out/source/`` and ``out/nbgrader_config.py``; return the source notebooks."""
-    if (out / "source").exists():
-        shutil.rmtree(out / "source")
-    written = []
-    for name in CHAPTERS:
-        target = out / "source" / name / f"{name}.ipynb"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(course_version(nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)), target)
-        written.append(target)
+    """Write ``out/source/<chapter>/`` and ``out/nbgrader_config.py``; return the source notebooks."""
+    written = [write_source(out, name, source_version(nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)))
+               for name in CHAPTERS]
     (out / "nbgrader_config.py").write_text(CONFIG, encoding="utf-8")
     return written
+
+
+def drill_assignment(seed: int, n: int = 10, topics=None, level: str = "mixed"):
+    """A seeded drill set (the worksheet ``llmest drill`` writes) as an nbgrader source notebook: each problem's
+    question locked, its worked steps and answer a solution, and a test cell from the same template."""
+    from .drills import drill_set
+    from .worksheets import INSTRUCTIONS, title
+
+    problems = drill_set(seed, n, topics, level)
+    topic_list = ",".join(sorted({p.topic for p in problems}))
+
+    def locked_markdown(text, gid):
+        cell = nbformat.v4.new_markdown_cell(text)
+        cell.id, cell.metadata["nbgrader"] = gid, nbgrader_meta(gid, locked=True)
+        return cell
+
+    setup = nbformat.v4.new_code_cell("from llmest.drills import drill_set\n\n"
+                                      f"sheet = drill_set({seed}, {n}, {topic_list!r}, {level!r})  # its problems")
+    setup.id, setup.metadata["nbgrader"] = "setup", nbgrader_meta("setup", locked=True)
+    cells = [locked_markdown(f"# {title(problems, seed, key=False)}\n\n{INSTRUCTIONS} Each answer cell ends by "
+                             "assigning `answer`: a number, or text with its unit.", "instructions"), setup]
+    for i, problem in enumerate(problems, 1):
+        cells.append(locked_markdown(f"## {i}. {problem.topic} · {problem.level}\n\n{problem.question}",
+                                     f"question-{i}"))
+        steps = [f"# {step}" for step in problem.steps]
+        answer = nbformat.v4.new_code_cell("\n".join([BEGIN, *steps, f"answer = {problem.answer_text!r}", END]))
+        answer.id, answer.metadata["nbgrader"] = f"answer-{i}", nbgrader_meta(f"answer-{i}", solution=True)
+        cells += [answer, test_cell(f"sheet[{i - 1}].exercise", f"test-{i}")]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return nb
+
+
+def add_drill_assignment(course_dir, seed: int, n: int = 10, topics=None, level: str = "mixed",
+                         name: str | None = None) -> Path:
+    """Write a drill set into ``course_dir/source/<name>/`` (and nbgrader_config.py if the course has none)."""
+    name = name or f"drills-seed-{seed}"
+    out = Path(course_dir)
+    target = write_source(out, name, drill_assignment(seed, n, topics, level))
+    if not (out / "nbgrader_config.py").exists():
+        (out / "nbgrader_config.py").write_text(CONFIG, encoding="utf-8")
+    return target
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "course", help="the course directory")
     args = parser.parse_args(argv)
-    for path in build(args.out):
+    try:
+        paths = build(args.out)
+    except CourseError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    for path in paths:
         print(f"wrote {path}")
-    print(f"next: cd {args.out} && nbgrader generate_assignment --all (or one chapter by name)")
+    print(f"release with: cd {args.out} && nbgrader generate_assignment CHAPTER (make course releases all)")
     return 0
 
 

@@ -15,7 +15,7 @@ import html
 import sys
 from pathlib import Path
 
-from .authoring import BEGIN, END, SOLUTIONS
+from .authoring import BEGIN, END, SOLUTIONS, self_study
 from .export_page import STYLE, copy_mathjax, page_exporter
 from .export_widgets import VIEW, saved_models, static_copy
 
@@ -33,9 +33,10 @@ def _title(nb) -> str:
 
 
 def readable(nb):
-    """The notebook as a reader sees it: solution markers dropped, each widget replaced by a static copy of its saved
-    state (and a note)."""
+    """The notebook as a reader sees it: solution markers and autograded test cells dropped, each widget replaced
+    by a static copy of its saved state (and a note)."""
     models = saved_models(nb)
+    self_study(nb)  # the autograder's test cells are a class's, not a reader's
     nb.metadata.pop("widgets", None)  # else nbconvert's template would load a widget manager from the web
     for cell in nb.cells:
         cell.source = "\n".join(line for line in cell.source.splitlines()
