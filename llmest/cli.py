@@ -6,6 +6,7 @@
     llmest data --params 7B --language chinese     Chinchilla tokens and the text they take
     llmest data --gpus 64 --days 30                the compute-optimal model of a cluster, and its data
     llmest drill --seed 7 --topics memory          a worksheet and its answer key
+    llmest drill --seed 7 --course build/course    ... and the same set as an nbgrader assignment
 
 Every subcommand prints a table, or JSON with ``--json``. A bad option, or an option the task does not use, gets
 one line naming it and what it allows, and exit status 2. The subcommands live in ``llmest.cli_commands``.
@@ -316,6 +317,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--level", type=_text, default="mixed", help=f"{', '.join(LEVELS)} or mixed (default mixed)")
     p.add_argument("--out", type=_text, default="worksheet",
                    help="folder to write into, made if missing (default ./worksheet)")
+    p.add_argument("--course", type=_text, default=None,
+                   help="also write the set as an nbgrader assignment in this course folder (source/NAME/)")
+    p.add_argument("--assignment", type=_text, default=None,
+                   help="the assignment's name with --course: letters, digits, - and _ (default drills-seed-SEED)")
     return parser
 
 

@@ -4,6 +4,7 @@ options, with every default filled in, and returns the human-readable text and t
 from __future__ import annotations
 
 import os
+import re
 
 from . import compute as c
 from . import hardware
@@ -176,12 +177,32 @@ def cmd_data(args):
     return _table(rows), data
 
 
+ASSIGNMENT_NAME = re.compile(r"[A-Za-z0-9_-]{1,100}")
+
+
+def _drill_assignment(args):
+    from .course import add_drill_assignment
+
+    if args.course is None:
+        raise InputError("assignment", "assignment names an assignment of a course; give --course too.")
+    if args.assignment is not None and not ASSIGNMENT_NAME.fullmatch(args.assignment):
+        raise InputError("assignment", f"assignment == {args.assignment!r}, must be 1-100 letters, digits, - "
+                                       "and _ (it names nbgrader's folders).")
+    try:
+        return add_drill_assignment(args.course, args.seed, args.n, args.topics, args.level, args.assignment)
+    except (OSError, ValueError) as err:  # ValueError: a NUL in the path
+        raise InputError("course", f"course == {args.course!r}: cannot write the assignment there: "
+                                   f"{getattr(err, 'strerror', None) or err}.") from None
+
+
 def cmd_drill(args):
     from .drills import drill_set
     from .worksheets import write_worksheet
 
     problems = drill_set(args.seed, args.n, args.topics, args.level)  # checks the options before --out is written
     paths = write_worksheet(args.out, args.seed, args.n, args.topics, args.level, param="out")
+    if args.course is not None or args.assignment is not None:
+        paths["assignment"] = _drill_assignment(args)
     problems = [{"topic": p.topic, "level": p.level, "question": p.question, "answer": p.answer, "unit": p.unit,
                  "answer_text": p.answer_text, "steps": list(p.steps)} for p in problems]
     return ("\n".join(str(p) for p in paths.values()),

@@ -12,16 +12,19 @@ from ._validate import InputError
 from .drills import Problem, drill_set
 
 
-def _title(seed, problems, key) -> str:
+INSTRUCTIONS = "Give each answer to within 25% (within 2× counts as close). Show your working."
+
+
+def title(problems, seed, key) -> str:
     topics = sorted({p.topic for p in problems})
     kind = "Answer key" if key else "Worksheet"
     return f"{kind}: {len(problems)} estimation problems (seed {seed}; {', '.join(topics)})"
 
 
 def worksheet_markdown(problems: list[Problem], seed: int, key: bool = False) -> str:
-    lines = [f"# {_title(seed, problems, key)}", ""]
+    lines = [f"# {title(problems, seed, key)}", ""]
     if not key:
-        lines += ["Give each answer to within 25% (within 2× counts as close). Show your working.", ""]
+        lines += [INSTRUCTIONS, ""]
     for i, p in enumerate(problems, 1):
         lines += [f"## {i}. {p.topic} · {p.level}", "", p.question, ""]
         if key:
@@ -33,10 +36,10 @@ def worksheet_markdown(problems: list[Problem], seed: int, key: bool = False) ->
 
 def worksheet_html(problems: list[Problem], seed: int, key: bool = False) -> str:
     e = html.escape
-    title = e(_title(seed, problems, key))
-    body = [f"<h1>{title}</h1>"]
+    heading = e(title(problems, seed, key))
+    body = [f"<h1>{heading}</h1>"]
     if not key:
-        body.append("<p>Give each answer to within 25% (within 2× counts as close). Show your working.</p>")
+        body.append(f"<p>{e(INSTRUCTIONS)}</p>")
     for i, p in enumerate(problems, 1):
         body.append(f"<section><h2>{i}. {e(p.topic)} · {e(p.level)}</h2><p>{e(p.question)}</p>")
         if key:
@@ -47,7 +50,7 @@ def worksheet_html(problems: list[Problem], seed: int, key: bool = False) -> str
         body.append("</section>")
     style = ("body{font-family:sans-serif;max-width:46em;margin:2em auto;line-height:1.45}"
              "section{break-inside:avoid;margin-bottom:1.5em}.blank{margin-top:2.5em}")
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{heading}</title>'
             f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 
