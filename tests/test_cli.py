@@ -194,6 +194,24 @@ def test_drill_writes_the_worksheet_of_the_generator(tmp_path, capsys):
         assert f"**Answer: {problem.answer_text}**" in key
 
 
+def test_drill_course_writes_the_set_as_an_nbgrader_assignment(tmp_path, capsys):
+    course = tmp_path / "course"
+    out = run_json(capsys, "drill", "--seed", "5", "--n", "4", "--out", str(tmp_path / "sheet"), "--course",
+                   str(course), "--assignment", "week-3")
+    source = course / "source" / "week-3" / "week-3.ipynb"
+    assert out["files"]["assignment"] == str(source) and (course / "nbgrader_config.py").exists()
+    text = source.read_text(encoding="utf-8")
+    assert "drill_set(5, 4, " in text and text.count("### BEGIN HIDDEN TESTS") == 4
+
+
+def test_drill_course_in_a_file_is_named(tmp_path, capsys):
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["drill", "--out", str(tmp_path / "sheet"), "--course", str(tmp_path / "file" / "course")])
+    assert exit_.value.code == 2
+    assert "--course: course == " in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("command", ["params", "memory", "time", "data", "drill"])
 def test_help_shows_examples(command, capsys):
     with pytest.raises(SystemExit) as exit_:
@@ -220,6 +238,8 @@ def test_help_shows_examples(command, capsys):
     (["data", "--params", "7B", "--tokens-per-param", "0"], "--tokens-per-param: tokens_per_param == 0"),
     (["drill", "--topics", "memory,finance"], "topics"),
     (["drill", "--level", "expert"], "level"),
+    (["drill", "--assignment", "week-3"], "--assignment: assignment names an assignment of a course; give --course"),
+    (["drill", "--course", "course", "--assignment", "week 3"], "--assignment: assignment == 'week 3', must be"),
     (["time", "--params", "7B", "--tokens", "1T", "--price", "-1"], "--price: price_per_gpu_hour == -1"),
     (["time", "--params", "7B", "--tokens", "1T", "--peak", "-3"], "--peak: peak_flops_per_s =="),
     (["data", "--params", "7B", "--gpus", "0"], "--gpus: gpus == 0"),
