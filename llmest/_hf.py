@@ -7,77 +7,10 @@ published configs often leave out take transformers' defaults for that model typ
 
 from __future__ import annotations
 
+from ._hf_fields import _bias, _Fields
+from ._hf_recent import RECENT_READERS
 from ._validate import InputError, quote
-from .config_file import MAX_SIZE
 from .config_file import load as _load
-
-_REQUIRED = object()
-
-
-class _Fields:
-    """Typed access to a config dict, with errors that name the field."""
-
-    def __init__(self, config: dict, model_type: str):
-        self.config, self.model_type = config, model_type
-
-    def _raw(self, keys, default):
-        keys = (keys,) if isinstance(keys, str) else keys
-        for key in keys:
-            if self.config.get(key) is not None:
-                return key, self.config[key]
-        if default is _REQUIRED:
-            raise InputError(keys[0], f"config.json: '{keys[0]}' is missing; model_type "
-                                      f"'{self.model_type}' needs it.")
-        return keys[0], default
-
-    def size(self, keys, default=_REQUIRED, minimum=1):
-        key, value = self._raw(keys, default)
-        if value is default:
-            return value
-        # JSON integers only: transformers builds no layer 4096.0 wide, so a float (even 4096.0) is refused.
-        if type(value) is not int or value < minimum:
-            raise InputError(key, f"config.json: '{key}' == {quote(value)}, must be an integer >= {minimum}.")
-        if value > MAX_SIZE:
-            raise InputError(key, f"config.json: '{key}' == {quote(value)}, must be <= {MAX_SIZE:,}.")
-        return value
-
-    def flag(self, key, default: bool) -> bool:
-        key, value = self._raw(key, default)
-        if not isinstance(value, bool):
-            raise InputError(key, f"config.json: '{key}' == {quote(value)}, must be true or false.")
-        return value
-
-    def int_list(self, key) -> list:
-        key, value = self._raw(key, [])
-        if not isinstance(value, list) or not all(type(i) is int for i in value):
-            raise InputError(key, f"config.json: '{key}' == {quote(value)}, must be a list of layer indices.")
-        return value
-
-    def common(self, tie_default: bool) -> dict:
-        """The fields every llama-style config spells the same way."""
-        return dict(
-            vocab_size=self.size("vocab_size"),
-            hidden_size=self.size("hidden_size"),
-            num_layers=self.size("num_hidden_layers"),
-            num_heads=self.size("num_attention_heads"),
-            tie_embeddings=self.flag("tie_word_embeddings", tie_default),
-        )
-
-    def llama_style(self, tie_default=False, kv_required=False) -> dict:
-        """RMSNorm, a gated (SwiGLU/GeGLU) FFN, rotary positions, optional GQA and head_dim."""
-        return dict(
-            self.common(tie_default),
-            num_kv_heads=self.size("num_key_value_heads", _REQUIRED if kv_required else None),
-            head_dim=self.size("head_dim", None),
-            ffn_hidden_size=self.size("intermediate_size"),
-            gated_ffn=True,
-            norm="rmsnorm",
-        )
-
-
-def _bias(flag: bool) -> str:
-    return "all" if flag else "none"
-
 
 def _llama(f):
     return dict(f.llama_style(), attention_bias=_bias(f.flag("attention_bias", False)),
@@ -85,12 +18,14 @@ def _llama(f):
 
 
 def _mistral(f):
-    return f.llama_style(kv_required=True)
+    fields = f.llama_style(kv_required=True)
+    return dict(fields, **f.window(fields["num_layers"]))  # Mistral-7B-v0.1: a 4,096-token window on every layer
 
 
 def _mixtral(f):
-    return dict(f.llama_style(kv_required=True), num_experts=f.size("num_local_experts"),
-                experts_per_token=f.size("num_experts_per_tok"))
+    fields = f.llama_style(kv_required=True)
+    return dict(fields, num_experts=f.size("num_local_experts"), experts_per_token=f.size("num_experts_per_tok"),
+                **f.window(fields["num_layers"]))
 
 
 def _qwen2(f):
@@ -119,7 +54,8 @@ def _gemma(f):
 
 
 def _phi3(f):
-    return f.llama_style()
+    fields = f.llama_style()
+    return dict(fields, **f.window(fields["num_layers"]))  # Phi-3-mini-4k: 2,047 tokens on every layer
 
 
 def _olmo2(f):
@@ -172,7 +108,7 @@ def _opt(f):
 READERS = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "qwen2_moe": _qwen2_moe,
     "gemma": _gemma, "phi3": _phi3, "olmo2": _olmo2, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
-    "opt": _opt,
+    "opt": _opt, **RECENT_READERS,
 }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import _validate as v
 from . import memory as mem
+from .kv_cache import at_most
 from .model import config_from, count_params
 from .units import DAYS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, format_count  # noqa: F401 (re-exported)
 # The material's margins: add 15-25% to the computed time (checkpoints, evaluation, restarts), keep 20% of memory free.
@@ -43,6 +44,20 @@ def attention_flops_per_token(layers, heads, head_dim, seq_len):
     """The attention scores and their use on V, forward and backward, per token (PaLM, Appendix B): 12·L·H·Q·T.
     Not in 6N: they multiply activations by activations, not by weights."""
     return 12 * layers * heads * head_dim * seq_len
+
+
+@v.checked
+def attention_flops_per_token_for(model, seq_len):
+    """The attention term of a real model, layer by layer: 6 · heads · (qk width + v width) · tokens seen, which is
+    12·L·H·Q·T when queries, keys and values are Q wide. Multi-head latent attention's heads are wider for the
+    scores (qk_nope + qk_rope: 192 in DeepSeek-V3) than for the values (128); a local layer sees at most its window
+    (what a windowed kernel computes; an eager implementation still forms the whole T×T square, masked)."""
+    cfg = config_from(model)
+    value_width = cfg.v_head_dim if cfg.is_mla else cfg.head_dim
+    per_layer = 6 * cfg.num_heads * (cfg.head_dim + value_width)
+    full, local = cfg.num_layers - cfg.local_layers, cfg.local_layers
+    flops = per_layer * full * seq_len
+    return flops + per_layer * local * at_most(seq_len, cfg.local_window) if local else flops
 
 
 @v.checked

@@ -173,7 +173,7 @@ PRESET_FIELDS = {
     "llama-2-34b": _llama_like(32000, 8192, 48, 64, 8, 22016),
     "llama-3-8b": _llama_like(128256, 4096, 32, 32, 8, 14336),
     "llama-3.1-70b": _llama_like(128256, 8192, 80, 64, 8, 28672),
-    "mistral-7b": _llama_like(32000, 4096, 32, 32, 8, 14336),
+    "mistral-7b": _llama_like(32000, 4096, 32, 32, 8, 14336, local_window=4096),  # a 4,096-token window
     "mixtral-8x7b": _llama_like(32000, 4096, 32, 32, 8, 14336, num_experts=8, experts_per_token=2),
     "mixtral-8x22b": _llama_like(32000, 6144, 56, 48, 8, 16384, num_experts=8, experts_per_token=2),
     "qwen2-0.5b": _llama_like(151936, 896, 24, 14, 2, 4864, tie=True, attention_bias="qkv"),
@@ -182,7 +182,7 @@ PRESET_FIELDS = {
                                      experts_per_token=4, expert_ffn_hidden_size=1408, num_shared_experts=1,
                                      shared_expert_ffn_hidden_size=5632, shared_expert_gate=True),
     "gemma-7b": _llama_like(256000, 3072, 28, 16, 16, 24576, tie=True, head_dim=256),
-    "phi-3-mini": _llama_like(32064, 3072, 32, 32, 32, 8192),
+    "phi-3-mini": _llama_like(32064, 3072, 32, 32, 32, 8192, local_window=2047),
     "olmo-2-7b": _llama_like(100352, 4096, 32, 32, 32, 11008, qk_norm=True),
     "falcon-7b": dict(vocab_size=65024, hidden_size=4544, num_layers=32, num_heads=71, num_kv_heads=1,
                       tie_embeddings=True, parallel_blocks=True),

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from . import _validate as v
 from ._validate import InputError
+from .kv_cache import BYTES_PER_VALUE, kv_cache_bytes, kv_cache_bytes_for, mla_kv_cache_bytes  # noqa: F401
 from .model import PRESETS, ModelConfig, config_from, count_params
 
-BYTES_PER_VALUE = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1}
 
 # The material's margin: keep 20% of a GPU's memory free for temporaries, caches and fragmentation.
 MEMORY_MARGIN = 0.2
@@ -198,23 +198,6 @@ def gated_layer_activation_bytes(seq_len, batch, hidden, heads, kv_heads, head_d
 def output_activation_bytes(seq_len, batch, hidden, vocab_size, tp=1):
     """The final norm, output projection and loss (Korthikanti et al.): 4sbh/t · (1 + V/h), fp32 logits included."""
     return 4 * seq_len * batch * hidden * (1 + vocab_size / hidden) / tp
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# The KV cache
-# ----------------------------------------------------------------------------------------------------------------
-
-@v.checked
-def kv_cache_bytes(layers, kv_heads, head_dim, seq_len, batch=1, bytes_per_value=2):
-    """K and V for every layer and token: 2 · L · kv_heads · head_dim · bytes · seq_len · batch."""
-    return 2 * layers * kv_heads * head_dim * bytes_per_value * seq_len * batch
-
-
-@v.checked
-def kv_cache_bytes_for(model, seq_len, batch=1, dtype="bf16") -> float:
-    """The KV cache of a real model (its KV heads and head width, so GQA and MQA count)."""
-    cfg = config_from(model)
-    return kv_cache_bytes(cfg.num_layers, cfg.num_kv_heads, cfg.head_dim, seq_len, batch, _bytes("dtype", dtype))
 
 
 # ----------------------------------------------------------------------------------------------------------------

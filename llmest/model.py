@@ -1,8 +1,7 @@
 """Decoder-only transformers: their shapes (ModelConfig) and their parameter counts.
 
-The functions ending in ``_params`` are the formulas. They use only + - * / and so work the same on
-plain numbers, NumPy arrays and SymPy symbols; chapter 1 derives each of them from matrix shapes.
-``count_params`` applies them to a validated ModelConfig, part by part.
+The formulas, the functions ending in ``_params``, live in llmest.params; ``count_params`` applies them to a
+validated ModelConfig, part by part.
 """
 
 from __future__ import annotations
@@ -18,104 +17,10 @@ from .config_file import PRESET_FIELDS, count, load, read_file, read_json, sizes
 from ._validate import InputError, quote
 from .units import format_count, format_int, format_percent
 
-# Parameters per channel of one normalisation layer: LayerNorm has a weight and a bias, RMSNorm a weight.
-NORM_PARAMS_PER_CHANNEL = {"layernorm": 2, "rmsnorm": 1, "nonparametric": 0}
-ATTENTION_BIASES = ("none", "qkv", "all")  # biases on nothing, on Q/K/V only, or on Q/K/V and the output
-POSITION_EMBEDDINGS = ("rotary", "learned", "alibi", "none")  # only a learned table holds parameters
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Formulas
-# ----------------------------------------------------------------------------------------------------------------
-
-def _default_head_dim(hidden, n_heads):
-    if isinstance(hidden, int) and isinstance(n_heads, int):
-        return hidden // n_heads
-    return hidden / n_heads
-
-
-def embedding_params(vocab_size, dim):
-    """A lookup table of ``vocab_size`` rows of ``dim`` numbers (also the size of an untied output head)."""
-    vocab_size, dim = sizes(vocab_size=vocab_size, dim=dim)
-    return vocab_size * dim
-
-
-def attention_params(hidden, n_heads, n_kv_heads=None, head_dim=None, bias="none"):
-    """Q, K, V and output projections. Q and the output have n_heads·head_dim columns, K and V n_kv_heads·head_dim
-    each: multi-head (n_kv_heads = n_heads), grouped-query (fewer) or multi-query (one)."""
-    hidden, n_heads = sizes(hidden=hidden, n_heads=n_heads)
-    n_kv_heads, = sizes(n_kv_heads=n_heads if n_kv_heads is None else n_kv_heads)
-    head_dim, = sizes(head_dim=_default_head_dim(hidden, n_heads) if head_dim is None else head_dim)
-    v.check_choice("bias", bias, ATTENTION_BIASES)
-    q_width, kv_width = n_heads * head_dim, n_kv_heads * head_dim
-    weights = hidden * q_width + 2 * hidden * kv_width + q_width * hidden
-    biases = 0
-    if bias in ("qkv", "all"):
-        biases = biases + q_width + 2 * kv_width
-    if bias == "all":
-        biases = biases + hidden
-    return weights + biases
-
-
-def ffn_params(hidden, ffn_hidden, gated=False, bias=False):
-    """Up and down projections (two matrices), plus a gate matrix when gated (SwiGLU, GeGLU: three)."""
-    hidden, ffn_hidden = sizes(hidden=hidden, ffn_hidden=ffn_hidden)
-    n_in = 2 if v.check_bool("gated", gated) else 1
-    weights = (n_in + 1) * hidden * ffn_hidden
-    return weights + (n_in * ffn_hidden + hidden if v.check_bool("bias", bias) else 0)
-
-
-def norm_params(dim, norm="layernorm"):
-    """One normalisation layer over ``dim`` channels."""
-    dim, = sizes(dim=dim)
-    v.check_choice("norm", norm, NORM_PARAMS_PER_CHANNEL)
-    return NORM_PARAMS_PER_CHANNEL[norm] * dim
-
-
-def router_params(hidden, num_experts):
-    """The MoE router: one linear map from the hidden state to a score per expert (no bias in these models)."""
-    hidden, num_experts = sizes(hidden=hidden, num_experts=num_experts)
-    return hidden * num_experts
-
-
-def layer_params(hidden, n_heads, n_kv_heads=None, head_dim=None, ffn_hidden=None, gated=False,
-                 norm="layernorm", norms_per_layer=2):
-    """One dense decoder layer without biases: attention + FFN + its normalisation layers."""
-    hidden, = sizes(hidden=hidden)
-    ffn_hidden = 4 * hidden if ffn_hidden is None else ffn_hidden
-    if not v.is_symbolic(norms_per_layer):
-        norms_per_layer = v.check_int("norms_per_layer", norms_per_layer, minimum=0, maximum=4)
-    return (attention_params(hidden, n_heads, n_kv_heads, head_dim)
-            + ffn_params(hidden, ffn_hidden, gated)
-            + norms_per_layer * norm_params(hidden, norm))
-
-
-def rule_layer_params(hidden):
-    """The material's rule for one layer: 4H² of attention + 8H² of FFN = 12H² (small terms dropped)."""
-    hidden, = sizes(hidden=hidden)
-    return 12 * hidden**2
-
-
-def rule_params(hidden, layers, vocab_size):
-    """The material's rule for a whole dense model: L·12H² + V·H (one embedding table, tied head)."""
-    hidden, layers, vocab_size = sizes(hidden=hidden, layers=layers, vocab_size=vocab_size)
-    return layers * rule_layer_params(hidden) + embedding_params(vocab_size, hidden)
-
-
-def rule_hidden_size(total_params, layers, vocab_size):
-    """Reverse the rule: the positive root H of 12·L·H² + V·H − N = 0."""
-    total_params, layers, vocab_size = sizes(total_params=total_params, layers=layers, vocab_size=vocab_size)
-    discriminant = vocab_size**2 + 48 * layers * total_params
-    # (√D − V) / 24L, written as 2N / (√D + V): the same root, without cancelling when V² dwarfs 48·L·N.
-    return 2 * total_params / (_sqrt(discriminant) + vocab_size)
-
-
-def _sqrt(x):
-    if v.is_symbolic(x):
-        import sympy  # only when the caller is already working in SymPy
-
-        return sympy.sqrt(x)
-    return x**0.5
+# The formulas, here too: chapter 1 and the plans call them as llmest.model's.
+from .params import (  # noqa: F401
+    ATTENTION_BIASES, NORM_PARAMS_PER_CHANNEL, POSITION_EMBEDDINGS, attention_params, embedding_params, ffn_params,
+    layer_params, mla_attention_params, norm_params, router_params, rule_hidden_size, rule_layer_params, rule_params)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -124,7 +29,9 @@ def _sqrt(x):
 
 # The fields that None derives from others; replace() derives them again unless they were given.
 DERIVED = ("num_kv_heads", "head_dim", "ffn_hidden_size", "embedding_dim", "norms_per_layer", "experts_per_token",
-           "expert_ffn_hidden_size", "shared_expert_ffn_hidden_size", "moe_layers")
+           "expert_ffn_hidden_size", "shared_expert_ffn_hidden_size", "moe_layers", "v_head_dim", "local_layers")
+FLAGS = ("gated_ffn", "ffn_bias", "tie_embeddings", "parallel_blocks", "final_norm", "qk_norm", "qk_norm_per_head",
+         "shared_expert_gate", "attention_sinks", "router_bias", "output_bias", "embedding_norm")
 
 
 @dataclass(frozen=True)
@@ -155,6 +62,19 @@ class ModelConfig:
     norms_per_layer: int | None = None
     final_norm: bool = True
     qk_norm: bool = False                     # a norm over all query and all key channels (OLMo 2)
+    qk_norm_per_head: bool = False            # ... over each head's channels instead, shared by the heads (Qwen3)
+    # Multi-head latent attention (DeepSeek-V2, V3): keys and values come up from a latent of kv_lora_rank channels;
+    # head_dim is then the query/key width per head (qk_nope_head_dim + qk_rope_head_dim).
+    kv_lora_rank: int | None = None
+    q_lora_rank: int | None = None            # queries through a latent too (V3); None: straight from H
+    qk_rope_head_dim: int | None = None       # the rotary part of head_dim, one key shared by the heads
+    v_head_dim: int | None = None             # value width per head, when it differs from head_dim (MLA)
+    attention_sinks: bool = False             # a learned logit per query head (gpt-oss)
+    local_window: int | None = None           # sliding-window or chunked attention: the tokens a local layer sees
+    local_layers: int | None = None           # how many layers are local (all, when a window is given)
+    embedding_norm: bool = False              # a norm right after the token embedding (BLOOM)
+    output_bias: bool = False                 # a bias on the output head (Phi-2)
+    router_bias: bool = False                 # a bias on the MoE router (gpt-oss)
     num_experts: int = 0                      # 0: dense
     experts_per_token: int | None = None
     expert_ffn_hidden_size: int | None = None
@@ -171,8 +91,7 @@ class ModelConfig:
         fill("_given", frozenset(f for f in DERIVED if getattr(self, f) is not None))  # for replace()
         for field in ("vocab_size", "hidden_size", "num_layers", "num_heads"):
             fill(field, count(field, getattr(self, field)))
-        for field in ("gated_ffn", "ffn_bias", "tie_embeddings", "parallel_blocks", "final_norm", "qk_norm",
-                      "shared_expert_gate"):
+        for field in FLAGS:
             fill(field, v.check_bool(field, getattr(self, field)))
         for field, choices in (("norm", NORM_PARAMS_PER_CHANNEL), ("attention_bias", ATTENTION_BIASES),
                                ("position_embedding", POSITION_EMBEDDINGS)):
@@ -202,6 +121,7 @@ class ModelConfig:
         if self.position_embedding == "learned" or self.max_positions is not None:
             fill("max_positions", count("max_positions", self.max_positions))
         self._check_moe(fill)
+        self._check_attention(fill)
         if not isinstance(self.name, str):
             raise InputError("name", f"name == {quote(self.name)}, must be text.")
 
@@ -233,13 +153,52 @@ class ModelConfig:
         fill("moe_layers", self.num_layers if self.moe_layers is None
              else count("moe_layers", self.moe_layers, minimum=0, maximum=self.num_layers))
 
+    def _check_attention(self, fill):
+        if self.qk_norm_per_head and not self.qk_norm:
+            raise InputError("qk_norm_per_head", "qk_norm_per_head == True needs qk_norm == True.")
+        if self.kv_lora_rank is None:
+            for field in ("q_lora_rank", "qk_rope_head_dim", "v_head_dim"):
+                if getattr(self, field) is not None:
+                    raise InputError(field, f"{field} == {quote(getattr(self, field))} is a field of multi-head "
+                                            "latent attention: give kv_lora_rank too.")
+        else:
+            fill("kv_lora_rank", count("kv_lora_rank", self.kv_lora_rank))
+            if self.q_lora_rank is not None:
+                fill("q_lora_rank", count("q_lora_rank", self.q_lora_rank))
+            if self.qk_rope_head_dim is None:
+                raise InputError("qk_rope_head_dim", "qk_rope_head_dim is missing: multi-head latent attention "
+                                                     "(kv_lora_rank given) needs it.")
+            fill("qk_rope_head_dim", count("qk_rope_head_dim", self.qk_rope_head_dim, maximum=self.head_dim - 1))
+            fill("v_head_dim", self.head_dim if self.v_head_dim is None else count("v_head_dim", self.v_head_dim))
+        if self.local_window is None:
+            if self.local_layers not in (None, 0):
+                raise InputError("local_layers", f"local_layers == {quote(self.local_layers)} needs local_window.")
+            fill("local_layers", 0)
+        else:
+            fill("local_window", count("local_window", self.local_window))
+            fill("local_layers", self.num_layers if self.local_layers is None
+                 else count("local_layers", self.local_layers, minimum=0, maximum=self.num_layers))
+        if self.router_bias and not self.num_experts:
+            raise InputError("router_bias", "router_bias == True needs num_experts >= 1 (a router).")
+
+    @property
+    def is_mla(self) -> bool:
+        return self.kv_lora_rank is not None
+
+    @property
+    def qk_nope_head_dim(self) -> int:
+        """MLA: the part of each query/key head without rotary positions."""
+        return self.head_dim - self.qk_rope_head_dim
+
     @property
     def is_moe(self) -> bool:
         return self.num_experts > 0
 
     @property
     def attention_kind(self) -> str:
-        """'MHA', 'GQA' or 'MQA'."""
+        """'MLA', 'MHA', 'GQA' or 'MQA'."""
+        if self.is_mla:
+            return "MLA"
         if self.num_kv_heads == self.num_heads:
             return "MHA"
         return "MQA" if self.num_kv_heads == 1 else "GQA"
@@ -287,6 +246,14 @@ class ParamCount:
     def __getitem__(self, part: str) -> int:
         return self.parts[part]
 
+    def active_without(self, *parts: str) -> int:
+        """``active`` less some parts, to match a model card: DeepSeek-V3's "37B activated" (36.6B in its weights
+        note) and gpt-oss's "3.6B active" leave out the input embedding; GLM-4.5-Air's "12B" the output head too."""
+        for part in parts:
+            if part not in self.parts:
+                raise InputError("parts", f"part == {quote(part)}, must be one of {', '.join(self.parts)}.")
+        return self.active - sum(self.parts[part] for part in parts)
+
     def table(self) -> str:
         rows = [(part, n) for part, n in self.parts.items() if n]
         width = max(len(part) for part, _ in rows + [("active (per token)", 0)])
@@ -313,13 +280,25 @@ def count_params(cfg: ModelConfig) -> ParamCount:
     H, L = cfg.hidden_size, cfg.num_layers
     dense_layers = L - cfg.moe_layers
     per_layer_norms = cfg.norms_per_layer * norm_params(H, cfg.norm)
-    if cfg.qk_norm:
+    if cfg.qk_norm_per_head:
+        per_layer_norms += 2 * norm_params(cfg.head_dim, cfg.norm)
+    elif cfg.qk_norm:
         per_layer_norms += norm_params(cfg.num_heads * cfg.head_dim, cfg.norm)
         per_layer_norms += norm_params(cfg.num_kv_heads * cfg.head_dim, cfg.norm)
+    if cfg.is_mla:  # the latents' norms
+        per_layer_norms += norm_params(cfg.kv_lora_rank, cfg.norm)
+        per_layer_norms += norm_params(cfg.q_lora_rank, cfg.norm) if cfg.q_lora_rank else 0
+    if cfg.is_mla:
+        attention = mla_attention_params(H, cfg.num_heads, cfg.kv_lora_rank, cfg.qk_nope_head_dim,
+                                         cfg.qk_rope_head_dim, cfg.v_head_dim, cfg.q_lora_rank,
+                                         bias=cfg.attention_bias != "none")
+    else:
+        attention = attention_params(H, cfg.num_heads, cfg.num_kv_heads, cfg.head_dim, cfg.attention_bias)
+    attention += cfg.num_heads if cfg.attention_sinks else 0
     expert = shared = router = 0
     if cfg.is_moe:
         expert = ffn_params(H, cfg.expert_ffn_hidden_size, cfg.gated_ffn, cfg.ffn_bias)
-        router = router_params(H, cfg.num_experts)
+        router = router_params(H, cfg.num_experts) + (cfg.num_experts if cfg.router_bias else 0)
     if cfg.num_shared_experts:
         shared = (cfg.num_shared_experts * ffn_params(H, cfg.shared_expert_ffn_hidden_size, cfg.gated_ffn,
                                                        cfg.ffn_bias) + (H if cfg.shared_expert_gate else 0))
@@ -327,13 +306,15 @@ def count_params(cfg: ModelConfig) -> ParamCount:
         "embeddings": embedding_params(cfg.vocab_size, cfg.embedding_dim),
         "positions": cfg.max_positions * H if cfg.position_embedding == "learned" else 0,
         "embedding_projections": 2 * cfg.embedding_dim * H if cfg.embedding_dim != H else 0,
-        "attention": L * attention_params(H, cfg.num_heads, cfg.num_kv_heads, cfg.head_dim, cfg.attention_bias),
+        "attention": L * attention,
         "ffn": dense_layers * ffn_params(H, cfg.ffn_hidden_size, cfg.gated_ffn, cfg.ffn_bias) if dense_layers else 0,
         "experts": cfg.moe_layers * cfg.num_experts * expert,
         "shared_experts": cfg.moe_layers * shared,
         "router": cfg.moe_layers * router,
-        "norms": L * per_layer_norms + (norm_params(H, cfg.norm) if cfg.final_norm else 0),
-        "output_head": 0 if cfg.tie_embeddings else embedding_params(cfg.vocab_size, cfg.embedding_dim),
+        "norms": (L * per_layer_norms + (norm_params(H, cfg.norm) if cfg.final_norm else 0)
+                  + (norm_params(cfg.embedding_dim, cfg.norm) if cfg.embedding_norm else 0)),
+        "output_head": ((0 if cfg.tie_embeddings else embedding_params(cfg.vocab_size, cfg.embedding_dim))
+                        + (cfg.vocab_size if cfg.output_bias else 0)),
     }
     unused_experts = cfg.moe_layers * (cfg.num_experts - cfg.experts_per_token) * expert
     return ParamCount(parts=parts, active=sum(parts.values()) - unused_experts, config_name=cfg.name)

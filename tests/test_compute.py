@@ -158,3 +158,19 @@ def test_bad_input_names_the_parameter(call, message):
     with pytest.raises(le.InputError) as err:
         call()
     assert message in str(err.value)
+
+
+@given(st.sampled_from(["llama-2-7b", "llama-3-8b", "qwen2-7b", "gpt2"]), st.integers(1, 10**6))
+def test_the_attention_term_of_a_model_is_palms_12_lhqt(name, seq_len):
+    cfg = le.preset(name)
+    assert c.attention_flops_per_token_for(cfg, seq_len) == c.attention_flops_per_token(
+        cfg.num_layers, cfg.num_heads, cfg.head_dim, seq_len)
+
+
+@given(st.integers(1, 10**6), st.integers(1, 10**5), st.integers(0, 8))
+def test_a_local_layer_attends_to_at_most_its_window(seq_len, window, local):
+    cfg = le.ModelConfig(vocab_size=1000, hidden_size=256, num_layers=8, num_heads=4, local_window=window,
+                         local_layers=local)
+    per_layer = c.attention_flops_per_token(1, 4, 64, 1)
+    assert c.attention_flops_per_token_for(cfg, seq_len) == per_layer * ((8 - local) * seq_len
+                                                                          + local * min(seq_len, window))

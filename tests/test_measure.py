@@ -289,3 +289,25 @@ def test_checkpointed_measurement_leaves_the_model_as_it_was():
 def test_asking_for_cuda_without_a_gpu_says_so():
     with pytest.raises(le.InputError, match="PyTorch sees no GPU here"):
         measure.build_model(TINY, device="cuda")
+
+
+MLA = {"model_type": "deepseek_v3", "vocab_size": 256, "hidden_size": 64, "intermediate_size": 96,
+       "moe_intermediate_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
+       "kv_lora_rank": 16, "q_lora_rank": 24, "qk_rope_head_dim": 8, "qk_nope_head_dim": 16, "v_head_dim": 12,
+       "n_routed_experts": 4, "num_experts_per_tok": 2, "first_k_dense_replace": 2, "n_group": 1, "topk_group": 1,
+       "max_position_embeddings": 1024}
+
+
+@pytest.mark.parametrize("q_lora_rank", [24, None])
+@pytest.mark.parametrize("seq_len", [5, 32])
+def test_mla_flops_are_2_per_weight_and_the_attention_term_at_its_own_widths(q_lora_rank, seq_len):
+    """DeepSeek-style attention (dense layers here, so that no routing enters): the counter's products with weights
+    (aten.mm) are 2 per weight per token, and those of the scores and values (aten.bmm) a third of
+    6·heads·(qk width + v width)·T per token and layer."""
+    config = dict(MLA, q_lora_rank=q_lora_rank)
+    cfg = le.ModelConfig.from_hf_config(config)
+    counted = flops_of(config, "eager", 2, seq_len)
+    assert counted.forward_by_op["aten.mm"] == cp.forward_flops_per_token(matmul_weights(cfg)) * 2 * seq_len
+    assert 3 * counted.forward_by_op["aten.bmm"] == cp.attention_flops_per_token_for(cfg, seq_len) * 2 * seq_len
+    assert cp.attention_flops_per_token_for(cfg, seq_len) == 6 * 2 * 4 * (24 + 12) * seq_len
+    assert counted.backward == 2 * counted.forward

@@ -39,6 +39,43 @@ def test_published_totals(name):
     assert count.active == (total if active is None else active)
 
 
+# Rounded figures the publishers state, and which parts their "active" leaves out. Some cut rather than round
+# ("3.3B" for 3.35B), as the Llama papers do below. Where each was read: DeepSeek-V3's weights note (README_WEIGHTS.md:
+# "Activation parameters: 36.6B (including 0.9B for the output Head)"); the gpt-oss model card's table; GLM-4.5's
+# announcement as quoted in transformers' glm4_moe docs; Qwen3's model cards; Llama 4's model card (17B active; its
+# 109B total includes the vision encoder, which the text config leaves out).
+STATED = [
+    # fixture, total (billions), active (billions), parts the stated active leaves out
+    ("deepseek-v3", 671, 36.6, ("embeddings",)),
+    ("gpt-oss-20b", 21, 3.6, ("embeddings",)),
+    ("gpt-oss-120b", 117, 5.1, ("embeddings",)),
+    ("glm-4.5-air", 106, 12, ("embeddings", "output_head")),
+    ("qwen3-30b-a3b", 30.5, 3.3, ()),
+    ("qwen3-235b-a22b", 235, 22, ()),
+    ("llama-4-scout", None, 17, ()),
+]
+
+
+def _agrees(n: float, stated: float) -> bool:
+    """n reads as the stated figure (in billions), rounded or cut to its last digit: 3.35B is "3.3B" or "3.4B"."""
+    unit = 10.0 ** -(len(str(stated).split(".")[1]) if "." in str(stated) else 0)
+    return stated - unit / 2 <= n / 1e9 < stated + unit
+
+
+@pytest.mark.parametrize("fixture, total, active, left_out", STATED, ids=[s[0] for s in STATED])
+def test_stated_sizes_match_the_count_read_as_the_publisher_counts(fixture, total, active, left_out):
+    count = le.count_params(from_fixture(fixture))
+    if total is not None:
+        assert _agrees(count.total, total)
+    assert _agrees(count.active_without(*left_out), active)
+    if left_out:  # and read as llmest counts it, the figure is another one
+        assert not _agrees(count.active, active)
+
+
+def test_bloom_states_its_count_to_the_parameter():
+    assert le.count_params(from_fixture("bloom-176b")).total == 176_247_271_424  # the BLOOM model card
+
+
 PRESET_FIXTURES = {
     "gpt2": "gpt2", "gpt2-xl": "gpt2-xl", "llama-2-7b": "llama-2-7b", "llama-2-13b": "llama-2-13b",
     "llama-2-70b": "llama-2-70b", "llama-3-8b": "llama-3-8b", "llama-3.1-70b": "llama-3.1-70b",
@@ -178,7 +215,8 @@ BASE = dict(vocab_size=32000, hidden_size=4096, num_layers=32, num_heads=32)
     ("num_heads", 30, "'hidden_size' must be divisible by 'num_heads' (4096 % 30 != 0)"),
     ("num_kv_heads", 5, "'num_heads' must be divisible by 'num_kv_heads' (32 % 5 != 0)."),
     ("num_kv_heads", 64, "'num_kv_heads' == 64, must be <= 'num_heads' (32)."),
-    ("norm", "batchnorm", "norm == 'batchnorm', must be one of 'layernorm', 'rmsnorm', 'nonparametric'."),
+    ("norm", "batchnorm", "norm == 'batchnorm', must be one of 'layernorm', 'layernorm_no_bias', 'rmsnorm', "
+                          "'nonparametric'."),
     ("attention_bias", "qvk", "Did you mean 'qkv'?"),
     ("gated_ffn", "yes", "gated_ffn == 'yes', must be True or False."),
     ("experts_per_token", 2, "experts_per_token == 2 needs num_experts >= 1"),

@@ -1,0 +1,65 @@
+"""The KV cache: what each layer keeps per token, by architecture (llmest.memory's, re-exported there).
+
+Full attention keeps K and V of every token: 2 · kv_heads · head_dim values a layer (GQA and MQA keep fewer
+heads). Multi-head latent attention (DeepSeek-V2, V3) keeps the compressed latent and the one rotary key the heads
+share: kv_lora_rank + qk_rope_head_dim values a layer, whatever the number of heads. A local layer (a sliding window,
+or Llama 4's chunks) keeps at most the window less one token: the new token attends to itself and the window's other
+tokens, as transformers' DynamicSlidingWindowLayer stores them.
+"""
+
+from __future__ import annotations
+
+from . import _validate as v
+from .model import config_from
+
+BYTES_PER_VALUE = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1}
+
+
+@v.checked
+def kv_cache_bytes(layers, kv_heads, head_dim, seq_len, batch=1, bytes_per_value=2):
+    """K and V for every layer and token: 2 · L · kv_heads · head_dim · bytes · seq_len · batch."""
+    return 2 * layers * kv_heads * head_dim * bytes_per_value * seq_len * batch
+
+
+@v.checked
+def mla_kv_cache_bytes(layers, kv_lora_rank, qk_rope_head_dim, seq_len, batch=1, bytes_per_value=2):
+    """Multi-head latent attention's cache: the latent and the shared rotary key of every layer and token,
+    L · (kv_lora_rank + qk_rope_head_dim) · bytes · seq_len · batch."""
+    return layers * (kv_lora_rank + qk_rope_head_dim) * bytes_per_value * seq_len * batch
+
+
+def at_most(tokens, limit):
+    """min(tokens, limit), for numbers, NumPy arrays and SymPy symbols alike."""
+    if v.is_symbolic(tokens):
+        import sympy  # only when the caller is already working in SymPy
+
+        return sympy.Min(tokens, limit)
+    if type(tokens).__name__ == "ndarray":
+        import numpy
+
+        return numpy.minimum(tokens, limit)
+    return min(tokens, limit)
+
+
+def cached_tokens(seq_len, window):
+    """Tokens a layer keeps: all of them, or at most ``window`` − 1 on a local layer (``window`` None: all)."""
+    return seq_len if window is None else at_most(seq_len, window - 1)
+
+
+@v.checked
+def kv_cache_bytes_for(model, seq_len, batch=1, dtype="bf16") -> float:
+    """The KV cache of a real model, layer by layer as it is built: its KV heads and head width (GQA, MQA), MLA's
+    latent, and its local layers' windows."""
+    cfg = config_from(model)
+    size = v.lookup("dtype", dtype, BYTES_PER_VALUE)
+    full, local = cfg.num_layers - cfg.local_layers, cfg.local_layers
+
+    def cache(layers, tokens):
+        if cfg.is_mla:
+            return mla_kv_cache_bytes(layers, cfg.kv_lora_rank, cfg.qk_rope_head_dim, tokens, batch, size)
+        return kv_cache_bytes(layers, cfg.num_kv_heads, cfg.head_dim, tokens, batch, size)
+
+    total = cache(full, seq_len) if full else 0
+    if local:
+        total = total + cache(local, cached_tokens(seq_len, cfg.local_window))
+    return total
