@@ -29,7 +29,8 @@ def _kv_card(name) -> Card:
     per_token = mem.kv_cache_bytes_for(cfg, 1)
     return Card("serving", f"KV cache per token of {name} in BF16 ({cfg.num_layers} layers, {cfg.num_kv_heads} KV "
                            f"heads × {cfg.head_dim})",
-                f"{format_int(per_token / 1024)} KiB ({format_bytes(per_token * 4096)} for 4,096 tokens)")
+                f"{format_int(per_token / 1024)} KiB ({format_bytes(mem.kv_cache_bytes_for(cfg, 4096))} for 4,096 "
+                "tokens)")
 
 
 def cards(topics=None) -> list[Card]:

@@ -71,7 +71,13 @@ def build_model(config, *, device="cpu", dtype="fp32", attention="sdpa", seed=0)
     hf_config = transformers.AutoConfig.for_model(**config)
     torch.manual_seed(seed)
     with torch.device(device):
-        model = transformers.AutoModelForCausalLM.from_config(hf_config, attn_implementation=attention)
+        try:
+            model = transformers.AutoModelForCausalLM.from_config(hf_config, attn_implementation=attention)
+        except ValueError as err:  # e.g. BLOOM and MPT have no SDPA path in transformers
+            if "does not support an attention implementation" not in str(err):
+                raise
+            raise InputError("attention", f"attention == {attention!r}: transformers' {config['model_type']} "
+                                          "models have no such implementation; use attention='eager'.") from None
     return model.to(DTYPES[dtype])
 
 

@@ -263,6 +263,8 @@ def test_cuda_peak_bytes_is_none_without_a_gpu_and_measures_with_one():
     (lambda: measure.adamw_state_bytes(measure.build_model(TINY, dtype="bf16"), torch.zeros(1, 8, dtype=torch.long),
                                        "bf16-fp32-states"), "convention", "convention == 'bf16-fp32-states'"),
     (lambda: measure.cuda_peak_bytes(3), "run", "run == 3, must be a function"),
+    (lambda: measure.build_model(FIXTURES / "bloom-176b.json", device="meta"), "attention",
+     "attention == 'sdpa': transformers' bloom models have no such implementation; use attention='eager'."),
 ])
 def test_bad_input_names_the_parameter(call, param, message):
     with pytest.raises(le.InputError) as err:
