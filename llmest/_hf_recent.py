@@ -85,8 +85,8 @@ def _phi(f):
 
 
 def _bloom(f):
-    hidden = f.size(("hidden_size", "n_embed"))
-    return dict(vocab_size=f.size("vocab_size"), hidden_size=hidden, num_layers=f.size(("num_hidden_layers", "n_layer")),
+    return dict(vocab_size=f.size("vocab_size"), hidden_size=f.size(("hidden_size", "n_embed")),
+                num_layers=f.size(("num_hidden_layers", "n_layer")),
                 num_heads=f.size(("num_attention_heads", "n_head")), attention_bias="all", ffn_bias=True,
                 tie_embeddings=f.flag("tie_word_embeddings", True), position_embedding="alibi", embedding_norm=True)
 

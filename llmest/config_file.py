@@ -190,4 +190,17 @@ PRESET_FIELDS = {
                         ffn_bias=True, parallel_blocks=True, norms_per_layer=2),
     "opt-1.3b": dict(vocab_size=50272, hidden_size=2048, num_layers=24, num_heads=32, attention_bias="all",
                      ffn_bias=True, tie_embeddings=True, position_embedding="learned", max_positions=2050),
+    # Multi-head latent attention: head_dim is the query/key width, 128 without positions + 64 rotary.
+    "deepseek-v3": _llama_like(129280, 7168, 61, 128, None, 18432, head_dim=192, kv_lora_rank=512,
+                               q_lora_rank=1536, qk_rope_head_dim=64, v_head_dim=128, num_experts=256,
+                               experts_per_token=8, expert_ffn_hidden_size=2048, num_shared_experts=1,
+                               moe_layers=58),  # the first 3 of 61 layers are dense
+    "qwen3-8b": _llama_like(151936, 4096, 36, 32, 8, 12288, head_dim=128, qk_norm=True, qk_norm_per_head=True),
+    "qwen3-30b-a3b": _llama_like(151936, 2048, 48, 32, 4, 6144, head_dim=128, qk_norm=True, qk_norm_per_head=True,
+                                 num_experts=128, experts_per_token=8, expert_ffn_hidden_size=768),
+    "gpt-oss-120b": _llama_like(201088, 2880, 36, 64, 8, 2880, head_dim=64, attention_bias="all",
+                                attention_sinks=True, num_experts=128, experts_per_token=4, ffn_bias=True,
+                                router_bias=True, local_window=128, local_layers=18),  # every other layer local
+    "gemma-2-9b": _llama_like(256000, 3584, 42, 16, 8, 14336, tie=True, head_dim=256, norms_per_layer=4,
+                              local_window=4096, local_layers=21),
 }

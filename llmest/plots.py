@@ -251,16 +251,23 @@ def activations_vs_sequence(cfg, micro_batch=1, ax=None):
     return ax
 
 
-def kv_cache_vs_tokens(models, batch=1, ax=None):
-    """KV cache against context length for several models (their real KV heads)."""
+def _kv_label(name, cfg) -> str:
+    if cfg.is_mla:
+        return f"{name} (MLA: latent {cfg.kv_lora_rank} + rotary {cfg.qk_rope_head_dim} a layer)"
+    window = (f", {cfg.local_layers} of {cfg.num_layers} layers in a {cfg.local_window:,}-token window"
+              if cfg.local_layers else "")
+    return f"{name} ({cfg.attention_kind}, {cfg.num_kv_heads} KV heads{window})"
+
+
+def kv_cache_vs_tokens(models, batch=1, ax=None, max_tokens=32768):
+    """KV cache against context length for several models, each as it is built (KV heads, MLA, windows)."""
     from . import memory as mem
 
     ax = _axes(ax, (7, 4))
-    tokens = np.linspace(0, 32768, 65)[1:]
+    tokens = np.linspace(0, max_tokens, 65)[1:]
     for name in models:
         cfg = m.preset(name)
-        ax.plot(tokens, [mem.kv_cache_bytes_for(cfg, t, batch) / 1e9 for t in tokens],
-                label=f"{name} ({cfg.attention_kind}, {cfg.num_kv_heads} KV heads)")
+        ax.plot(tokens, [mem.kv_cache_bytes_for(cfg, t, batch) / 1e9 for t in tokens], label=_kv_label(name, cfg))
     ax.set_xlabel("tokens in context")
     ax.set_ylabel(f"KV cache, GB (batch {batch}, BF16)")
     ax.legend(fontsize=8)

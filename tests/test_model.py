@@ -83,6 +83,8 @@ PRESET_FIXTURES = {
     "qwen2-0.5b": "qwen2-0.5b", "qwen2-7b": "qwen2-7b",
     "qwen1.5-moe-a2.7b": "qwen1.5-moe-a2.7b", "gemma-7b": "gemma-7b", "phi-3-mini": "phi-3-mini-4k",
     "olmo-2-7b": "olmo-2-7b", "falcon-7b": "falcon-7b", "pythia-1.4b": "pythia-1.4b", "opt-1.3b": "opt-1.3b",
+    "deepseek-v3": "deepseek-v3", "qwen3-8b": "qwen3-8b", "qwen3-30b-a3b": "qwen3-30b-a3b",
+    "gpt-oss-120b": "gpt-oss-120b", "gemma-2-9b": "gemma-2-9b",
 }
 
 
