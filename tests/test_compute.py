@@ -39,9 +39,13 @@ def test_published_runs_imply_a_plausible_mfu(name, mfu):
 
 def test_the_estimator_against_published_runs():
     # Days on the published GPU-hours at the implied MFU come back exactly; at a flat 40% within 30%.
+    # The flat 40% holds for the A100 runs of LLaMA and Llama 2, not for every run (OPT's implies 12%).
     for run in runs.RUNS:
-        hours = c.gpu_hours(run.flops, A100, 0.4)
-        assert hours == pytest.approx(run.gpu_hours, rel=0.3)
+        if run.pretraining_gpu_hours:
+            assert c.gpu_hours(run.flops, run.peak_flops_per_s, run.mfu) == pytest.approx(run.pretraining_gpu_hours)
+        if run.name.startswith(("LLaMA", "Llama 2")):
+            hours = c.gpu_hours(run.flops, A100, 0.4)
+            assert hours == pytest.approx(run.gpu_hours, rel=0.3)
 
 
 def test_flops_params_leave_out_the_input_embedding_only():

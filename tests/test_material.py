@@ -347,15 +347,26 @@ def test_the_old_weeks_figure_would_fail():
 
 def test_the_mfu_range_covers_every_run_with_gpt3_and_palm():
     span = runs.mfu_range()
-    assert [r.name for r in span.runs] == [r.name for r in runs.RUNS] + ["GPT-3 175B", "PaLM 540B"]
-    # GPT-3: 6 × 174.6e9 × 300e9 over Patterson et al.'s 10,000 V100s × 14.8 days at 125 TFLOPS
-    assert span.low.name == "GPT-3 175B"
-    assert span.low.mfu == pytest.approx(6 * 174.6e9 * 300e9 / (10_000 * 14.8 * 86_400 * 125e12))
+    assert [r.name for r in span.runs] == [r.name for r in runs.RUNS] and len(span.runs) == 21
+    assert {"GPT-3 175B", "PaLM 540B"} <= {r.name for r in span.runs}
+    # OPT-175B: 6 × 175e9 × 180e9 over 992 A100s × 60 days at 312 TFLOPS (its hours are the 2 months read as a number)
+    assert span.low.name == "OPT-175B"
+    assert span.low.mfu == pytest.approx(6 * 175e9 * 180e9 / (992 * 60 * 86_400 * 312e12))
     assert span.high.name == "LLaMA-13B" and span.high.mfu == pytest.approx(0.508, abs=0.005)
+    gpt3 = next(r for r in span.runs if r.name == "GPT-3 175B")
+    # GPT-3: 6 × 174.6e9 × 300e9 over Patterson et al.'s 10,000 V100s × 14.8 days at 125 TFLOPS
+    assert gpt3.mfu == pytest.approx(6 * 174.6e9 * 300e9 / (10_000 * 14.8 * 86_400 * 125e12))
+    assert "Patterson" in gpt3.basis and "gives none" in gpt3.basis
     palm = next(r for r in span.runs if r.name == "PaLM 540B")
     assert palm.mfu == pytest.approx(runs.PALM["published_mfu"][0], abs=0.0005)   # 45.7%, no attention term
-    assert "Patterson" in span.low.basis and "gives none" in span.low.basis
-    assert str(span).startswith("20% (GPT-3 175B) to 51% (LLaMA-13B)") and "6·N FLOPs per token" in str(span)
+    # The middle half: with 21 runs the inclusive quartiles are the 6th and 16th runs up, Llama 3 70B and LLaMA-7B;
+    # the median is the 11th, DeepSeek-V3.
+    ordered = sorted(span.runs, key=lambda r: r.mfu)
+    assert span.assume == (ordered[5].mfu, ordered[15].mfu) and span.median == ordered[10].mfu
+    assert [ordered[i].name for i in (5, 10, 15)] == ["Llama 3 70B", "DeepSeek-V3", "LLaMA-7B"]
+    assert span.assume == pytest.approx((0.274, 0.428), abs=0.0005)
+    assert str(span).startswith("12% (OPT-175B) to 51% (LLaMA-13B), middle half 27% to 43%, median 35%")
+    assert "6·N FLOPs per token" in str(span)
 
 
 @pytest.mark.parametrize("key", ["000-1.2-mfu", "004-3.2-mfu"])
