@@ -12,7 +12,7 @@ from . import model as m
 from . import plans
 from ._registry import Registry
 from .grading import Exercise
-from .units import SECONDS_PER_DAY, SECONDS_PER_HOUR, format_count, format_percent
+from .units import SECONDS_PER_DAY, SECONDS_PER_HOUR, format_bytes, format_count, format_percent
 
 __all__ = ["EXERCISES", "get", "register"]
 
@@ -20,6 +20,8 @@ EXERCISES = Registry("exercise")
 register, get = EXERCISES.register, EXERCISES.lookup
 
 _KEPT_FREE = format_percent(mem.MEMORY_MARGIN, 0)   # the material's memory margin, as the questions say it
+_USABLE = {name: f"{format_bytes(plans.usable_bytes(name))} ({format_percent(1 - mem.MEMORY_MARGIN, 0)} of "
+                 f"{format_bytes(hardware.gpu(name).memory_bytes, binary=True)})" for name in ("A100 80GB", "H100 SXM")}
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -93,7 +95,7 @@ register(
         "of each free, how many GPUs are needed?",
         lambda: plans.zero_gpus(7e9, "A100 80GB", zero=2, activations_shared_bytes=50e9), unit="GPUs", rel_tol=0,
         hints=("ZeRO-2 shards gradients and optimizer states (with the master copy) but not the weights.",
-               "Per GPU: 2·N + (2 + 4 + 8)·N / n + 50 GB / n must stay under 80% of 80 GB.")),
+               f"Per GPU: 2·N + (2 + 4 + 8)·N / n + 50 GB / n must stay under {_USABLE['A100 80GB']}.")),
     Exercise(
         "2.2",
         "The material's exercise 2: QLoRA of Llama-2-70B (hidden 8,192, 64 query and 8 KV heads of width 128, FFN "
@@ -111,8 +113,8 @@ register(
         lambda: plans.plan_memory("inference", "llama-2-70b", gpu="A100 80GB", seq_len=2048, batch=32).least,
         unit="GPUs", rel_tol=0,
         hints=("KV cache: 2 · layers · KV heads · head width · 2 bytes · tokens · requests, with 8 KV heads.",
-               "Add the weights (2 bytes per parameter) and about 0.5 GB of runtime per GPU; 80% of each 80 GB is "
-               "usable.",
+               "Add the weights (2 bytes per parameter) and about 0.5 GB of runtime per GPU; each A100 may use "
+               f"{_USABLE['A100 80GB']}.",
                "Round up to a count that divides 64.")),
     Exercise(
         "2.4",
@@ -144,7 +146,7 @@ register(
         f"A 34B model with mixed-precision AdamW, states sharded evenly over H100 80GB GPUs (ZeRO-3), {_KEPT_FREE} of "
         "each kept free: how many GPUs just for the states, before activations?",
         lambda: plans.state_gpus(34e9, 16, "H100 SXM", margin=mem.MEMORY_MARGIN), unit="GPUs", rel_tol=0,
-        hints=("16 bytes per parameter.", "Divide by 64 GB usable per GPU and round up.")),
+        hints=("16 bytes per parameter.", f"Divide by {_USABLE['H100 SXM']} usable per GPU and round up.")),
 )
 
 
@@ -290,7 +292,7 @@ register(
         lambda: plans.plan_memory("inference", "llama-2-70b", gpu="A100 80GB", seq_len=2048, batch=32).least,
         unit="GPUs", rel_tol=0,
         hints=("Weights: count the parameters × 2 bytes. KV cache: 2 · 80 layers · 8 KV heads · 128 · 2 bytes a token.",
-               "Each GPU may use 64 GB; 3 does not divide 64 heads.")),
+               f"Each GPU may use {_USABLE['A100 80GB']}; 3 does not divide 64 heads.")),
     Exercise(
         "5.4",
         "The interview question on GPT-3: 175B parameters, 300B tokens, V100s at 125 TFLOPS and 40% MFU. How many "
