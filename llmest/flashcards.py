@@ -97,7 +97,7 @@ def cards(topics=None) -> list[Card]:
              f"{format_count(low)} to {format_count(high)}") for language, (low, high) in dt.TOKENS_PER_GB.items()
     ] + [
         Card("compute", f"{name}: dense BF16 peak, memory and its bandwidth",
-             f"{tflops_text(name)}, {format_bytes(hardware.gpu(name).memory_bytes)}, "
+             f"{tflops_text(name)}, {hardware.gpu(name).memory_text}, "
              f"{format_bytes(hardware.gpu(name).bandwidth_bytes_per_s)}/s")
         for name in ("A100 80GB", "H100 SXM", "H200", "B200")
     ] + [_kv_card(name) for name in ("llama-2-7b", "llama-2-70b", "llama-3-8b", "mistral-7b")]

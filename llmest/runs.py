@@ -22,8 +22,7 @@ from .units import format_percent
 
 A100 = hardware.gpu("A100 80GB").bf16_flops_per_s   # the A100 40GB has the same 312 TFLOPS
 H100 = hardware.gpu("H100 SXM").bf16_flops_per_s
-# H800: the H100 SXM's compute (less NVLink)
-H800 = hardware.gpu("H100 SXM")
+H800 = hardware.gpu("H800")  # the H100 SXM's compute with less NVLink
 
 HOURS = "reported GPU-hours"
 GPU_DAYS = "GPUs × days (the source gives no GPU-hours)"

@@ -211,23 +211,26 @@ def _tflops(flops_per_s) -> str:
 
 
 def gpu_catalog() -> Table:
-    """The GPU catalog: dense peaks (no 2:4 sparsity), memory, bandwidth and interconnect."""
+    """The GPU catalog: dense peaks (no 2:4 sparsity), memory as the device exposes it, bandwidth and interconnect."""
     from . import hardware
 
     rows = [(g.name, _tflops(g.bf16_flops_per_s), _tflops(g.fp8_flops_per_s), _tflops(g.tf32_flops_per_s),
-             _tflops(g.fp32_flops_per_s), f"{g.memory_gb:.0f}", f"{g.bandwidth_bytes_per_s / hardware.TERA:.2f}",
-             g.interconnect) for g in hardware.CATALOG.values()]
-    return Table(("GPU", "BF16", "FP8", "TF32", "FP32", "memory", "bandwidth", "interconnect"), rows,
-                 caption="dense peaks in TFLOPS (FP32: CUDA cores, not tensor cores)",
-                 units={"memory": "GB", "bandwidth": "TB/s"})
+             _tflops(g.fp32_flops_per_s), f"{g.memory_gib:.1f}", f"{g.memory_gb:.1f}",
+             f"{g.bandwidth_bytes_per_s / hardware.TERA:.2f}", g.interconnect) for g in hardware.CATALOG.values()]
+    return Table(("GPU", "BF16", "FP8", "TF32", "FP32", "GiB", "GB", "bandwidth", "interconnect"), rows,
+                 caption="dense peaks in TFLOPS (FP32: CUDA cores, not tensor cores); memory as the device exposes "
+                         "it, in GiB (2^30 bytes) and GB (1e9 bytes)",
+                 units={"bandwidth": "TB/s"})
 
 
 def gpu_sources() -> Table:
-    """Where each catalog row comes from, its caveat, and the fields not found in a stored copy of the source."""
+    """Where each catalog row comes from, its caveat, where its exposed memory was read, and the fields not found in
+    a stored copy of the source."""
     from . import hardware
 
-    rows = [(g.name, g.source, g.note, ", ".join(g.recalled) or "-") for g in hardware.CATALOG.values()]
-    return Table(("GPU", "source", "note", "not found in a stored copy"), rows)
+    rows = [(g.name, g.source, g.note, g.memory_source, ", ".join(g.recalled) or "-")
+            for g in hardware.CATALOG.values()]
+    return Table(("GPU", "source", "note", "exposed memory", "not found in a stored copy"), rows)
 
 
 def decode_limits(model, gpus, seq_len: int = 1024, batch: int = 1, weights: str = "bf16") -> Table:

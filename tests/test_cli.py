@@ -54,14 +54,15 @@ def test_memory_matches_the_library(capsys, argv, plan):
 def test_memory_reports_the_least_gpus_that_hold_the_run(capsys):
     # Training: the least dp at the chosen ZeRO stage. Llama-2-7B (6,738,415,616 parameters) with ZeRO-2 keeps
     # 2 + 14/dp bytes a parameter of states: 60.6 GB on 2 GPUs, plus 2.29 GB of activations for 1 × 4,096 tokens
-    # with full recomputation and 0.5 GB of runtime, within the 64 GB usable; on 1 GPU the states alone are 108 GB.
+    # with full recomputation and 0.5 GB of runtime, within the 68.7 GB usable (80% of 80 GiB); on 1 GPU the states
+    # alone are 108 GB.
     argv = ["memory", "llama-2-7b", "--zero", "2", "--seq-len", "4096", "--recompute", "full"]
     out = run_json(capsys, *argv)
     plan = plans.plan_memory("training", "llama-2-7b", zero=2, seq_len=4096, recompute="full")
     assert out["least_gpus"] == out["least_dp"] == plan.least_gpus == 2
     assert out["least_dp"] == plans.min_gpus(lambda n: plans.training_memory("llama-2-7b", zero=2, dp=n, seq_len=4096,
                                                                          recompute="full"), "A100 80GB")
-    # The states alone, sharded evenly: 107.8 GB over 64 GB usable per GPU -> 2.
+    # The states alone, sharded evenly: 107.8 GB over 68.7 GB usable per GPU -> 2.
     assert out["state_gpus"] == plans.state_gpus(6_738_415_616, 16, "A100 80GB", 0.2) == 2
     assert out["trainable_params"] == 6_738_415_616 and out["activations_per_gpu"] == plan.breakdown["activations"]
     assert cli.main(argv) == 0
@@ -76,8 +77,8 @@ def test_memory_reports_the_least_gpus_that_hold_the_run(capsys):
     assert out["least_dp"] == plans.min_gpus(lambda n: plans.training_memory("llama-2-70b", zero=3, dp=n, tp=8,
                                                                           seq_len=4096, recompute="full"),
                                            "A100 80GB")
-    # 70B's states: Llama-2-70B's 68.98B parameters × 16 bytes = 1.10 TB over 64 GB usable -> 18 (17.2 rounded up).
-    assert out["state_gpus"] == 18
+    # 70B's states: Llama-2-70B's 68.98B parameters × 16 bytes = 1.10 TB over 68.7 GB usable -> 17 (16.06 rounded up).
+    assert out["state_gpus"] == 17
     # Without ZeRO more data-parallel GPUs do not help: the command says so.
     out = run_json(capsys, "memory", "llama-2-70b")
     assert out["least_gpus"] is None and out["least_dp"] is None
@@ -86,7 +87,7 @@ def test_memory_reports_the_least_gpus_that_hold_the_run(capsys):
 
 
 def test_memory_inference_least_tp_divides_the_heads(capsys):
-    # Llama-2-70B in BF16 with 32 × 2,048 tokens of KV cache: 160 GB, three GPUs' worth of 64 GB, but tp must divide
+    # Llama-2-70B in BF16 with 32 × 2,048 tokens of KV cache: 160 GB, three GPUs' worth of 68.7 GB, but tp must divide
     # its 64 heads: 4.
     out = run_json(capsys, "memory", "llama-2-70b", "--task", "inference", "--seq-len", "2048", "--batch", "32")
     assert out["least_gpus"] == out["least_tp"] == 4 and "state_gpus" not in out

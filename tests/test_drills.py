@@ -245,7 +245,7 @@ def test_flashcards_are_computed_by_the_library():
     assert backs["A100 GPU-hours to train a 7B on 1T tokens at 40% MFU"] == "93,483"
     # Llama-2-7B holds 2 x 32 layers x 4,096 values a token in BF16: 512 KiB.
     assert backs["KV cache per token of llama-2-7b in BF16 (32 layers, 32 KV heads × 128)"].startswith("512 KiB")
-    assert backs["H100 SXM: dense BF16 peak, memory and its bandwidth"].startswith("989.4 TFLOPS, 80.0 GB")
+    assert backs["H100 SXM: dense BF16 peak, memory and its bandwidth"].startswith("989.4 TFLOPS, 79.6 GiB = 85.5 GB")
     assert {card.topic for card in flashcards.cards("data")} == {"data"}
     assert len(flashcards.cards()) >= 25
 

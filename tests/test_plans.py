@@ -150,8 +150,9 @@ def test_time_estimate_curve_deadline_and_finetune():
 
 
 def test_fits_takes_bytes_or_a_breakdown():
-    assert plans.fits(64e9, "A100 80GB") and not plans.fits(64.1e9, "A100 80GB")
-    assert plans.fits(plans.MemoryBreakdown({"weights": 64e9}), "A100 80GB")
+    usable = 0.8 * 80 * 2**30   # 80% of the 80 GiB an A100 80GB exposes (nvidia-smi: 81,920 MiB)
+    assert plans.fits(usable, "A100 80GB") and not plans.fits(usable + 0.1e9, "A100 80GB")
+    assert plans.fits(plans.MemoryBreakdown({"weights": usable}), "A100 80GB")
 
 
 def test_the_serving_plan_sizes_a_request_rate_and_its_monthly_bill():

@@ -80,7 +80,7 @@ def _gpus_for_states(rng, level):
     kept = f", keeping {format_percent(margin, 0)} of each free" if margin else ""
     return _problem(
         "gpus-for-states", level,
-        f"How many {gpu} GPUs ({format_bytes(hardware.gpu(gpu).memory_bytes)}) just hold the 16-bytes-a-parameter "
+        f"How many {gpu} GPUs ({hardware.gpu(gpu).memory_text}) just hold the 16-bytes-a-parameter "
         f"training states of {_a(_size(n))} model, sharded evenly{kept}?",
         dict(n=n, gpu=gpu, margin=margin), answer, "GPUs",
         [f"States: {_size(n)} × 16 bytes = {format_bytes(16 * n)}",

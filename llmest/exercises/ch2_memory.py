@@ -6,7 +6,7 @@ from .. import memory as mem
 from .. import model as m
 from .. import plans
 from ..grading import Exercise
-from .registry import KEPT_FREE, register
+from .registry import KEPT_FREE, USABLE, register
 
 
 register(
@@ -17,7 +17,7 @@ register(
         "of each free, how many GPUs are needed?",
         lambda: plans.zero_gpus(7e9, "A100 80GB", zero=2, activations_shared_bytes=50e9), unit="GPUs", rel_tol=0,
         hints=("ZeRO-2 shards gradients and optimizer states (with the master copy) but not the weights.",
-               "Per GPU: 2·N + (2 + 4 + 8)·N / n + 50 GB / n must stay under 80% of 80 GB.")),
+               f"Per GPU: 2·N + (2 + 4 + 8)·N / n + 50 GB / n must stay under {USABLE['A100 80GB']}.")),
     Exercise(
         "2.2",
         "The material's exercise 2: QLoRA of Llama-2-70B (hidden 8,192, 64 query and 8 KV heads of width 128, FFN "
@@ -35,8 +35,8 @@ register(
         lambda: plans.plan_memory("inference", "llama-2-70b", gpu="A100 80GB", seq_len=2048, batch=32).least,
         unit="GPUs", rel_tol=0,
         hints=("KV cache: 2 · layers · KV heads · head width · 2 bytes · tokens · requests, with 8 KV heads.",
-               "Add the weights (2 bytes per parameter) and about 0.5 GB of runtime per GPU; 80% of each 80 GB is "
-               "usable.",
+               "Add the weights (2 bytes per parameter) and about 0.5 GB of runtime per GPU; each A100 may use "
+               f"{USABLE['A100 80GB']}.",
                "Round up to a count that divides 64.")),
     Exercise(
         "2.4",
@@ -68,7 +68,7 @@ register(
         f"A 34B model with mixed-precision AdamW, states sharded evenly over H100 80GB GPUs (ZeRO-3), {KEPT_FREE} of "
         "each kept free: how many GPUs just for the states, before activations?",
         lambda: plans.state_gpus(34e9, 16, "H100 SXM", margin=mem.MEMORY_MARGIN), unit="GPUs", rel_tol=0,
-        hints=("16 bytes per parameter.", "Divide by 64 GB usable per GPU and round up.")),
+        hints=("16 bytes per parameter.", f"Divide by {USABLE['H100 SXM']} usable per GPU and round up.")),
     Exercise(
         "2.8",
         "gpt-oss-120b: 36 layers, 8 KV heads of width 64; every other layer attends to a sliding window of 128 "

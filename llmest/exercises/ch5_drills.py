@@ -7,7 +7,7 @@ from .. import model as m
 from .. import plans
 from ..grading import Exercise
 from ..units import SECONDS_PER_DAY, SECONDS_PER_HOUR, format_percent
-from .registry import KEPT_FREE, register
+from .registry import KEPT_FREE, USABLE, register
 
 
 register(
@@ -38,7 +38,7 @@ register(
         lambda: plans.plan_memory("inference", "llama-2-70b", gpu="A100 80GB", seq_len=2048, batch=32).least,
         unit="GPUs", rel_tol=0,
         hints=("Weights: count the parameters × 2 bytes. KV cache: 2 · 80 layers · 8 KV heads · 128 · 2 bytes a token.",
-               "Each GPU may use 64 GB; 3 does not divide 64 heads.")),
+               f"Each GPU may use {USABLE['A100 80GB']}; 3 does not divide 64 heads.")),
     Exercise(
         "5.4",
         "The interview question on GPT-3: 175B parameters, 300B tokens, V100s at 125 TFLOPS and 40% MFU. How many "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import hardware
 from .. import memory as mem
 from .. import model as m
 from .. import plans
@@ -19,6 +20,7 @@ _S23 = "§2.3 用案例推演：7B和70B分别要吃多少显存"
 _MIXED = mem.state_bytes_per_param("mixed", "adamw")          # 2 + 4 + 2 + 8
 _GB = 1e9
 _A100 = "A100 80GB"
+_A100_BYTES = hardware.gpu(_A100).memory_bytes   # as the device exposes it: 80 GiB
 # Seed 000's QLoRA exercise: rank 64 on a 70B. The QLoRA paper puts adapters on every linear layer of the blocks.
 _QLORA_TARGETS = mem.LORA_TARGETS
 
@@ -59,8 +61,9 @@ def _ex1_gpu_cause() -> str:
             f"recomputation that is {format_bytes(full.breakdown['activations'])}, and "
             f"{_gpu_word(full.least_gpus)} hold it ({format_bytes(full.breakdown.total)} per GPU on two, of "
             f"{format_bytes(full.usable_bytes)} usable; with the exercise's 7B parameters it would be "
-            f"{format_bytes(nominal)}, too much). Without recomputation one sequence keeps "
-            f"{format_bytes(none.breakdown['activations'])} per GPU, and it takes {_gpu_word(none.least_gpus)}.")
+            f"{format_bytes(nominal)}, {'within it too' if nominal <= full.usable_bytes else 'too much'}). Without "
+            f"recomputation one sequence keeps {format_bytes(none.breakdown['activations'])} per GPU, and it takes "
+            f"{_gpu_word(none.least_gpus)}.")
 
 
 def _ceil_gpus() -> int:
@@ -94,8 +97,8 @@ def _full_ft_cause() -> str:
             f"{plans.state_gpus(70e9, 16, _A100)} A100s just to hold them, "
             f"{plans.state_gpus(70e9, 16, _A100, mem.MEMORY_MARGIN)} with "
             f"{_MARGIN}, before activations. Read as a bound, 8+ holds, but it is too loose to plan with: eight A100s "
-            f"({format_bytes(8 * 80 * _GB)}) suffice only with CPU/NVMe offload (ZeRO-Infinity) or a lighter "
-            "optimizer.")
+            f"({format_bytes(8 * _A100_BYTES)}) suffice only with CPU/NVMe offload "
+            "(ZeRO-Infinity) or a lighter optimizer.")
 
 
 def _activation_cause() -> str:
@@ -214,7 +217,7 @@ register(
                          f"{format_bytes(7e9 * (2 + 2 + 4))} of states carries the optimizer error above."),
     Figure("000-ex1-gpus", 2, "000", _EX1, "A100 80GB GPUs for 7B full training with ZeRO-2",
            "需要 2x A100 80GB（使用 ZeRO-2）", 2, lambda: _zero2_gpus_ex1(50 * _GB),
-           "the smallest n with ZeRO-2 states + 50 GB / n of activations ≤ 80% of 80 GB", unit="GPUs",
+           "the smallest n with ZeRO-2 states + 50 GB / n of activations ≤ 80% of 80 GiB", unit="GPUs",
            cause=_ex1_gpu_cause),
     # seed 000 exercise 2: QLoRA of a 70B
     Figure("000-ex2-base", 2, "000", _EX2, "a 70B base in 4 bits", "基座模型（4-bit）：~35 GB", 35 * _GB,
@@ -374,12 +377,10 @@ register(
            "用80G卡要16张才刚好从账面上放下", 16, lambda: plans.state_gpus(70e9, 16, _A100),
            "state_gpus(70e9, 16 bytes, 'A100 80GB', margin 0): the states alone, nothing kept free", unit="GPUs",
            rel_tol=0.0,
-           cause=lambda: f"{format_bytes(mem.training_state_bytes(70e9))} / 80 GB = "
-                         f"{plans.state_gpus(70e9, 16, _A100)} "
-                         f"GPUs just hold the states on paper; 16 (two 8-GPU nodes) leave "
-                         f"{format_percent(1 - mem.training_state_bytes(70e9) / (16 * 80 * _GB), 1)} spare. With the "
-                         "material's own "
-                         f"{format_percent(mem.MEMORY_MARGIN, 0)} margin it is "
+           cause=lambda: f"{format_bytes(mem.training_state_bytes(70e9))} / {format_bytes(_A100_BYTES)} (80 GiB) = "
+                         f"{plans.state_gpus(70e9, 16, _A100)} GPUs just hold the states on paper; 16 (two 8-GPU "
+                         f"nodes) leave {format_percent(1 - mem.training_state_bytes(70e9) / (16 * _A100_BYTES), 1)}"
+                         f" spare. With the material's own {format_percent(mem.MEMORY_MARGIN, 0)} margin it is "
                          f"{plans.state_gpus(70e9, 16, _A100, mem.MEMORY_MARGIN)}."),
     Figure("004-2.3-kv-request", 2, "004", _S23, "KV cache of one 2,048-token request, 70B, by 2·L·S·H·2",
            "单条请求、序列长度2048、半精度算下来约5GB", 5 * _GB, lambda: _kv_mha(1),

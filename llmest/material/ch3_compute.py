@@ -39,7 +39,9 @@ def _ex1_gpu_hours() -> float:
 def _runs_cited() -> str:
     years = [r.year for r in runs.RUNS]
     return (f"the {len(runs.RUNS)} published runs of llmest.runs ({min(years)}-{max(years)}: "
-            f"{', '.join(r.name for r in runs.RUNS)}), 6·N FLOPs per token; each run's source is in runs.RUNS")
+            f"{', '.join(r.name for r in runs.RUNS)}), 6·N FLOPs per token, each with its source in runs.RUNS: "
+            "e.g. Touvron et al. 2023, arXiv 2302.13971; Dubey et al. 2024, arXiv 2407.21783; DeepSeek-AI et al. "
+            "2024, arXiv 2412.19437")
 
 
 def _mfu_cause(low, high) -> str:
@@ -48,7 +50,8 @@ def _mfu_cause(low, high) -> str:
     above = sum(r.mfu > high for r in span.runs)
     where = "inside" if low <= span.median <= high else ("below" if span.median < low else "above")
     return (f"The median run, {format_percent(span.median, 0)}, is {where} the range; the runs span {span}. Of the "
-            f"{len(span.runs)}, {below} lie below {format_percent(low, 0)} and {above} above {format_percent(high, 0)}.")
+            f"{len(span.runs)}, {below} lie below {format_percent(low, 0)} and {above} above "
+            f"{format_percent(high, 0)}.")
 
 
 def _seed004(n, d, gpus) -> plans.TimeEstimate:
@@ -142,10 +145,11 @@ register(
     _catalog_figure("000-2-4090", "RTX 4090", "GPU BF16 算力 显存 适用场景 … RTX 4090 82 TFLOPS", 82,
                     "The material's table lists it in its BF16 column. "),
     Figure("000-2-b200-memory", 3, "000", _S2, "B200 memory", "B200 192GB", 192e9,
-           lambda: hardware.gpu("B200").physical_memory_bytes, "hardware.gpu('B200').physical_memory_bytes",
-           unit="bytes", rel_tol=0.0,
-           cause=lambda: f"192 GB is the physical HBM3e; plan with the "
-                         f"{format_bytes(hardware.gpu('B200').memory_bytes)} the HGX B200 datasheet gives as usable."),
+           lambda: hardware.gpu("B200").memory_bytes, "hardware.gpu('B200').memory_bytes, as the device exposes it",
+           unit="bytes",
+           cause=lambda: f"The device exposes {hardware.gpu('B200').memory_text}: the material's 192 GB is that in "
+                         f"decimal GB; the HGX B200 datasheet's {format_bytes(hardware.gpu('B200').label_bytes)} is "
+                         "about the same memory in GiB."),
     # seed 000 exercise 1: time
     Figure("000-ex1-flops", 3, "000", _EX1, "FLOPs to train a 7B on 1T tokens", "FLOPs = 6 x 7e9 x 1e12 = 4.2e22",
            4.2e22, lambda: _EX1_FLOPS, "training_flops(7e9, 1e12)", unit="FLOPs", rel_tol=0.001),

@@ -32,7 +32,7 @@ def memory_stacks(breakdowns: dict, gpu=None, ax=None, margin=None, xmax=None):
     if gpu is not None:
         card = hardware.gpu(gpu)
         ax.axvline(card.memory_bytes / 1e9, color="black", lw=1,
-                   label=f"{card.name}: {format_bytes(card.memory_bytes)}")
+                   label=f"{card.name}: {card.memory_text}")
         ax.axvline(plans.usable_bytes(gpu, margin) / 1e9, color="black", lw=1, ls="--",
                    label=f"usable ({format_percent(1 - margin, 0)})")
     # room for the totals' labels beyond the longest bar (or the GPU's line)

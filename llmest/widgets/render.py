@@ -60,7 +60,7 @@ def memory_bar_html(breakdown, gpu, margin) -> str:
         for p, b in parts.items() if b > 0)
     return (f'<div style="position:relative;display:flex;height:1.6em;width:100%;max-width:36em;border:1px solid #ccc">'
             f'{segments}{marks}</div><div style="font-size:0.85em;margin-top:3px">{legend}<br>dashed: usable '
-            f'({format_percent(1 - margin, 0)} of {format_bytes(capacity)}); solid: the GPU\'s memory</div>')
+            f'({format_percent(1 - margin, 0)} of {hardware.gpu(gpu).memory_text}); solid: the GPU\'s memory</div>')
 
 
 def svg_chart(series, x_label: str, y_label: str, marker=None, width=460, height=220, y_log=True) -> str:
