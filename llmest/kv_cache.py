@@ -28,20 +28,22 @@ def mla_kv_cache_bytes(layers, kv_lora_rank, qk_rope_head_dim, seq_len, batch=1,
     return layers * (kv_lora_rank + qk_rope_head_dim) * bytes_per_value * seq_len * batch
 
 
-def at_most(tokens, limit):
-    """min(tokens, limit), for numbers, NumPy arrays and SymPy symbols alike."""
+@v.checked
+def at_most(tokens, window):
+    """The tokens a local layer sees: min(tokens, window), for numbers, NumPy arrays and SymPy symbols alike."""
     if v.is_symbolic(tokens):
         import sympy  # only when the caller is already working in SymPy
 
-        return sympy.Min(tokens, limit)
+        return sympy.Min(tokens, window)
     if type(tokens).__name__ == "ndarray":
         import numpy
 
-        return numpy.minimum(tokens, limit)
-    return min(tokens, limit)
+        return numpy.minimum(tokens, window)
+    return min(tokens, window)
 
 
-def cached_tokens(seq_len, window):
+@v.checked
+def cached_tokens(seq_len, window=None):
     """Tokens a layer keeps: all of them, or at most ``window`` − 1 on a local layer (``window`` None: all)."""
     return seq_len if window is None else at_most(seq_len, window - 1)
 

@@ -175,7 +175,7 @@ class ModelConfig:
                 raise InputError("local_layers", f"local_layers == {quote(self.local_layers)} needs local_window.")
             fill("local_layers", 0)
         else:
-            fill("local_window", count("local_window", self.local_window))
+            fill("local_window", count("local_window", self.local_window, minimum=2))  # 1 would keep nothing
             fill("local_layers", self.num_layers if self.local_layers is None
                  else count("local_layers", self.local_layers, minimum=0, maximum=self.num_layers))
         if self.router_bias and not self.num_experts:

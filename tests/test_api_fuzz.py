@@ -22,9 +22,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from llmest import InputError, compute, data, hardware, memory, model, plans, runs, units
+from llmest import InputError, compute, data, hardware, kv_cache, memory, model, params, plans, runs, units
 
-MODULES = (model, memory, compute, data, hardware, runs, plans, units)
+MODULES = (params, model, kv_cache, memory, compute, data, hardware, runs, plans, units)
 # Functions that take text, not numbers, or that do not take input at all; each is fuzzed elsewhere.
 ELSEWHERE = {"tokens_per_byte", "measured_tokens_per_gb", "sample_text", "halfwidth", "check_length"}
 CONFIG = str(Path(__file__).parent / "fixtures" / "llama-2-7b.json")
@@ -46,6 +46,8 @@ GOOD = {
     "memory": 30e9, "margin": 0.2, "fraction": 0.4, "value": 1234.5, "decimals": 1, "digits": 3, "task": "training",
     "mix": {"english": 1.0}, "text": "7B", "unit": "bytes", "with_attention": True, "tokens_per_param": 20,
     "overhead_bytes": 5e8, "limit": 64, "activations_shared_bytes": 1e9, "factor": 40,
+    "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+    "window": 4096,
 }
 # Where a name means different things in different functions.
 GOOD_FOR = {
