@@ -20,6 +20,7 @@ from .units import format_number
 
 TEXT_WIDTH = 100     # the plain-text form wraps its widest text column to stay within this many characters
 _NARROWEST = 24      # ... but never wraps a column narrower than this
+_LONGEST_UNBROKEN = 24  # a longer word (a web address, a file path) may break across lines
 # A cell that reads as a number: "16", "-7%", "+7%", "$1,000", "4.2e22", "6.61B", "14.0 GB", "88,239 (+7%)", or a
 # dash for none.
 _NUMERIC = re.compile(r"[-+−]?\$?\d[\d,]*(\.\d+)?(e[-+]?\d+)?[a-z%×]*(\s.*)?|[-–—]", re.IGNORECASE)
@@ -89,7 +90,7 @@ class Table:
     # -- plain text ------------------------------------------------------------------------------------------------
     def _widths(self, width: int) -> list:
         """Column widths; while the line is too long, the widest text column narrows to the next widest (or as far
-        as needed), never below its longest word nor _NARROWEST."""
+        as needed), never below its longest word (up to _LONGEST_UNBROKEN: a web address may break) nor _NARROWEST."""
         widths = [max([len(h)] + [len(row[j]) for row in self.rows]) for j, h in enumerate(self.headers)]
         text_columns = [j for j, numeric in enumerate(self.numeric) if not numeric]
         while (over := sum(widths) + 2 * (len(widths) - 1) - width) > 0:
@@ -98,7 +99,8 @@ class Table:
                 break
             widest = by_width[0]
             runner_up = widths[by_width[1]] if len(by_width) > 1 else 0
-            longest_word = max(len(w) for row in [self.headers, *self.rows] for w in row[widest].split() or [""])
+            longest_word = min(_LONGEST_UNBROKEN, max(len(w) for row in [self.headers, *self.rows]
+                                                      for w in row[widest].split() or [""]))
             narrowed = max(widths[widest] - over, runner_up, _NARROWEST, longest_word)
             if narrowed >= widths[widest]:
                 if runner_up == widths[widest] and runner_up > max(_NARROWEST, longest_word):
@@ -228,9 +230,9 @@ def gpu_sources() -> Table:
     a stored copy of the source."""
     from . import hardware
 
-    rows = [(g.name, g.source, g.note, g.memory_source, ", ".join(g.recalled) or "-")
+    rows = [(g.name, f"{g.source}; exposed memory: {g.memory_source}", g.note, ", ".join(g.recalled) or "-")
             for g in hardware.CATALOG.values()]
-    return Table(("GPU", "source", "note", "exposed memory", "not found in a stored copy"), rows)
+    return Table(("GPU", "source", "note", "not found in a stored copy"), rows)
 
 
 def decode_limits(model, gpus, seq_len: int = 1024, batch: int = 1, weights: str = "bf16") -> Table:
