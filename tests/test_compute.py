@@ -171,7 +171,7 @@ def test_the_attention_term_of_a_model_is_palms_12_lhqt(name, seq_len):
         cfg.num_layers, cfg.num_heads, cfg.head_dim, seq_len)
 
 
-@given(st.integers(1, 10**6), st.integers(1, 10**5), st.integers(0, 8))
+@given(st.integers(1, 10**6), st.integers(2, 10**5), st.integers(0, 8))
 def test_a_local_layer_attends_to_at_most_its_window(seq_len, window, local):
     cfg = le.ModelConfig(vocab_size=1000, hidden_size=256, num_layers=8, num_heads=4, local_window=window,
                          local_layers=local)
