@@ -219,6 +219,24 @@ def kv_context_limit(n_params, kv_bytes_per_token, bandwidth_bytes_per_s, peak_f
 
 
 @v.checked
+def kv_context_limit_for(model, bandwidth_bytes_per_s, peak_flops_per_s) -> float:
+    """kv_context_limit for a real model, its cache as built: past its windows a local layer's cache stops growing,
+    so only the full layers push the limit down; with every layer windowed there is none (infinity)."""
+    cfg = config_from(model)
+    n = flops_params(cfg)
+    budget = 2 * n * bandwidth_bytes_per_s / peak_flops_per_s   # KV bytes one sequence may read per step
+    per_token = mem.kv_cache_bytes_for(cfg, 1)
+    within = budget / per_token
+    if not cfg.local_layers or within <= cfg.local_window - 1:
+        return within
+    full = cfg.num_layers - cfg.local_layers
+    if full == 0:
+        return float("inf")
+    per_layer = per_token / cfg.num_layers   # a local layer's cache stays at window - 1 tokens
+    return (budget - per_layer * cfg.local_layers * (cfg.local_window - 1)) / (per_layer * full)
+
+
+@v.checked
 def compute_bound_batch(weight_bytes, n_params, bandwidth_bytes_per_s, peak_flops_per_s):
     """The batch at which reading the weights and computing take equal time (KV cache left out):
     2N·B / peak = weights / bandwidth, so B = peak · weights / (2N · bandwidth)."""

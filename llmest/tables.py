@@ -235,12 +235,18 @@ def gpu_sources() -> Table:
     return Table(("GPU", "source", "note", "not found in a stored copy"), rows)
 
 
+def _tokens(limit: float) -> str:
+    from .units import format_int
+
+    return "none (every layer windowed)" if limit == float("inf") else format_int(limit)
+
+
 def decode_limits(model, gpus, seq_len: int = 1024, batch: int = 1, weights: str = "bf16") -> Table:
     """Where decoding a model turns compute-bound on each GPU: the batch (no KV cache), the context past which no
     batch is, and the decode speed of ``batch`` sequences at ``seq_len`` tokens (``plans.decode_estimate``)."""
     from . import compute as c
     from . import hardware, plans
-    from .memory import kv_cache_bytes_for, model_weight_bytes
+    from .memory import model_weight_bytes
     from .model import config_from
     from .units import format_int
 
@@ -252,8 +258,7 @@ def decode_limits(model, gpus, seq_len: int = 1024, batch: int = 1, weights: str
         speed = plans.decode_estimate(cfg, name, batch=batch, seq_len=seq_len, weights=weights)
         rows.append((g.name,
                      format_int(c.compute_bound_batch(weight_bytes, n, g.bandwidth_bytes_per_s, g.bf16_flops_per_s)),
-                     format_int(c.kv_context_limit(n, kv_cache_bytes_for(cfg, 1), g.bandwidth_bytes_per_s,
-                                                   g.bf16_flops_per_s)),
+                     _tokens(c.kv_context_limit_for(cfg, g.bandwidth_bytes_per_s, g.bf16_flops_per_s)),
                      format_int(speed.tokens_per_s), speed.bound))
     return Table(("GPU", "compute-bound from batch", "never past", f"speed at batch {batch}", "bound"), rows,
                  caption=f"decoding {cfg.name or 'the model'} in {weights}: the batch from which it is compute-bound "

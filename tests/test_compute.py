@@ -178,3 +178,18 @@ def test_a_local_layer_attends_to_at_most_its_window(seq_len, window, local):
     per_layer = c.attention_flops_per_token(1, 4, 64, 1)
     assert c.attention_flops_per_token_for(cfg, seq_len) == per_layer * ((8 - local) * seq_len
                                                                           + local * min(seq_len, window))
+
+
+def test_the_context_limit_of_a_model_follows_its_windows():
+    gpu = hardware.gpu("H100 SXM")
+    bandwidth, peak = gpu.bandwidth_bytes_per_s, gpu.bf16_flops_per_s
+    llama = le.preset("llama-2-7b")
+    per_token = le.memory.kv_cache_bytes_for(llama, 1)
+    assert c.kv_context_limit_for(llama, bandwidth, peak) == c.kv_context_limit(c.flops_params(llama), per_token,
+                                                                                bandwidth, peak)
+    windowed = llama.replace(local_window=16)
+    assert c.kv_context_limit_for(windowed, bandwidth, peak) == float("inf")  # every layer's cache stops at 15
+    half = llama.replace(local_window=16, local_layers=16)
+    limit = c.kv_context_limit_for(half, bandwidth, peak)
+    # at the limit, one sequence's cache takes as long to read as its 2N FLOPs take to compute
+    assert le.memory.kv_cache_bytes_for(half, limit) / bandwidth == pytest.approx(2 * c.flops_params(half) / peak)
