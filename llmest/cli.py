@@ -249,7 +249,8 @@ def _memory_parser(subparsers):
 def _time_parser(subparsers):
     p = _subparser(subparsers, "time", cmd_time, "training FLOPs, GPU-hours, days and cost",
                    "  llmest time --params 7B --tokens 1T --gpus 256 --mfu 0.4\n"
-                   "  llmest time --model llama-2-70b --tokens 2T --gpus 2048 --gpu \"H100 SXM\" --price 4")
+                   "  llmest time --model llama-2-70b --tokens 2T --gpus 2048 --gpu \"H100 SXM\" --price 4\n"
+                   "  llmest time --model llama-2-7b --tokens 2T --gpus 256 --seq-len 4096   (attention FLOPs too)")
     p.add_argument("--params", type=_PARAMS, help="parameters N, e.g. 7B (or give --model), "
                                                   + _count_help(("B",), "n_params"))
     p.add_argument("--model", type=_text, help="a preset or config.json: N is its matmul parameters (active ones "
@@ -258,6 +259,9 @@ def _time_parser(subparsers):
                    help="training tokens D, e.g. 1T, " + _count_help(("B", "T"), "tokens"))
     p.add_argument("--gpus", type=_whole("gpus"), default=1, help=f"number of GPUs, {_span('gpus')} (default 1)")
     p.add_argument("--mfu", type=_real("mfu"), default=0.4, help=f"model FLOPs utilisation, {_SHARE} (default 0.4)")
+    p.add_argument("--seq-len", type=_whole("seq_len"),
+                   help=f"with --model: add the attention FLOPs of sequences this long, {_span('seq_len')}; --mfu "
+                        "then counts them too (default: 6·N·D only)")
     p.add_argument("--peak", type=_PEAK, help=_PEAK_HELP)
     p.add_argument("--price", type=_real("price", "price_per_gpu_hour"),
                    help=f"dollars per GPU-hour, {_span('price_per_gpu_hour')} (default: the GPU's listed price, "

@@ -126,17 +126,24 @@ def cmd_time(args):
     model = None if args.model is None else model_of(args.model)
     est = plans.estimate_time(args.tokens, n_params=args.params, model=model,
                               gpus=args.gpus, gpu=args.gpu, mfu=args.mfu, peak_flops_per_s=_peak_flops(args),
-                              price_per_gpu_hour=args.price)
+                              price_per_gpu_hour=args.price, seq_len=args.seq_len)
     low, high = est.days_with_margin
     data = {"params": est.n_params, "tokens": est.tokens, "flops": est.flops, "gpu": est.gpu,
             "peak_flops_per_s": est.peak_flops_per_s, "mfu": est.mfu, "gpus": est.gpus, "gpu_hours": est.gpu_hours,
-            "days": est.days, "days_with_margin": [low, high], "cost_usd": est.cost_usd}
+            "days": est.days, "days_with_margin": [low, high], "cost_usd": est.cost_usd, "seq_len": est.seq_len,
+            "matmul_flops": est.matmul_flops, "attention_flops": est.attention_flops,
+            "mfu_counts_attention": est.seq_len is not None, "mfu_without_attention": est.mfu_without_attention}
     margin = "-".join(_number(share, "fraction") for share in c.TIME_MARGIN)
+    flops = [("FLOPs (6·N·D)", _number(est.flops, "FLOPs"))] if est.seq_len is None else [
+        ("FLOPs", f"{_number(est.flops, 'FLOPs')}: 6·N·D {_number(est.matmul_flops, 'FLOPs')} + attention at "
+                  f"{est.seq_len:,} tokens {_number(est.attention_flops, 'FLOPs')}")]
+    mfu_note = "" if est.seq_len is None else (f" (attention counted; on 6·N·D alone that is "
+                                               f"{_with_unit(est.mfu_without_attention, 'fraction')})")
     rows = [("parameters (N)", est.n_params_from or _number(est.n_params, "parameters")),
             ("tokens (D)", _number(est.tokens, "tokens")),
-            ("FLOPs (6·N·D)", _number(est.flops, "FLOPs")),
+            *flops,
             ("GPU", f"{est.gpus} × {est.gpu}, {_with_unit(est.peak_flops_per_s / hardware.TERA, 'TFLOPS')} at "
-                    f"{_with_unit(est.mfu, 'fraction')} MFU"),
+                    f"{_with_unit(est.mfu, 'fraction')} MFU{mfu_note}"),
             ("GPU-hours", _number(est.gpu_hours, "GPU-hours")),
             ("days", f"{_number(est.days, 'days')} ({_number(low, 'days')}-{_number(high, 'days')} with a {margin} "
                      "margin for checkpoints, evaluation and restarts)"),

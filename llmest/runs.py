@@ -29,6 +29,11 @@ GPU_DAYS = "GPUs × days (the source gives no GPU-hours)"
 THROUGHPUT = "its measured throughput (tokens per second on its chips)"
 
 
+# A Run's figures as a reader names them, for its ``recalled`` fields.
+FIGURE_WORDS = {"params": "size", "tokens": "tokens", "gpu_hours": "GPU-hours", "phases": "hours by phase",
+                "tokens_per_s": "throughput", "published_mfu": "stated MFU"}
+
+
 @dataclass(frozen=True)
 class Run:
     name: str
@@ -47,7 +52,12 @@ class Run:
     chips: int | None = None
     published_mfu: tuple = ()   # (low, high): the source's MFU, or its per-GPU FLOP/s over the peak
     basis: str = HOURS          # how the MFU is known
-    recalled: tuple = ()        # figures not read in the primary source
+    recalled: tuple = ()        # figures not read in the primary source (names in FIGURE_WORDS)
+
+    @property
+    def recalled_words(self) -> str:
+        """The figures not read in a primary source, as a reader names them ("-" when none)."""
+        return ", ".join(FIGURE_WORDS[field] for field in self.recalled) or "-"
 
     @property
     def n_params(self) -> float:

@@ -52,7 +52,8 @@ GOOD = {
 # Where a name means different things in different functions.
 GOOD_FOR = {
     ("preset", "name"): "llama-2-7b", ("gpu", "name"): "A100 80GB", ("price_per_gpu_hour", "name"): "A100 80GB",
-    ("fit", "name"): "hoffmann", ("estimate_time", "model"): None, ("config_from_file", "path"): CONFIG,
+    ("fit", "name"): "hoffmann", ("estimate_time", "model"): None, ("estimate_time", "seq_len"): None,
+    ("config_from_file", "path"): CONFIG,
     ("config_from_json", "text"): '{"model_type": "gpt2", "vocab_size": 50257, "n_positions": 1024, '
                                   '"n_embd": 768, "n_layer": 12, "n_head": 12}',
     ("config_from_file", "param"): "path", ("config_from_json", "param"): "text", ("parse_bytes", "name"): "text",

@@ -239,6 +239,7 @@ def test_help_shows_examples(command, capsys):
     (["data", "--params", "7B", "--tokens-per-param", "0"], "--tokens-per-param: tokens_per_param == 0"),
     (["drill", "--topics", "memory,finance"], "topics"),
     (["drill", "--level", "expert"], "level"),
+    (["time", "--params", "7B", "--tokens", "1T", "--seq-len", "4096"], "--seq-len: seq_len == 4,096 needs model"),
     (["drill", "--assignment", "week-3"], "--assignment: assignment names an assignment of a course; give --course"),
     (["drill", "--course", "course", "--assignment", "week 3"], "--assignment: assignment == 'week 3', must be"),
     (["time", "--params", "7B", "--tokens", "1T", "--price", "-1"], "--price: price_per_gpu_hour == -1"),
@@ -466,3 +467,12 @@ def test_a_pipe_to_head_ends_quietly():
     result = subprocess.run(f"{sys.executable} -m llmest params llama-2-7b | head -c 1", shell=True,
                             capture_output=True, text=True, timeout=60)
     assert result.stdout == "l" and "BrokenPipeError" not in result.stderr and result.stderr == ""
+
+
+def test_time_with_a_sequence_length_counts_the_attention(capsys):
+    out = run_json(capsys, "time", "--model", "llama-2-7b", "--tokens", "1T", "--seq-len", "4096")
+    assert out["seq_len"] == 4096 and out["mfu_counts_attention"] is True
+    assert out["flops"] == out["matmul_flops"] + out["attention_flops"] and out["attention_flops"] > 0
+    assert cli.main(["time", "--model", "llama-2-7b", "--tokens", "1T", "--seq-len", "4096"]) == 0
+    text = capsys.readouterr().out
+    assert "+ attention at 4,096 tokens" in text and "attention counted; on 6·N·D alone that is" in text

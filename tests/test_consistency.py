@@ -402,6 +402,18 @@ QUESTIONS = [
         "training planner": lambda: training_planner(params="13B", tokens="2T", gpu="H100 SXM",
                                                      gpus=512).result["days"],
     }),
+    # Llama-2-7B with its attention at 4,096 tokens: 6·N·D with N its 6,607,343,616 matmul weights (6,738,415,616 less
+    # the 32,000 × 4,096 embedding), plus PaLM's 12·L·H·Q·T = 12 · 32 · 32 · 128 · 4,096 a token.
+    Question("llama-2-7b-flops-with-attention", (6 * 6_607_343_616 + 12 * 32 * 32 * 128 * 4096) * 1e12, {
+        "library": lambda: (c.training_flops(c.flops_params("llama-2-7b"), 1e12)
+                            + c.attention_flops_per_token(32, 32, 128, 4096) * 1e12),
+        "library, layer by layer": lambda: (c.training_flops(c.flops_params("llama-2-7b"), 1e12)
+                                            + c.attention_flops_per_token_for("llama-2-7b", 4096) * 1e12),
+        "plan": lambda: plans.estimate_time(1e12, model="llama-2-7b", seq_len=4096).flops,
+        "llmest time --seq-len": lambda: cli_json("time", "--model", "llama-2-7b", "--tokens", "1T",
+                                                  "--seq-len", "4096")["flops"],
+        "training planner": lambda: training_planner(model="llama-2-7b", tokens="1T", seq_len="4096").result["flops"],
+    }),
     Question("readme-time-70b-on-h100s", README_70B_HOURS, {
         "plan": lambda: plans.estimate_time(2e12, model="llama-2-70b", gpu="H100 SXM", gpus=2048).gpu_hours,
         "llmest time (README)": lambda: cli_json("time", "--model", "llama-2-70b", "--tokens", "2T", "--gpus", "2048",

@@ -164,3 +164,21 @@ def test_the_serving_plan_sizes_a_request_rate_and_its_monthly_bill():
     assert est.new_tokens_per_request(1000, 5e3) == pytest.approx(5e3 / 2 / 730 * rate / 1000)
     with pytest.raises(le.InputError, match="usd_per_month"):
         est.new_tokens_per_request(1000, -1)
+
+
+def test_a_sequence_length_adds_the_attention_flops_and_the_mfu_counts_them():
+    plain = plans.estimate_time(1e12, model="llama-2-7b", gpus=64)
+    with_attention = plans.estimate_time(1e12, model="llama-2-7b", gpus=64, seq_len=4096)
+    attention = le.compute.attention_flops_per_token(32, 32, 128, 4096) * 1e12  # PaLM's 12·L·H·Q·T a token
+    assert with_attention.matmul_flops == plain.flops and with_attention.attention_flops == attention
+    assert with_attention.days == pytest.approx(plain.days * with_attention.flops / plain.flops)
+    # the same run, its MFU counted on 6·N·D alone
+    assert with_attention.mfu_without_attention == pytest.approx(0.4 * plain.flops / with_attention.flops)
+    assert plain.mfu_without_attention == plain.mfu and plain.seq_len is None
+
+
+def test_a_sequence_length_without_a_model_is_refused():
+    with pytest.raises(le.InputError, match="seq_len == 4,096 needs model") as err:
+        plans.estimate_time(1e12, n_params=7e9, seq_len=4096)
+    assert err.value.param == "seq_len"
+

@@ -144,3 +144,9 @@ def test_mfu_range_is_the_middle_half():
     assert span.low.mfu == mfus[0] < span.assume[0] < span.median < span.assume[1] < span.high.mfu == mfus[-1]
     inside = [m for m in mfus if span.assume[0] <= m <= span.assume[1]]
     assert len(inside) == 11 == len(mfus) // 2 + 1    # 21 runs: the 6th to the 16th
+
+
+def test_every_recalled_figure_has_a_readers_name():
+    for run in runs.RUNS:
+        assert set(run.recalled) <= set(runs.FIGURE_WORDS), run.name
+        assert run.recalled_words == (", ".join(runs.FIGURE_WORDS[f] for f in run.recalled) or "-")

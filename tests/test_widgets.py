@@ -578,3 +578,13 @@ def test_the_app_culls_idle_kernels(tmp_path, monkeypatch):
     manager = app.kernel_manager
     assert 0 < manager.cull_interval <= 300 and 0 < manager.cull_idle_timeout <= 3600
     assert manager.cull_connected, "a phone that sleeps keeps its socket: idle means idle"
+
+
+def test_the_training_planner_adds_the_attention_of_a_sequence_length():
+    planner = TrainingPlanner(model="llama-2-7b", tokens="1T", gpus=64, seq_len="4096")
+    expected = plans.estimate_time(1e12, model="llama-2-7b", gpus=64, seq_len=4096)
+    assert planner.result["flops"] == expected.flops > expected.matmul_flops
+    assert "attention at 4,096 tokens" in planner.summary.value
+    planner.inputs["params"].value = "7B"  # a bare count has no layers to count attention on
+    assert "needs model" in planner.errors["params"].value
+

@@ -69,7 +69,7 @@ register(
         lambda: m.mla_attention_params(7168, 128, 512, 128, 64, 128, q_lora_rank=1536), rel_tol=0.02,
         hints=("Count each matrix as rows × columns: five of them.",
                "The key/value down-projection is 7,168 × 576; its up-projection 512 × 32,768.",
-               "Compare with ordinary attention at these widths: Q, K, V and O of 128 heads would be about 4× more.")),
+               "For scale: ordinary attention with these head widths (Q and K 192, V and O 128) is about 3× as many.")),
     Exercise(
         "1.8",
         "DeepSeek-V3: 61 layers, the first 3 dense, the other 58 each with 1 shared expert and 256 routed experts "

@@ -76,7 +76,7 @@ register(
         "131,072 tokens hold?",
         lambda: mem.kv_cache_bytes_for("gpt-oss-120b", 131072), unit="bytes", rel_tol=0.05,
         hints=("A full layer keeps K and V of every token: 2 · 8 · 64 · 2 bytes a token.",
-               "A window layer keeps at most the window (127 earlier tokens, as transformers stores it).",
+               "A window layer keeps at most the window less one token: 127 earlier tokens, the new one making 128.",
                "18 full layers hold nearly all of it.")),
 )
 

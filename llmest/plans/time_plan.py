@@ -4,12 +4,14 @@ fine-tuning ``estimate_finetune_time``), the MFU a published run implies (``esti
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from .. import _validate as v
 from .. import hardware
-from ..compute import (TIME_MARGIN, cost, flops_params, flops_params_note, gpu_hours, gpu_seconds, gpus_for_deadline,
-                       implied_mfu, lora_training_flops_per_token, training_days, training_flops, training_seconds)
+from ..compute import (TIME_MARGIN, attention_flops_per_token_for, cost, flops_params, flops_params_note, gpu_hours,
+                       gpu_seconds, gpus_for_deadline, implied_mfu, lora_training_flops_per_token, training_days,
+                       training_flops, training_seconds)
 from ..memory import LORA_TARGETS, MEMORY_MARGIN, lora_params
 from ..units import SECONDS_PER_DAY, SECONDS_PER_HOUR, format_percent
 
@@ -34,6 +36,19 @@ class TimeEstimate:
     flops: float
     gpu_hours: float
     days: float
+    attention_flops: float = 0.0   # the attention scores and values, when a sequence length was given
+    seq_len: int | None = None
+
+    @property
+    def matmul_flops(self) -> float:
+        """6·N·D: the products with weights (all of ``flops`` unless the attention term was counted)."""
+        return self.flops - self.attention_flops
+
+    @property
+    def mfu_without_attention(self) -> float:
+        """The same run's MFU counted on 6·N·D alone, as most published MFUs are (PaLM reports both: 46.2% with the
+        attention FLOPs, 45.7% without); equal to ``mfu`` when no sequence length was given."""
+        return self.mfu * self.matmul_flops / self.flops
 
     @property
     def days_with_margin(self) -> tuple:
@@ -76,17 +91,23 @@ def _peak(gpu, peak_flops_per_s) -> float:
 
 @v.checked(**v.WHOLE)
 def estimate_time(tokens, *, n_params=None, model=None, gpus=1, gpu="A100 80GB", mfu=0.4, peak_flops_per_s=None,
-                  price_per_gpu_hour=None) -> TimeEstimate:
+                  price_per_gpu_hour=None, seq_len=None) -> TimeEstimate:
     """Training FLOPs (6·N·D), GPU-hours, days on ``gpus`` GPUs and the cost. N is ``n_params`` as given, or a
-    model's matmul weights (``flops_params``: a little less than its parameter count). ``peak_flops_per_s``
-    overrides the GPU's dense BF16 peak; ``price_per_gpu_hour`` the GPU's listed price
-    (``hardware.PRICE_PER_GPU_HOUR``)."""
+    model's matmul weights (``flops_params``: a little less than its parameter count). With ``seq_len`` (and a
+    model) the attention FLOPs of that sequence length are added (``compute.attention_flops_per_token_for``), and
+    ``mfu`` is then read as counting them too. ``peak_flops_per_s`` overrides the GPU's dense BF16 peak;
+    ``price_per_gpu_hour`` the GPU's listed price (``hardware.PRICE_PER_GPU_HOUR``)."""
     if (n_params is None) == (model is None):
         given = "both were given" if model is not None else "neither was given"
         raise v.InputError("n_params", f"give n_params (e.g. 7e9) or model (a preset or config), not both: {given}.")
-    n, note = (n_params, "") if model is None else (flops_params(model),
-                                                                                 flops_params_note(model))
-    return _time(training_flops(n, tokens), n, note, tokens, gpus, gpu, mfu, peak_flops_per_s, price_per_gpu_hour)
+    if seq_len is not None and model is None:
+        raise v.InputError("seq_len", f"seq_len == {seq_len:,} needs model: the attention FLOPs depend on its layers, "
+                                      "heads and head widths, which a parameter count does not give.")
+    n, note = (n_params, "") if model is None else (flops_params(model), flops_params_note(model))
+    attention = 0.0 if seq_len is None else attention_flops_per_token_for(model, seq_len) * tokens
+    est = _time(training_flops(n, tokens) + attention, n, note, tokens, gpus, gpu, mfu, peak_flops_per_s,
+                price_per_gpu_hour)
+    return dataclasses.replace(est, attention_flops=attention, seq_len=seq_len)
 
 
 def _time(flops, n, note, tokens, gpus, gpu, mfu, peak_flops_per_s, price_per_gpu_hour) -> TimeEstimate:

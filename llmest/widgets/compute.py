@@ -21,7 +21,8 @@ class TrainingPlanner(Form):
 
     MFU_RANGE = (0.05, 0.7)
 
-    def __init__(self, model="llama-2-7b", tokens="1T", gpu="A100 80GB", gpus=256, mfu=0.4, price=None, params=""):
+    def __init__(self, model="llama-2-7b", tokens="1T", gpu="A100 80GB", gpus=256, mfu=0.4, price=None, params="",
+                 seq_len=""):
         gpu = option("gpu", gpu, hardware.CATALOG)
         price = hardware.price_per_gpu_hour(gpu) if price is None else price
         style, layout = field_style()
@@ -30,6 +31,8 @@ class TrainingPlanner(Form):
             "params": w.Text(value=text("params", params), placeholder="e.g. 7B, or empty",
                              description="parameters N", style=style, layout=layout),
             "tokens": w.Text(value=text("tokens", tokens), description="training tokens", style=style, layout=layout),
+            "seq_len": w.Text(value=text("seq_len", seq_len), placeholder="e.g. 4096, or empty",
+                              description="sequence length", style=style, layout=layout),
             "gpu": gpu_field(gpu),
             "gpus": w.IntText(value=whole("gpus", gpus), description="GPUs", style=style, layout=layout),
             "mfu": w.FloatSlider(value=in_slider("mfu", mfu, *self.MFU_RANGE), min=self.MFU_RANGE[0],
@@ -55,18 +58,24 @@ class TrainingPlanner(Form):
         tokens, n_params = parse_count(value["tokens"], "tokens"), parse_count(given, "params") if given else None
         check_plausible("tokens", tokens)
         check_plausible("n_params", n_params, "params")
+        seq = value["seq_len"].strip()
+        seq_len = v.check_whole("seq_len", parse_count(seq, "seq_len")) if seq else None
         est = self.estimate = plans.estimate_time(
             tokens, n_params=n_params,
             model=None if given else value["model"], gpus=value["gpus"], gpu=value["gpu"], mfu=value["mfu"],
-            price_per_gpu_hour=value["price"])
+            price_per_gpu_hour=value["price"], seq_len=seq_len)
         self.result = dict(flops=est.flops, days=est.days, gpu_hours=est.gpu_hours, cost=est.cost_usd)
         low, high = est.days_with_margin
         n_from = (f"<br><small>{html.escape(est.n_params_from)}. Type a count under 'parameters' (e.g. 7B, as the "
                   "material's exercises do) to use it instead; the hours scale with N.</small>"
                   if est.n_params_from else "")
+        flops = (f"6·N·D = 6 × {format_count(est.n_params)} × {format_count(est.tokens)} = "
+                 f"<b>{format_flops(est.flops)}</b> FLOPs" if est.seq_len is None else
+                 f"6·N·D + attention at {est.seq_len:,} tokens = {format_flops(est.matmul_flops)} + "
+                 f"{format_flops(est.attention_flops)} = <b>{format_flops(est.flops)}</b> FLOPs (the MFU counts the "
+                 f"attention; on 6·N·D alone it is {format_percent(est.mfu_without_attention, 1)})")
         self.summary.value = (
-            f"6·N·D = 6 × {format_count(est.n_params)} × {format_count(est.tokens)} = <b>{format_flops(est.flops)}"
-            f"</b> FLOPs<br><b>{est.days:,.1f} days</b> on {est.gpus:,} × {est.gpu} ({low:,.1f}-{high:,.1f} with the "
+            f"{flops}<br><b>{est.days:,.1f} days</b> on {est.gpus:,} × {est.gpu} ({low:,.1f}-{high:,.1f} with the "
             f"{plans.TIME_MARGIN_TEXT} margin) · {format_int(est.gpu_hours)} GPU-hours · "
             f"<b>{format_usd(est.cost_usd)}</b> at "
             f"${est.price_per_gpu_hour:g}/GPU-hour{n_from}")
