@@ -73,6 +73,13 @@ class _Fields:
             return {}
         return dict(local_window=window, local_layers=self.local_layers(layers, default_local))
 
+    def sparse_moe_layers(self, layers: int, experts: int) -> int:
+        """Qwen's MoE layers: layer i is one when (i + 1) % decoder_sparse_step == 0 and mlp_only_layers does not list
+        it, counted without a loop over the layers; none without experts."""
+        step = self.size("decoder_sparse_step", 1)
+        dense_only = {i for i in self.int_list("mlp_only_layers") if 0 <= i < layers and (i + 1) % step == 0}
+        return layers // step - len(dense_only) if experts > 0 else 0
+
     def common(self, tie_default: bool, vocab_default=_REQUIRED) -> dict:
         """The fields every llama-style config spells the same way."""
         return dict(

@@ -48,10 +48,7 @@ def _qwen3(f):
 def _qwen3_moe(f):
     fields = _qwen3(f)
     experts = f.size("num_experts", 0, minimum=0)
-    step = f.size("decoder_sparse_step", 1)
-    layers = fields["num_layers"]
-    dense_only = {i for i in f.int_list("mlp_only_layers") if 0 <= i < layers and (i + 1) % step == 0}
-    moe_layers = layers // step - len(dense_only) if experts > 0 else 0
+    moe_layers = f.sparse_moe_layers(fields["num_layers"], experts)
     if moe_layers == 0:
         return fields
     return dict(fields, num_experts=experts, experts_per_token=f.size("num_experts_per_tok"),
