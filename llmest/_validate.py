@@ -78,6 +78,11 @@ def check_int(name: str, value, *, minimum: int = 1, maximum: int | None = None)
     return value
 
 
+def _inside(x, low, high, low_open, high_open) -> bool:
+    return math.isfinite(x) and abs(x) <= HUGE and not ((low is not None and (x <= low if low_open else x < low)) or
+                                   (high is not None and (x >= high if high_open else x > high)))
+
+
 def check_number(
     name: str,
     value,
@@ -97,7 +102,10 @@ def check_number(
     elif type(value).__name__ == "ndarray":
         if value.dtype.kind not in "iuf":
             raise InputError(name, f"{name} == {quote(value)}, must be a number.")
-        values = value.ravel().tolist()
+        flat = value.ravel()
+        if flat.size and all(_inside(float(x), low, high, low_open, high_open) for x in (flat.min(), flat.max())):
+            return value  # all in range (and finite: a NaN makes min and max NaN), checked at array speed
+        values = flat.tolist()
     else:  # a list would be read as an array by NumPy, and [7] * 3 repeats: only numbers and arrays are numbers
         raise InputError(name, f"{name} == {quote(value)}, must be a number.")
     for x in values:
@@ -221,18 +229,19 @@ _POSITIVE = ("n_params total_params tokens training_tokens unique_tokens flops b
              "requests_per_s tokens_per_request gpu_hours gpu_hours_ days run_hours interval_hours cleaned "
              "tokens_per_gb_ total_bytes kv_bytes_per_token hidden heads kv_heads head_dim ffn_hidden layers "
              "seq_len batch micro_batch vocab_size rows cols bytes_per_param bytes_per_value factor "
-             "tokens_per_param adapter_params kv_lora_rank qk_rope_head_dim")
+             "tokens_per_param adapter_params kv_lora_rank qk_rope_head_dim shard_params moe_layers")
 RULES = {
     **{name: check_positive for name in _POSITIVE.split()},
     **{name: check_nonnegative for name in ("kv_bytes", "price_per_gpu_hour", "overhead_bytes",
-                                             "activations_shared_bytes")},
+                                             "activations_shared_bytes", "size_bytes")},
     **{name: check_whole for name in ("gpus", "chips", "stages", "micro_batches", "tp", "dp", "pp", "keep",
-                                       "gpus_per_replica", "rank", "window")},
+                                       "gpus_per_replica", "rank", "window", "cp", "ep", "top_k", "virtual_stages",
+                                       "all_reduces")},
     **{name: check_bool for name in ("flash", "sequence_parallel", "with_attention", "binary", "signed")},
     "digits": lambda name, value: check_int(name, value, minimum=1, maximum=17),  # what a float holds
     "decimals": lambda name, value: check_int(name, value, minimum=0, maximum=17),
     "limit": lambda name, value: check_int(name, value, maximum=SEARCH_LIMIT),
-    "mfu": check_fraction, "cleaning_yield": check_fraction, "share": check_open_fraction, "margin": check_margin,
+    "mfu": check_fraction, "cleaning_yield": check_fraction, "compute_efficiency": check_fraction, "share": check_open_fraction, "margin": check_margin,
 }
 
 def one_of(catalogue):

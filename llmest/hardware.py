@@ -20,7 +20,7 @@ source: check them before relying on them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ._validate import InputError, lookup
 from .units import format_bytes
@@ -45,6 +45,7 @@ class GPU:
     label_bytes: float | None = None    # the memory the vendor's label states ("80GB": 80e9)
     memory_source: str = ""             # where the exposed figure was read, or why it was assumed
     recalled: tuple = ()    # fields not found in a stored copy of the source: check before relying on them
+    network: Network | None = None      # the links a collective crosses (NETWORK)
 
     @property
     def memory_gb(self) -> float:
@@ -58,6 +59,18 @@ class GPU:
     def memory_text(self) -> str:
         """The exposed memory in both units: '80.0 GiB = 85.9 GB'."""
         return f"{format_bytes(self.memory_bytes, binary=True)} = {format_bytes(self.memory_bytes)}"
+
+
+@dataclass(frozen=True)
+class Network:
+    """The links of a GPU in its reference server, per GPU and per direction (a ring collective's bytes leave each
+    GPU one way while others arrive the other way, so a datasheet's bidirectional "600 GB/s" is 300 here)."""
+
+    intra_node_bytes_per_s: float   # within a node: NVLink through NVSwitch, or PCIe
+    inter_node_bytes_per_s: float   # between nodes: the GPU's own network port (InfiniBand, RoCE; TPUs: DCN)
+    gpus_per_node: int              # GPUs that share the intra-node fabric (a TPU pod: its ICI domain)
+    source: str
+    recalled: bool = False          # not read in a stored copy of the source
 
 
 def _smi(mib: int, card: str, where: str = "in public issues and logs") -> dict:
@@ -203,7 +216,43 @@ def _rows():
     ]
 
 
-CATALOG = {gpu.name: gpu for gpu in _rows()}
+GB_S = 1e9
+_DGX_A100 = "DGX A100: NVLink 3 at 600 GB/s both ways, 8 HDR InfiniBand ports of 200 Gb/s for 8 GPUs"
+_DGX_H100 = "DGX H100: NVLink 4 at 900 GB/s both ways, 8 NDR InfiniBand ports of 400 Gb/s for 8 GPUs"
+_PCIE4 = "no NVLink between more than two cards: PCIe 4.0 x16, 32 GB/s each way; a 100 Gb/s port per node assumed"
+NETWORK = {
+    "V100": Network(150 * GB_S, 100 / 8 * GB_S / 2, 8, "DGX-1V: NVLink 2 at 300 GB/s both ways; 4 EDR InfiniBand "
+                    "ports of 100 Gb/s for 8 GPUs", recalled=True),
+    "A100 80GB": Network(300 * GB_S, 200 / 8 * GB_S, 8, _DGX_A100),
+    "A100 40GB": Network(300 * GB_S, 200 / 8 * GB_S, 8, _DGX_A100),
+    "A800 80GB": Network(200 * GB_S, 200 / 8 * GB_S, 8, "NVLink cut to 400 GB/s both ways; DGX A100's network",
+                         recalled=True),
+    "H100 SXM": Network(450 * GB_S, 400 / 8 * GB_S, 8, _DGX_H100),
+    "H100 PCIe": Network(64 * GB_S, 400 / 8 * GB_S, 8, "NVLink bridges join pairs only: PCIe 5.0 x16, 64 GB/s "
+                         "each way; a 400 Gb/s port per GPU assumed", recalled=True),
+    "H800": Network(200 * GB_S, 400 / 8 * GB_S, 8, "NVLink cut to 400 GB/s both ways; 400 Gb/s InfiniBand per GPU "
+                    "(DeepSeek-V3's cluster: about 160 GB/s NVLink and 50 GB/s InfiniBand achieved)"),
+    "H20": Network(450 * GB_S, 400 / 8 * GB_S, 8, "NVLink 4 at 900 GB/s both ways; DGX H100's network assumed",
+                   recalled=True),
+    "H200": Network(450 * GB_S, 400 / 8 * GB_S, 8, "HGX H200: NVLink 4 at 900 GB/s both ways; DGX H100's network"),
+    "B200": Network(900 * GB_S, 400 / 8 * GB_S, 8, "DGX B200: NVLink 5 at 1.8 TB/s both ways, 8 ConnectX-7 ports "
+                    "of 400 Gb/s for 8 GPUs"),
+    "RTX A6000": Network(32 * GB_S, 100 / 8 / 8 * GB_S, 8, _PCIE4, recalled=True),
+    "RTX 4090": Network(32 * GB_S, 100 / 8 / 8 * GB_S, 8, _PCIE4, recalled=True),
+    "L40S": Network(32 * GB_S, 100 / 8 / 8 * GB_S, 8, _PCIE4, recalled=True),
+    "L4": Network(32 * GB_S, 100 / 8 / 8 * GB_S, 8, _PCIE4, recalled=True),
+    "MI300X": Network(448 * GB_S, 400 / 8 * GB_S, 8, "Infinity Fabric at 896 GB/s both ways to the other 7 GPUs; "
+                      "a 400 Gb/s port per GPU", recalled=True),
+    "TPU v4": Network(150 * GB_S, 100 / 8 * GB_S / 4, 4096, "ICI: 6 links a chip in a 3D torus of 4,096 chips; DCN "
+                      "between pods", recalled=True),
+    "TPU v5e": Network(200 * GB_S, 50 / 8 * GB_S, 256, "ICI at 400 GB/s both ways in a pod of 256 chips; DCN "
+                       "between pods", recalled=True),
+    "TPU v5p": Network(600 * GB_S, 50 / 8 * GB_S, 8960, "ICI at 1,200 GB/s both ways in a pod of 8,960 chips; DCN "
+                       "at 50 Gb/s a chip"),
+}
+
+
+CATALOG = {row.name: replace(row, network=NETWORK[row.name]) for row in _rows()}
 
 
 # Cloud prices in US dollars per GPU-hour. The material gives ranges (seed 000: "A100 云服务：~$2-3/小时", "H100 云服务：

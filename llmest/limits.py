@@ -37,6 +37,8 @@ LIMITS = {
     "pp": _GPUS,
     "seq_len": Limit(None, 100_000_000, " (the longest context windows hold about ten million)"),
     "batch": _BATCH,
+    "global_batch_tokens": Limit(None, 1e10, " (the largest runs step on a few tens of millions of tokens)"),
+    "top": Limit(None, 1_000_000, ""),
     "micro_batch": _BATCH,
     "rank": Limit(None, 65_536, ""),
     "days": Limit(0.01, 36_500, ""),

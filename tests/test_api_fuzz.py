@@ -22,9 +22,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from llmest import InputError, compute, data, hardware, kv_cache, memory, model, params, plans, runs, units
+from llmest import InputError, comm, compute, data, hardware, kv_cache, memory, model, params, plans, runs, units
 
-MODULES = (params, model, kv_cache, memory, compute, data, hardware, runs, plans, units)
+MODULES = (params, model, kv_cache, memory, comm, compute, data, hardware, runs, plans, units)
 # Functions that take text, not numbers, or that do not take input at all; each is fuzzed elsewhere.
 ELSEWHERE = {"tokens_per_byte", "measured_tokens_per_gb", "sample_text", "halfwidth", "check_length"}
 CONFIG = str(Path(__file__).parent / "fixtures" / "llama-2-7b.json")
@@ -47,7 +47,9 @@ GOOD = {
     "mix": {"english": 1.0}, "text": "7B", "unit": "bytes", "with_attention": True, "tokens_per_param": 20,
     "overhead_bytes": 5e8, "limit": 64, "activations_shared_bytes": 1e9, "factor": 40,
     "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
-    "window": 4096,
+    "window": 4096, "size_bytes": 1e9, "cp": 2, "moe_layers": 24, "ep": 4, "top_k": 2, "shard_params": 1e9,
+    "schedule": "1f1b", "virtual_stages": 2, "all_reduces": 4, "global_batch_tokens": 2**20, "overlap": 0.5,
+    "compute_efficiency": 0.5, "top": 5,
 }
 # Where a name means different things in different functions.
 GOOD_FOR = {
@@ -63,6 +65,7 @@ GOOD_FOR = {
     ("fits", "memory"): lambda: plans.training_memory(LLAMA, zero=3, dp=8),
     ("config_from", "model"): "llama-2-7b", ("parse_bytes", "text"): "80 GB", ("parse_count", "text"): "7B",
     ("show", "value"): 2.5e9, ("format_int", "value"): 1234, ("plan_memory", "model"): "llama-2-7b",
+    ("search_layouts", "micro_batch_sizes"): (1, 2), ("search_layouts", "gpus"): 16,
 }
 
 

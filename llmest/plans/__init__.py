@@ -9,11 +9,13 @@ time_plan     estimate_time (FLOPs -> GPU-hours -> days -> margin -> cost), esti
               estimate_mfu (the MFU a run implies), estimate_training
 budget_plan   estimate_budget (a cluster's FLOPs for some days, and the model or tokens they buy)
 serving_plan  decode_estimate, estimate_serving
+layout_plan   search_layouts (every TP × CP × PP × DP layout of a run: memory, step time, MFU, ranked)
 corpus_plan   estimate_corpus, chinchilla_for_budget
 """
 
 from .budget_plan import BudgetEstimate, estimate_budget
 from .corpus_plan import CorpusEstimate, chinchilla_for_budget, estimate_corpus
+from .layout_plan import LayoutSearch, search_layouts
 from .memory_plan import (GPU_SEARCH_LIMIT, PARTS, SEARCHED, TASKS, MemoryBreakdown, MemoryPlan, fits, gpus_to_hold,
                           inference_memory, min_gpus, plan_memory, qlora_memory, state_gpus, training_memory,
                           usable_bytes, zero_gpus)
@@ -26,5 +28,5 @@ __all__ = ["GPU_SEARCH_LIMIT", "PARTS", "SEARCHED", "TASKS", "TIME_MARGIN_TEXT",
            "TrainingEstimate",
            "chinchilla_for_budget", "decode_estimate", "estimate_budget", "estimate_corpus", "estimate_finetune_time",
            "estimate_mfu", "estimate_serving", "estimate_time", "estimate_training", "fits", "gpus_to_hold",
-           "inference_memory", "min_gpus", "plan_memory", "qlora_memory", "state_gpus", "training_memory",
+           "inference_memory", "min_gpus", "LayoutSearch", "search_layouts", "plan_memory", "qlora_memory", "state_gpus", "training_memory",
            "usable_bytes", "zero_gpus"]

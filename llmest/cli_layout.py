@@ -1,0 +1,80 @@
+"""``llmest layout``: every parallel layout of a training run, ranked by step time (``plans.search_layouts``)."""
+
+from __future__ import annotations
+
+import argparse
+
+from . import comm
+from . import memory as mem
+from . import plans
+from ._validate import InputError
+from .cli_commands import model_of
+from .cli_options import _gpu_option, _plausible, _real, _span, _subparser, _text, _whole
+from .plans.layout_plan import COMPUTE_EFFICIENCY, OVERLAP
+from .units import UNITS, format_bytes, parse_count
+
+DEFAULT_GPU = "H100 SXM"
+TOP = 10
+SHOWN = ("tp", "cp", "pp", "dp", "zero", "micro_batch", "micro_batches", "recompute", "tp_in_node",
+         "memory_per_gpu_bytes", "step_time_s", "mfu", "fits", "compute_s", "bubble_s", "comm_s", "exposed_comm_s")
+
+
+def _batch_tokens(text: str) -> int:
+    """A whole number of tokens, such as 4194304, 4M or 4e6."""
+    try:
+        value = parse_count(_text(text), "global_batch_tokens")
+    except InputError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    if value != int(value) or value < 1:
+        raise argparse.ArgumentTypeError(f"global_batch_tokens == {value:g}, must be a whole number of tokens.")
+    return _plausible("global_batch_tokens", int(value), "global_batch_tokens")
+
+
+def add_layout_parser(subparsers):
+    p = _subparser(subparsers, "layout", cmd_layout, "every parallel layout of a training run, fastest first",
+                   "  llmest layout llama-2-7b --gpus 64 --gpu \"H100 SXM\" --seq-len 4096 --global-batch-tokens 4M\n"
+                   "  llmest layout llama-2-70b --gpus 1024 --seq-len 4096 --global-batch-tokens 4194304 --json\n"
+                   "Layouts that fit come first; --overlap and --efficiency are assumptions to vary.")
+    p.add_argument("model", type=_text, help="a preset or a config.json (or the folder that holds one)")
+    p.add_argument("--gpus", type=_whole("gpus"), required=True, help="GPUs in the run, 1 to 65,536")
+    p.add_argument("--seq-len", type=_whole("seq_len"), required=True,
+                   help=f"tokens per sequence, {_span('seq_len')}")
+    p.add_argument("--global-batch-tokens", type=_batch_tokens, required=True,
+                   help="tokens per optimizer step (sequences × sequence length), e.g. 4194304 or 4M; a whole "
+                        "number of sequences")
+    p.add_argument("--schedule", choices=list(comm.SCHEDULES), default="1f1b", help="pipeline schedule (1f1b)")
+    p.add_argument("--overlap", type=_real("overlap"), default=OVERLAP,
+                   help=f"share of communication hidden behind compute, 0-1 (default {OVERLAP:g})")
+    p.add_argument("--efficiency", type=_real("compute_efficiency"), default=COMPUTE_EFFICIENCY,
+                   help=f"share of the dense peak the matmuls reach, over 0 to 1 (default {COMPUTE_EFFICIENCY:g})")
+    p.add_argument("--convention", choices=list(mem.CONVENTIONS), default="mixed",
+                   help="how training states are stored (mixed)")
+    p.add_argument("--margin", type=_real("margin"), default=mem.MEMORY_MARGIN,
+                   help=f"share of the GPU kept free, 0 to under 1 ({mem.MEMORY_MARGIN:g})")
+    p.add_argument("--top", type=_whole("top"), default=TOP, help=f"layouts to list (default {TOP})")
+    p.add_argument("--all", action="store_true", help="list every layout searched")
+    _gpu_option(p, default=DEFAULT_GPU)
+
+
+def cmd_layout(args):
+    found = plans.search_layouts(model_of(args.model), args.gpus, args.gpu, args.seq_len, args.global_batch_tokens,
+                                 convention=args.convention, schedule=args.schedule, overlap=args.overlap,
+                                 compute_efficiency=args.efficiency, margin=args.margin)
+    rows = found.rows(None if args.all else args.top, SHOWN)
+    data = {"model": found.model, "gpu": found.gpu, "gpus": found.gpus, "seq_len": found.seq_len,
+            "global_batch_tokens": found.global_batch_tokens, "searched": len(found), "fitting": found.fitting,
+            "settings": found.settings, "layouts": rows}
+    head = (f"{found.model} on {found.gpus:,} × {found.gpu}, sequences of {found.seq_len:,} tokens, "
+            f"{found.global_batch_tokens:,} tokens a step: {len(found):,} layouts, {found.fitting:,} fit "
+            f"(overlap {args.overlap:g}, efficiency {args.efficiency:g}, {args.schedule})")
+    header = (f"{'tp':>3} {'cp':>3} {'pp':>3} {'dp':>5} {'zero':>4} {'mb':>3} {'m':>5} {'recompute':>9} "
+              f"{'tp in node':>10} {'memory/GPU':>11} {'step':>9} {'MFU':>6}  fits")
+    lines = [head, header]
+    for r in rows:
+        lines.append(f"{r['tp']:>3} {r['cp']:>3} {r['pp']:>3} {r['dp']:>5} {r['zero']:>4} {r['micro_batch']:>3} "
+                     f"{r['micro_batches']:>5} {r['recompute']:>9} {'yes' if r['tp_in_node'] else 'no':>10} "
+                     f"{format_bytes(r['memory_per_gpu_bytes']):>11} {r['step_time_s']:>8.3f}s "
+                     f"{UNITS['fraction'].format(r['mfu']):>6}  {'yes' if r['fits'] else 'no'}")
+    if not found.fitting:
+        lines.append("No layout fits: more GPUs, a smaller micro-batch or recomputation would be needed.")
+    return "\n".join(lines), data

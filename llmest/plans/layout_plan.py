@@ -1,0 +1,265 @@
+"""The layout search: every way to split a training run over a number of GPUs (tensor × context × pipeline × data
+parallel degrees, with a ZeRO stage, a micro-batch, a recomputation and where the tensor-parallel group sits), its
+memory per GPU, its step time (compute, the pipeline's bubble, the communication that does not overlap), and the
+MFU that follows; those that fit first, fastest first.
+
+Every layout is computed at once, as NumPy arrays through the formulas of ``memory`` and ``comm``, so that the
+thousands of layouts of 1,024 GPUs take a fraction of a second.
+
+How ranks are placed (Megatron-LM's order): tensor-parallel ranks are neighbours, then context-, data- and
+pipeline-parallel ones. A group's ring runs over NVLink when its span of ranks fits in a node, and over the network
+(each GPU's own port) when it does not. ``tp_in_node=False`` puts the tensor-parallel group outermost instead,
+across nodes: the layout that shows why nobody does that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import _validate as v
+from .. import comm, hardware
+from .._validate import InputError
+from ..compute import attention_flops_per_token_for, flops_params
+from ..memory import (MEMORY_MARGIN, RECOMPUTE, RUNTIME_OVERHEAD_BYTES, model_layer_activation_bytes,
+                      output_activation_bytes, sharded_state_bytes, state_bytes_per_param)
+from ..model import config_from, count_params
+
+# The share of the dense peak that the matmuls of a well-sized layer reach before any communication or bubble:
+# an assumption the reader sets. Megatron-LM's smallest run in Narayanan et al. 2021, Table 1 (1.7B parameters on 32
+# A100s, TP 1, PP 1) reaches 137 TFLOP/s, 44% of the 312 peak, counting the recomputed forward.
+COMPUTE_EFFICIENCY = 0.5
+OVERLAP = 0.5             # the share of communication hidden behind compute, when there is compute to hide it
+MICRO_BATCHES = (1, 2, 4, 8, 16)
+COLUMNS = ("tp", "cp", "pp", "dp", "zero", "micro_batch", "recompute", "tp_in_node", "memory_per_gpu_bytes",
+           "step_time_s", "mfu", "fits")
+
+
+def _divisors(n: int, most: int) -> list:
+    return [d for d in range(1, min(n, most) + 1) if n % d == 0]
+
+
+def _span_in_node(inner, size, per_node):
+    """Whether a group of ``size`` ranks, ``inner`` apart, lies within one node of ``per_node`` GPUs."""
+    return inner * size <= per_node
+
+
+@dataclass(frozen=True, eq=False)
+class LayoutSearch:
+    """Every layout searched, as columns (NumPy arrays of one row per layout), and ``order``: the rows best first
+    (fitting layouts by step time, then the others by step time). Besides ``COLUMNS``: micro_batches (per step,
+    per pipeline), states_bytes, activation_bytes, compute_s, bubble_s, the communication of each kind (tp_s,
+    cp_s, pp_s, dp_s), comm_s (their sum) and exposed_comm_s (what overlap does not hide)."""
+
+    model: str
+    gpu: str
+    gpus: int
+    seq_len: int
+    global_batch_tokens: int
+    settings: dict
+    columns: dict = field(repr=False)
+    order: np.ndarray = field(repr=False)
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def __eq__(self, other) -> bool:
+        """The same search: the same inputs and every column equal."""
+        return isinstance(other, LayoutSearch) and (self.model, self.gpu, self.gpus, self.seq_len,
+                                                    self.global_batch_tokens, self.settings) == (
+            other.model, other.gpu, other.gpus, other.seq_len, other.global_batch_tokens, other.settings) and \
+            self.columns.keys() == other.columns.keys() and \
+            all(np.array_equal(self.columns[k], other.columns[k]) for k in self.columns)
+
+    @property
+    def fitting(self) -> int:
+        return int(self.columns["fits"].sum())
+
+    def rows(self, top: int | None = None, columns=COLUMNS) -> list:
+        """The layouts as dicts, best first (all, or the first ``top``), in plain Python numbers."""
+        chosen = self.order if top is None else self.order[:v.check_int("top", top)]
+        picked = {name: self.columns[name][chosen].tolist() for name in columns}
+        return [dict(zip(picked, values)) for values in zip(*picked.values())]
+
+    @property
+    def best(self) -> dict | None:
+        """The fastest layout that fits, or None when none does."""
+        return self.rows(1, tuple(self.columns))[0] if self.fitting else None
+
+
+def _enumerate(cfg, gpus, seq_seqs, per_node, micro_batches, zero_stages, recompute):
+    """The grid of layouts as columns: every factorisation gpus = tp·cp·pp·dp that the model and batch allow."""
+    rows = []
+    for tp in _divisors(gpus, cfg.num_heads):
+        if cfg.num_heads % tp or cfg.num_kv_heads % tp and tp % cfg.num_kv_heads:
+            continue
+        for cp in _divisors(gpus // tp, gpus):
+            if seq_seqs[1] % cp:
+                continue
+            for pp in _divisors(gpus // (tp * cp), cfg.num_layers):
+                if cfg.num_layers % pp:
+                    continue
+                dp = gpus // (tp * cp * pp)
+                if seq_seqs[0] % dp:
+                    continue
+                for b in micro_batches:
+                    if (seq_seqs[0] // dp) % b:
+                        continue
+                    for in_node in ((True, False) if tp > 1 and gpus > per_node else (True,)):
+                        rows.append((tp, cp, pp, dp, b, in_node))
+    if not rows:
+        return None
+    grid = np.array(rows, dtype=np.int64)
+    n, stages, recomputes = len(grid), len(zero_stages), len(recompute)
+    columns = {name: np.repeat(grid[:, i], stages * recomputes)
+               for i, name in enumerate(("tp", "cp", "pp", "dp", "micro_batch", "tp_in_node"))}
+    columns["tp_in_node"] = columns["tp_in_node"].astype(bool)
+    columns["zero"] = np.tile(np.repeat(np.array(zero_stages, dtype=np.int64), recomputes), n)
+    columns["recompute"] = np.tile(np.array(recompute, dtype=object), n * stages)
+    return columns
+
+
+@v.checked(**v.WHOLE)
+def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_tokens=4 * 2**20, *, convention="mixed",
+                   optimizer="adamw", schedule="1f1b", overlap=OVERLAP, compute_efficiency=COMPUTE_EFFICIENCY,
+                   sequence_parallel=True, flash=True, micro_batch_sizes=MICRO_BATCHES, zero_stages=(0, 1, 2, 3),
+                   recomputations=RECOMPUTE, margin=MEMORY_MARGIN,
+                   overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> LayoutSearch:
+    """Every layout of a training run on ``gpus`` GPUs of a kind, ranked: see the module's docstring.
+
+    Memory per GPU: the states of 1/(tp·pp) of the parameters, sharded by ZeRO over the dp·cp GPUs that hold the
+    same shard (Megatron-Core's distributed optimizer shards over data and context parallel ranks); the
+    activations of the micro-batches the first stage holds under the schedule, each of L/pp layers at s/cp tokens;
+    the output layer; the runtime's overhead. Step time: the step's FLOPs (6·N·D, attention, and what recomputation
+    repeats) over all GPUs at ``compute_efficiency`` of the peak, times (1 + the bubble), plus the communication
+    that ``overlap`` does not hide. MFU counts 6·N·D and attention, as PaLM's does."""
+    cfg = config_from(model)
+    g = hardware.gpu(gpu)
+    v.check_int("gpus", gpus, maximum=65_536)
+    v.check_number("overlap", overlap, low=0, high=1)
+    v.check_fraction("compute_efficiency", compute_efficiency)
+    v.check_bool("sequence_parallel", sequence_parallel)
+    v.check_bool("flash", flash)
+    v.check_margin("margin", margin)
+    comm.bubble_ratio(2, 2, schedule)  # checks the schedule's name
+    micro_batch_sizes = _whole_tuple("micro_batch_sizes", micro_batch_sizes)
+    zero_stages = tuple(v.check_int("zero_stages", z, minimum=0, maximum=3) for z in _tuple("zero_stages",
+                                                                                              zero_stages))
+    recomputations = tuple(v.check_choice("recomputations", r, RECOMPUTE) for r in _tuple("recomputations",
+                                                                                            recomputations))
+    v.check_int("global_batch_tokens", global_batch_tokens, maximum=10**10)
+    if global_batch_tokens % seq_len:
+        fewer = global_batch_tokens // seq_len * seq_len
+        raise InputError("global_batch_tokens", f"global_batch_tokens == {global_batch_tokens:,} must be a whole "
+                                                f"number of sequences of {seq_len:,} tokens (the nearest are "
+                                                f"{fewer:,} and {fewer + seq_len:,}).")
+    sequences = global_batch_tokens // seq_len
+    net = g.network
+    columns = _enumerate(cfg, gpus, (sequences, seq_len), net.gpus_per_node, micro_batch_sizes, zero_stages,
+                         recomputations)
+    if columns is None and _enumerate(cfg, gpus, (sequences, seq_len), net.gpus_per_node, (1,), (0,), ("none",)):
+        raise InputError("micro_batch_sizes", f"micro_batch_sizes == {micro_batch_sizes}: none divides the "
+                                              f"{sequences:,} sequences of a step evenly over the data-parallel "
+                                              "replicas of any layout; include 1.")
+    if columns is None:
+        raise InputError("gpus", f"gpus == {gpus:,}: no layout splits {sequences:,} sequences of {seq_len:,} tokens "
+                                 f"and {cfg.name or 'the model'} over them (the data-parallel degree must divide the "
+                                 "sequences, the tensor-parallel one the heads, the pipeline one the layers).")
+    _memory(columns, cfg, g, seq_len, sequences, convention, optimizer, schedule, sequence_parallel, flash,
+            overhead_bytes)
+    _time(columns, cfg, g, gpus, seq_len, global_batch_tokens, schedule, overlap, compute_efficiency)
+    columns["fits"] = columns["memory_per_gpu_bytes"] <= g.memory_bytes * (1 - margin)
+    # Fitting layouts first, then by step time; among equally fast ones the least memory first.
+    order = np.lexsort((columns["memory_per_gpu_bytes"], columns["step_time_s"], ~columns["fits"]))
+    settings = dict(convention=convention, optimizer=optimizer, schedule=schedule, overlap=overlap,
+                    compute_efficiency=compute_efficiency, sequence_parallel=sequence_parallel, flash=flash,
+                    margin=margin, overhead_bytes=overhead_bytes)
+    return LayoutSearch(cfg.name or "model", g.name, gpus, seq_len, global_batch_tokens, settings, columns, order)
+
+
+def _tuple(name, values) -> tuple:
+    if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple)) or not values:
+        raise InputError(name, f"{name} == {v.quote(values)}, must be a non-empty list.")
+    return tuple(values)
+
+
+def _whole_tuple(name, values) -> tuple:
+    return tuple(v.check_int(name, x, maximum=4096) for x in _tuple(name, values))
+
+
+def _memory(c, cfg, g, seq_len, sequences, convention, optimizer, schedule, sequence_parallel, flash, overhead):
+    tp, cp, pp, dp, b = c["tp"], c["cp"], c["pp"], c["dp"], c["micro_batch"]
+    shard = count_params(cfg).total / (tp * pp)
+    per_param = state_bytes_per_param(convention, optimizer)
+    states = np.zeros(len(tp))
+    for zero in np.unique(c["zero"]):
+        rows = c["zero"] == zero
+        states[rows] = sum(sharded_state_bytes(shard[rows], per_param, int(zero), (dp * cp)[rows]).values())
+    micro = sequences // (dp * b)
+    held = comm.micro_batches_held(pp, micro, schedule)
+    activations = np.zeros(len(tp))
+    tokens = seq_len / cp
+    for way in np.unique(c["recompute"]):
+        rows = c["recompute"] == way
+        args = (cfg, b[rows], tokens[rows], tp[rows], sequence_parallel)
+        kept = model_layer_activation_bytes(*args, recompute=way, flash=flash)
+        activations[rows] = cfg.num_layers / pp[rows] * held[rows] * kept
+        if way == "full":  # one layer recomputed at a time during backward
+            activations[rows] += model_layer_activation_bytes(*args, recompute="none", flash=flash)
+    activations += output_activation_bytes(tokens, b, cfg.hidden_size, cfg.vocab_size, tp)
+    c["micro_batches"] = micro
+    c["states_bytes"], c["activation_bytes"] = states, activations
+    c["memory_per_gpu_bytes"] = states + activations + overhead
+
+
+def _time(c, cfg, g, gpus, seq_len, tokens, schedule, overlap, efficiency):
+    tp, cp, pp, dp, b, m = c["tp"], c["cp"], c["pp"], c["dp"], c["micro_batch"], c["micro_batches"]
+    net = g.network
+    matmul = 6 * flops_params(cfg)
+    attention = attention_flops_per_token_for(cfg, seq_len)
+    model_flops = (matmul + attention) * tokens
+    # Recomputation repeats forward work: all of it for "full" (2N and a third of attention), the attention
+    # scores for "selective" (a third of attention).
+    repeated = np.where(c["recompute"] == "full", matmul / 3 + attention / 3,
+                        np.where(c["recompute"] == "selective", attention / 3, 0.0)) * tokens
+    compute_s = (model_flops + repeated) / (gpus * g.bf16_flops_per_s * efficiency)
+    bubble_s = compute_s * comm.bubble_ratio(pp, m, schedule)
+
+    in_node = c["tp_in_node"]
+    inner_tp = np.where(in_node, 1, cp * dp * pp)      # ranks between two neighbours of each group
+    inner_cp = np.where(in_node, tp, 1)
+    inner_dp = inner_cp * cp
+    inner_pp = inner_dp * dp
+
+    def link(inner, size):
+        return np.where(_span_in_node(inner, size, net.gpus_per_node), net.intra_node_bytes_per_s,
+                        net.inter_node_bytes_per_s)
+
+    layers = cfg.num_layers / pp
+    tokens_per_gpu = seq_len / cp
+    all_reduces = np.where(c["recompute"] == "full", 6, 4)
+    parts = {
+        "tp_s": m * comm.tensor_parallel_bytes(b, tokens_per_gpu, cfg.hidden_size, layers, tp,
+                                               all_reduces=all_reduces) / link(inner_tp, tp),
+        "cp_s": m * comm.context_parallel_bytes(b, seq_len, cfg.num_kv_heads, cfg.head_dim, layers, cp, tp)
+        / link(inner_cp, cp),
+        "pp_s": np.where(pp > 1, m * comm.pipeline_parallel_bytes(b, tokens_per_gpu, cfg.hidden_size, tp), 0.0)
+        / link(inner_pp, pp),
+        "dp_s": _dp_bytes(c, cfg, tp, pp, dp * cp, m) / link(inner_cp, cp * dp),
+    }
+    total = sum(parts.values())
+    hidden = np.minimum(overlap * total, compute_s)
+    c.update(parts)
+    c["compute_s"], c["bubble_s"], c["comm_s"], c["exposed_comm_s"] = compute_s, bubble_s, total, total - hidden
+    c["step_time_s"] = compute_s + bubble_s + total - hidden
+    c["mfu"] = model_flops / (gpus * g.bf16_flops_per_s * c["step_time_s"])
+
+
+def _dp_bytes(c, cfg, tp, pp, replicas, m):
+    shard = count_params(cfg).total / (tp * pp)
+    out = np.zeros(len(tp))
+    for zero in np.unique(c["zero"]):
+        rows = c["zero"] == zero
+        out[rows] = comm.zero_traffic_bytes(shard[rows], replicas[rows], int(zero), m[rows])
+    return out
