@@ -8,8 +8,9 @@ thousands of layouts of 1,024 GPUs take a fraction of a second.
 
 How ranks are placed (Megatron-LM's order): tensor-parallel ranks are neighbours, then context-, data- and
 pipeline-parallel ones. A group's ring runs over NVLink when its span of ranks fits in a node, and over the network
-(each GPU's own port) when it does not. ``tp_in_node=False`` puts the tensor-parallel group outermost instead,
-across nodes: the layout that shows why nobody does that.
+(each GPU's own port) when it does not. ``tp_in_node=False`` is the same layout with the tensor-parallel ring
+across nodes (its ranks a node apart) and the other groups on the links they had: the layout that shows why
+tensor parallelism stays within a node.
 """
 
 from __future__ import annotations
@@ -38,6 +39,14 @@ COLUMNS = ("tp", "cp", "pp", "dp", "zero", "micro_batch", "recompute", "tp_in_no
 
 def _divisors(n: int, most: int) -> list:
     return [d for d in range(1, min(n, most) + 1) if n % d == 0]
+
+
+def _placements(tp, gpus, per_node) -> tuple:
+    """Whether the tensor-parallel ring lies in a node: both ways when it can (one node holds it, and there are
+    other nodes to spread it over), else the only way there is."""
+    if tp > per_node:
+        return (False,)
+    return (True, False) if tp > 1 and gpus > per_node else (True,)
 
 
 def _span_in_node(inner, size, per_node):
@@ -106,7 +115,7 @@ def _enumerate(cfg, gpus, seq_seqs, per_node, micro_batches, zero_stages, recomp
                 for b in micro_batches:
                     if (seq_seqs[0] // dp) % b:
                         continue
-                    for in_node in ((True, False) if tp > 1 and gpus > per_node else (True,)):
+                    for in_node in _placements(tp, gpus, per_node):
                         rows.append((tp, cp, pp, dp, b, in_node))
     if not rows:
         return None
@@ -153,7 +162,7 @@ def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_token
         fewer = global_batch_tokens // seq_len * seq_len
         raise InputError("global_batch_tokens", f"global_batch_tokens == {global_batch_tokens:,} must be a whole "
                                                 f"number of sequences of {seq_len:,} tokens (the nearest are "
-                                                f"{fewer:,} and {fewer + seq_len:,}).")
+                                                f"{fewer:,} and {fewer + seq_len:,}){_binary(global_batch_tokens)}.")
     sequences = global_batch_tokens // seq_len
     net = g.network
     columns = _enumerate(cfg, gpus, (sequences, seq_len), net.gpus_per_node, micro_batch_sizes, zero_stages,
@@ -176,6 +185,13 @@ def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_token
                     compute_efficiency=compute_efficiency, sequence_parallel=sequence_parallel, flash=flash,
                     margin=margin, overhead_bytes=overhead_bytes)
     return LayoutSearch(cfg.name or "model", g.name, gpus, seq_len, global_batch_tokens, settings, columns, order)
+
+
+def _binary(tokens) -> str:
+    """A hint for a batch typed in decimal millions: papers' "4M tokens" usually means 4 × 2**20."""
+    millions = tokens // 10**6
+    return f"; a paper's '{millions}M tokens' is usually {millions} × 2**20 = {millions * 2**20:,}" \
+        if tokens % 10**6 == 0 and millions else ""
 
 
 def _tuple(name, values) -> tuple:
@@ -226,12 +242,6 @@ def _time(c, cfg, g, gpus, seq_len, tokens, schedule, overlap, efficiency):
     compute_s = (model_flops + repeated) / (gpus * g.bf16_flops_per_s * efficiency)
     bubble_s = compute_s * comm.bubble_ratio(pp, m, schedule)
 
-    in_node = c["tp_in_node"]
-    inner_tp = np.where(in_node, 1, cp * dp * pp)      # ranks between two neighbours of each group
-    inner_cp = np.where(in_node, tp, 1)
-    inner_dp = inner_cp * cp
-    inner_pp = inner_dp * dp
-
     def link(inner, size):
         return np.where(_span_in_node(inner, size, net.gpus_per_node), net.intra_node_bytes_per_s,
                         net.inter_node_bytes_per_s)
@@ -241,12 +251,13 @@ def _time(c, cfg, g, gpus, seq_len, tokens, schedule, overlap, efficiency):
     all_reduces = np.where(c["recompute"] == "full", 6, 4)
     parts = {
         "tp_s": m * comm.tensor_parallel_bytes(b, tokens_per_gpu, cfg.hidden_size, layers, tp,
-                                               all_reduces=all_reduces) / link(inner_tp, tp),
+                                               all_reduces=all_reduces)
+        / np.where(c["tp_in_node"], link(1, tp), net.inter_node_bytes_per_s),
         "cp_s": m * comm.context_parallel_bytes(b, seq_len, cfg.num_kv_heads, cfg.head_dim, layers, cp, tp)
-        / link(inner_cp, cp),
+        / link(tp, cp),
         "pp_s": np.where(pp > 1, m * comm.pipeline_parallel_bytes(b, tokens_per_gpu, cfg.hidden_size, tp), 0.0)
-        / link(inner_pp, pp),
-        "dp_s": _dp_bytes(c, cfg, tp, pp, dp * cp, m) / link(inner_cp, cp * dp),
+        / link(tp * cp * dp, pp),
+        "dp_s": _dp_bytes(c, cfg, tp, pp, dp * cp, m) / link(tp, cp * dp),
     }
     total = sum(parts.values())
     hidden = np.minimum(overlap * total, compute_s)

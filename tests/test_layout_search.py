@@ -1,0 +1,153 @@
+"""The layout search: every layout it lists is a real split of the GPUs, its memory is the memory plan's, its step
+time is the sum written out by hand, and the ranking obeys the properties a reader relies on."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from llmest import InputError, comm, compute, hardware, model, plans
+
+LLAMA7 = model.preset("llama-2-7b")
+
+
+@pytest.fixture(scope="module")
+def search():
+    return plans.search_layouts(LLAMA7, 256, "H100 SXM", 4096, 4 * 2**20)
+
+
+def test_every_layout_splits_the_gpus_the_model_and_the_batch(search):
+    c = search.columns
+    assert (c["tp"] * c["cp"] * c["pp"] * c["dp"] == 256).all()
+    assert (LLAMA7.num_heads % c["tp"] == 0).all() and (LLAMA7.num_layers % c["pp"] == 0).all()
+    sequences = 4 * 2**20 // 4096
+    assert (c["micro_batches"] * c["micro_batch"] * c["dp"] == sequences).all()
+    assert (c["tp_in_node"] | (c["tp"] > 1)).all()  # only a tensor-parallel ring can be put across nodes
+    assert set(np.unique(c["zero"])) == {0, 1, 2, 3} and set(c["recompute"]) == {"none", "selective", "full"}
+
+
+def test_layouts_that_fit_come_first_fastest_first(search):
+    fits = search.columns["fits"][search.order]
+    step = search.columns["step_time_s"][search.order]
+    assert not (np.diff(fits.astype(int)) > 0).any()  # never a non-fitting layout before a fitting one
+    k = search.fitting
+    assert (np.diff(step[:k]) >= 0).all() and (np.diff(step[k:]) >= 0).all()
+    assert search.best == search.rows(1, tuple(search.columns))[0] and search.best["fits"]
+
+
+@pytest.mark.parametrize("zero, recompute, tp, pp, b", [(0, "none", 1, 1, 1), (1, "selective", 2, 2, 2),
+                                                         (3, "full", 4, 8, 1), (2, "none", 8, 4, 4)])
+def test_the_memory_of_a_layout_is_the_memory_plans(search, zero, recompute, tp, pp, b):
+    # Without context parallelism, and with the 1F1B pipeline holding its p micro-batches of L/p layers, a layout's
+    # memory per GPU is training_memory's for the same settings.
+    c = search.columns
+    row = np.flatnonzero((c["zero"] == zero) & (c["recompute"] == recompute) & (c["tp"] == tp) & (c["pp"] == pp)
+                         & (c["cp"] == 1) & (c["micro_batch"] == b) & c["tp_in_node"])
+    assert len(row) == 1
+    dp = int(c["dp"][row[0]])
+    plan = plans.training_memory(LLAMA7, zero=zero, dp=dp, tp=tp, pp=pp, micro_batch=b, seq_len=4096,
+                                 recompute=recompute, sequence_parallel=True)
+    assert c["memory_per_gpu_bytes"][row[0]] == pytest.approx(plan.total, rel=1e-12)
+
+
+def test_a_step_by_hand_on_one_node():
+    # Llama-2-7B on 8 H100s, plain data parallelism: the step's FLOPs over the GPUs at half the peak, and one ring
+    # all-reduce of the bf16 gradients over NVLink (450 GB/s each way), half of it hidden behind the compute.
+    found = plans.search_layouts(LLAMA7, 8, "H100 SXM", 4096, 64 * 4096, zero_stages=(0,), recomputations=("none",),
+                                 micro_batch_sizes=(8,), overlap=0.5, compute_efficiency=0.5)
+    c = found.columns
+    row = np.flatnonzero((c["tp"] == 1) & (c["pp"] == 1) & (c["cp"] == 1))[0]
+    tokens = 64 * 4096
+    flops = (6 * compute.flops_params(LLAMA7) + compute.attention_flops_per_token_for(LLAMA7, 4096)) * tokens
+    compute_s = flops / (8 * 989.4e12 * 0.5)
+    comm_s = 2 * 7 / 8 * model.count_params(LLAMA7).total * 2 / 450e9
+    assert c["compute_s"][row] == pytest.approx(compute_s)
+    assert c["comm_s"][row] == pytest.approx(comm_s)
+    assert c["step_time_s"][row] == pytest.approx(compute_s + comm_s - min(0.5 * comm_s, compute_s))
+    assert c["mfu"][row] == pytest.approx(flops / (8 * 989.4e12 * c["step_time_s"][row]))
+
+
+def test_zero_stages_never_raise_memory_and_recomputation_never_raises_it(search):
+    c = search.columns
+    key = ["tp", "cp", "pp", "dp", "micro_batch", "tp_in_node"]
+    for recompute in ("none", "selective", "full"):
+        by_stage = [c["memory_per_gpu_bytes"][(c["zero"] == z) & (c["recompute"] == recompute)] for z in range(4)]
+        assert all((later <= earlier).all() for earlier, later in zip(by_stage, by_stage[1:]))
+    for zero in range(4):
+        picked = [(c["zero"] == zero) & (c["recompute"] == r) for r in ("none", "selective", "full")]
+        assert all(np.array_equal(*(c[k][p] for p in picked[:2])) for k in key)
+        mem = [c["memory_per_gpu_bytes"][p] for p in picked]
+        assert (mem[1] <= mem[0]).all() and (mem[2] <= mem[1]).all()
+
+
+def test_tensor_parallelism_in_a_node_beats_it_across_nodes(search):
+    c = search.columns
+    node = hardware.gpu("H100 SXM").network.gpus_per_node
+    inside, across = c["tp_in_node"] & (c["tp"] > 1), ~c["tp_in_node"] & (c["tp"] <= node)
+    assert across.sum() == inside.sum() > 0
+    assert not (c["tp_in_node"] & (c["tp"] > node)).any()  # a ring wider than a node cannot lie in one
+    assert (c["step_time_s"][inside] < c["step_time_s"][across]).all()  # the same layouts, in the same order
+
+
+@settings(max_examples=25, deadline=None)
+@given(low=st.floats(0, 1), high=st.floats(0, 1), gpus=st.sampled_from([8, 16, 64]),
+       gpu=st.sampled_from(["A100 80GB", "H100 SXM", "RTX 4090"]))
+def test_more_overlap_never_slows_a_step(low, high, gpus, gpu):
+    low, high = sorted((low, high))
+    a, b = (plans.search_layouts(LLAMA7, gpus, gpu, 2048, 2**20, overlap=x).columns["step_time_s"] for x in (low, high))
+    assert (b <= a * (1 + 1e-12)).all()
+
+
+def test_mfu_falls_as_gpus_grow_at_a_fixed_batch():
+    # Chapter 5's lesson: with the global batch fixed, more GPUs mean fewer micro-batches per pipeline (a larger
+    # bubble) or more data parallelism over the network.
+    best = [plans.search_layouts("llama-2-70b", n, "H100 SXM", 4096, 4 * 2**20).best["mfu"] for n in (64, 256, 1024)]
+    assert best[0] > best[1] > best[2]
+
+
+def test_bad_input_is_refused_by_name():
+    cases = [(dict(gpus=0), "gpus"), (dict(global_batch_tokens=4 * 10**6), "global_batch_tokens"),
+             (dict(schedule="pipedream"), "schedule"), (dict(overlap=1.5), "overlap"),
+             (dict(compute_efficiency=0), "compute_efficiency"), (dict(gpu="H1OO"), "gpu"),
+             (dict(micro_batch_sizes=(3,)), "micro_batch_sizes"), (dict(gpus=7), "gpus")]
+    for change, param in cases:
+        kwargs = {**dict(model=LLAMA7, gpus=64, gpu="H100 SXM", seq_len=4096, global_batch_tokens=4 * 2**20), **change}
+        with pytest.raises(InputError) as err:
+            plans.search_layouts(**kwargs)
+        assert err.value.param == param, (change, err.value)
+    with pytest.raises(InputError, match=r"nearest are 3,997,696 and 4,001,792\); a paper's '4M tokens' is usually 4 "):
+        plans.search_layouts(LLAMA7, 64, seq_len=4096, global_batch_tokens=4 * 10**6)
+
+
+def _llmest(*args):
+    return subprocess.run([sys.executable, "-m", "llmest", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_the_command_gives_the_library_answer_in_the_contracts_json():
+    done = _llmest("layout", "llama-2-7b", "--gpus", "256", "--gpu", "H100 SXM", "--seq-len", "4096",
+                   "--global-batch-tokens", "4194304", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    layouts = data["layouts"]
+    assert len(layouts) == 10 and data["searched"] > 1000
+    for key in ("tp", "cp", "pp", "dp", "zero", "micro_batch", "recompute", "memory_per_gpu_bytes", "step_time_s",
+                "mfu", "fits"):
+        assert key in layouts[0]
+    best = plans.search_layouts(LLAMA7, 256, "H100 SXM", 4096, 4 * 2**20).best
+    assert {k: layouts[0][k] for k in best if k in layouts[0]} == {k: best[k] for k in layouts[0] if k in best}
+
+
+def test_the_command_refuses_bad_options_in_one_line():
+    done = _llmest("layout", "llama-2-7b", "--gpus", "64", "--seq-len", "4096", "--global-batch-tokens", "4M")
+    assert done.returncode == 2 and "--global-batch-tokens:" in done.stderr and "Traceback" not in done.stderr
+    done = _llmest("layout", "llama-2-7b", "--gpus", "64", "--seq-len", "4096", "--global-batch-tokens", "4194304",
+                   "--overlap", "2")
+    assert done.returncode == 2 and "--overlap:" in done.stderr
+    text = _llmest("layout", "llama-2-7b", "--gpus", "16", "--seq-len", "2048", "--global-batch-tokens",
+                   "1048576", "--gpu", "a100-80gb", "--top", "3")
+    assert text.returncode == 0 and len(text.stdout.splitlines()) == 5 and hardware.gpu("A100 80GB").name in text.stdout
+    assert comm.SCHEDULES
