@@ -243,8 +243,9 @@ NETWORK = {
     "L4": Network(32 * GB_S, 100 / 8 / 8 * GB_S, 8, _PCIE4, recalled=True),
     "MI300X": Network(448 * GB_S, 400 / 8 * GB_S, 8, "Infinity Fabric at 896 GB/s both ways to the other 7 GPUs; "
                       "a 400 Gb/s port per GPU", recalled=True),
-    "TPU v4": Network(150 * GB_S, 100 / 8 * GB_S / 4, 4096, "ICI: 6 links a chip in a 3D torus of 4,096 chips; DCN "
-                      "between pods", recalled=True),
+    "TPU v4": Network(300 * GB_S, 100 / 8 * GB_S / 4, 4096, "ICI: 6 links of 50 GB/s each way a chip (400 Gb/s, "
+                      "glennklockwood.com/garden/processors/TPUv4) in a 3D torus of 4,096 chips; DCN between pods "
+                      "assumed at 25 Gb/s a chip", recalled=True),
     "TPU v5e": Network(200 * GB_S, 50 / 8 * GB_S, 256, "ICI at 400 GB/s both ways in a pod of 256 chips; DCN "
                        "between pods", recalled=True),
     "TPU v5p": Network(600 * GB_S, 50 / 8 * GB_S, 8960, "ICI at 1,200 GB/s both ways in a pod of 8,960 chips; DCN "

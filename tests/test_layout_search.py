@@ -23,7 +23,7 @@ def search():
 def test_every_layout_splits_the_gpus_the_model_and_the_batch(search):
     c = search.columns
     assert (c["tp"] * c["cp"] * c["pp"] * c["dp"] == 256).all()
-    assert (LLAMA7.num_heads % c["tp"] == 0).all() and (LLAMA7.num_layers % c["pp"] == 0).all()
+    assert (LLAMA7.num_heads % c["tp"] == 0).all() and (c["pp"] <= LLAMA7.num_layers).all()
     sequences = 4 * 2**20 // 4096
     assert (c["micro_batches"] * c["micro_batch"] * c["dp"] == sequences).all()
     assert (c["tp_in_node"] | (c["tp"] > 1)).all()  # only a tensor-parallel ring can be put across nodes
@@ -113,7 +113,7 @@ def test_bad_input_is_refused_by_name():
     cases = [(dict(gpus=0), "gpus"), (dict(global_batch_tokens=4 * 10**6), "global_batch_tokens"),
              (dict(schedule="pipedream"), "schedule"), (dict(overlap=1.5), "overlap"),
              (dict(compute_efficiency=0), "compute_efficiency"), (dict(gpu="H1OO"), "gpu"),
-             (dict(micro_batch_sizes=(3,)), "micro_batch_sizes"), (dict(gpus=7), "gpus")]
+             (dict(micro_batch_sizes=(3,)), "micro_batch_sizes"), (dict(gpus=37), "gpus")]
     for change, param in cases:
         kwargs = {**dict(model=LLAMA7, gpus=64, gpu="H100 SXM", seq_len=4096, global_batch_tokens=4 * 2**20), **change}
         with pytest.raises(InputError) as err:

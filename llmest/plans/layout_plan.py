@@ -91,6 +91,20 @@ class LayoutSearch:
         picked = {name: self.columns[name][chosen].tolist() for name in columns}
         return [dict(zip(picked, values)) for values in zip(*picked.values())]
 
+    def find(self, **layout) -> dict:
+        """The layout with these settings (tp, cp, pp, dp, zero, micro_batch, recompute, tp_in_node; those left
+        out must leave one row), with every column."""
+        rows = np.ones(len(self.order), dtype=bool)
+        for name, value in layout.items():
+            if name not in COLUMNS[:8]:
+                raise InputError(name, f"{name}: not a setting of a layout (one of {', '.join(COLUMNS[:8])}).")
+            rows &= self.columns[name] == value
+        found = np.flatnonzero(rows)
+        if len(found) != 1:
+            raise InputError("layout", f"layout == {layout}: {len(found)} layouts match, not one.")
+        return {name: column[found[0]].item() if hasattr(column[found[0]], "item") else column[found[0]]
+                for name, column in self.columns.items()}
+
     @property
     def best(self) -> dict | None:
         """The fastest layout that fits, or None when none does."""
@@ -107,8 +121,6 @@ def _enumerate(cfg, gpus, seq_seqs, per_node, micro_batches, zero_stages, recomp
             if seq_seqs[1] % cp:
                 continue
             for pp in _divisors(gpus // (tp * cp), cfg.num_layers):
-                if cfg.num_layers % pp:
-                    continue
                 dp = gpus // (tp * cp * pp)
                 if seq_seqs[0] % dp:
                     continue
@@ -140,7 +152,8 @@ def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_token
     Memory per GPU: the states of 1/(tp·pp) of the parameters, sharded by ZeRO over the dp·cp GPUs that hold the
     same shard (Megatron-Core's distributed optimizer shards over data and context parallel ranks); the
     activations of the micro-batches the first stage holds under the schedule, each of L/pp layers at s/cp tokens;
-    the output layer; the runtime's overhead. Step time: the step's FLOPs (6·N·D, attention, and what recomputation
+    the output layer; the runtime's overhead. A pipeline whose stages cannot be equal holds ⌈L/pp⌉ layers in the
+    largest, and the step waits for it. Step time: the step's FLOPs (6·N·D, attention, and what recomputation
     repeats) over all GPUs at ``compute_efficiency`` of the peak, times (1 + the bubble), plus the communication
     that ``overlap`` does not hide. MFU counts 6·N·D and attention, as PaLM's does."""
     cfg = config_from(model)
@@ -220,7 +233,7 @@ def _memory(c, cfg, g, seq_len, sequences, convention, optimizer, schedule, sequ
         rows = c["recompute"] == way
         args = (cfg, b[rows], tokens[rows], tp[rows], sequence_parallel)
         kept = model_layer_activation_bytes(*args, recompute=way, flash=flash)
-        activations[rows] = cfg.num_layers / pp[rows] * held[rows] * kept
+        activations[rows] = _stage_layers(cfg, pp[rows]) * held[rows] * kept
         if way == "full":  # one layer recomputed at a time during backward
             activations[rows] += model_layer_activation_bytes(*args, recompute="none", flash=flash)
     activations += output_activation_bytes(tokens, b, cfg.hidden_size, cfg.vocab_size, tp)
@@ -239,14 +252,19 @@ def _time(c, cfg, g, gpus, seq_len, tokens, schedule, overlap, efficiency):
     # scores for "selective" (a third of attention).
     repeated = np.where(c["recompute"] == "full", matmul / 3 + attention / 3,
                         np.where(c["recompute"] == "selective", attention / 3, 0.0)) * tokens
-    compute_s = (model_flops + repeated) / (gpus * g.bf16_flops_per_s * efficiency)
+    # An uneven pipeline waits for its largest stage: ⌈L/p⌉ layers where L/p would balance it.
+    imbalance = _stage_layers(cfg, pp) * pp / cfg.num_layers
+    compute_s = (model_flops + repeated) * imbalance / (gpus * g.bf16_flops_per_s * efficiency)
     bubble_s = compute_s * comm.bubble_ratio(pp, m, schedule)
 
     def link(inner, size):
-        return np.where(_span_in_node(inner, size, net.gpus_per_node), net.intra_node_bytes_per_s,
-                        net.inter_node_bytes_per_s)
+        """A group's bandwidth per GPU: NVLink within a node; across nodes, the network ports of the group's
+        members in each node (NCCL runs a ring per port), never more than NVLink."""
+        members = np.maximum(1, np.minimum(size, net.gpus_per_node // inner))
+        across = np.minimum(net.intra_node_bytes_per_s, members * net.inter_node_bytes_per_s)
+        return np.where(_span_in_node(inner, size, net.gpus_per_node), net.intra_node_bytes_per_s, across)
 
-    layers = cfg.num_layers / pp
+    layers = _stage_layers(cfg, pp)
     tokens_per_gpu = seq_len / cp
     all_reduces = np.where(c["recompute"] == "full", 6, 4)
     parts = {
@@ -265,6 +283,11 @@ def _time(c, cfg, g, gpus, seq_len, tokens, schedule, overlap, efficiency):
     c["compute_s"], c["bubble_s"], c["comm_s"], c["exposed_comm_s"] = compute_s, bubble_s, total, total - hidden
     c["step_time_s"] = compute_s + bubble_s + total - hidden
     c["mfu"] = model_flops / (gpus * g.bf16_flops_per_s * c["step_time_s"])
+
+
+def _stage_layers(cfg, pp):
+    """Layers in the largest pipeline stage: ⌈L/p⌉ (Megatron-LM may also split unevenly by hand)."""
+    return -(-cfg.num_layers // pp)
 
 
 def _dp_bytes(c, cfg, tp, pp, replicas, m):

@@ -97,7 +97,7 @@ def svg_chart(series, x_label: str, y_label: str, marker=None, width=460, height
     y_ticks = ([10 ** d for d in range(math.ceil(y0), math.floor(y1) + 1)] if y_log
                else [y0 + (y1 - y0) * k / 4 for k in range(5)])
     for tick in y_ticks:
-        parts.append(f'<text x="{left - 4}" y="{py(tick) + 4:.1f}" text-anchor="end">{tick:.3g}</text>')
+        parts.append(f'<text x="{left - 4}" y="{py(tick) + 4:.1f}" text-anchor="end">{tick:,g}</text>')
     for i, (sx, sy, color, label) in enumerate(series):
         points = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(sx, sy) if y > 0)
         parts.append(f'<polyline fill="none" stroke="{color}" stroke-width="2" points="{points}"/>')
@@ -109,3 +109,59 @@ def svg_chart(series, x_label: str, y_label: str, marker=None, width=460, height
     parts.append(f'<text x="12" y="{(top + bottom) / 2}" text-anchor="middle" '
                  f'transform="rotate(-90 12 {(top + bottom) / 2})">{html.escape(y_label)}</text></svg>')
     return "".join(parts)
+
+
+def svg_scatter(groups, x_label: str, y_label: str, marker=None, x_line=None, width=460, height=240) -> str:
+    """Points on log-log axes in SVG: ``groups`` are (xs, ys, color, label); points that fall on the same pixel
+    are drawn once, so thousands of layouts stay a small page. ``marker``: an (x, y) ringed in red; ``x_line``: an
+    (x, label) drawn as a dashed vertical line."""
+    import math
+
+    xs = [x for g in groups for x in g[0]] + ([x_line[0]] if x_line else [])
+    ys = [y for g in groups for y in g[1]]
+    x0, x1 = math.log10(min(xs)) - 0.05, math.log10(max(xs)) + 0.05
+    y0, y1 = math.log10(min(ys)) - 0.05, math.log10(max(ys)) + 0.05
+    left, bottom, right, top = 56, height - 34, width - 10, 10
+
+    def px(x):
+        return left + (math.log10(x) - x0) / (x1 - x0) * (right - left)
+
+    def py(y):
+        return bottom - (math.log10(y) - y0) / (y1 - y0) * (bottom - top)
+
+    parts = [f'<svg viewBox="0 0 {width} {height}" width="100%" xmlns="http://www.w3.org/2000/svg" '
+             f'style="max-width:{2 * width}px;height:auto;font:11px sans-serif">',
+             f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#888"/>',
+             f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" stroke="#888"/>']
+    for lo, hi, place in ((x0, x1, "x"), (y0, y1, "y")):
+        for tick in _ticks(lo, hi):
+            parts.append(f'<text x="{px(tick):.1f}" y="{bottom + 14}" text-anchor="middle">{tick:,g}</text>'
+                         if place == "x" else
+                         f'<text x="{left - 4}" y="{py(tick) + 4:.1f}" text-anchor="end">{tick:,g}</text>')
+    for i, (gx, gy, color, label) in enumerate(groups):
+        seen = sorted({(round(px(x)), round(py(y))) for x, y in zip(gx, gy)})
+        dots = "".join(f"M{x} {y}h0" for x, y in seen)  # a round cap on a zero-length line: a dot, in 10 bytes
+        parts.append(f'<path d="{dots}" stroke="{color}" stroke-width="3" stroke-linecap="round" '
+                     'stroke-opacity="0.6"/>')
+        parts.append(f'<text x="{right - 4}" y="{top + 12 + 13 * i}" text-anchor="end" fill="{color}">'
+                     f'{html.escape(label)}</text>')
+    if x_line is not None:
+        x = px(x_line[0])
+        parts.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{bottom}" stroke="#000" stroke-dasharray="4 3"/>'
+                     f'<text x="{x + 3:.1f}" y="{bottom - 4}">{html.escape(x_line[1])}</text>')
+    if marker is not None:
+        parts.append(f'<circle cx="{px(marker[0]):.1f}" cy="{py(marker[1]):.1f}" r="5" fill="none" stroke="#b00020" '
+                     'stroke-width="2"/>')
+    parts.append(f'<text x="{(left + right) / 2}" y="{height - 4}" text-anchor="middle">{html.escape(x_label)}</text>')
+    parts.append(f'<text x="12" y="{(top + bottom) / 2}" text-anchor="middle" '
+                 f'transform="rotate(-90 12 {(top + bottom) / 2})">{html.escape(y_label)}</text></svg>')
+    return "".join(parts)
+
+
+def _ticks(lo: float, hi: float) -> list:
+    """Round ticks for a log axis from 10**lo to 10**hi: the decades, or 1-2-5 steps within less than two."""
+    import math
+
+    steps = (1,) if hi - lo >= 2 else (1, 2, 5)
+    return [m * 10 ** d for d in range(math.floor(lo), math.ceil(hi) + 1) for m in steps
+            if lo <= math.log10(m * 10 ** d) <= hi]

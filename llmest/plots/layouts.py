@@ -1,0 +1,57 @@
+"""Chapter 5's figures of the layout search: step time against memory per GPU for every layout, and the MFU of the
+best layout as the GPUs grow."""
+
+from __future__ import annotations
+
+from .._validate import InputError, quote
+from ..units import format_percent
+from .base import axes as _axes
+
+
+def layout_search(found, ax=None):
+    """Every layout of a ``plans.search_layouts`` result: step time against memory per GPU, fitting layouts in blue,
+    the others in red, the usable memory dashed and the fastest that fits ringed."""
+    from .. import hardware
+    from ..plans import LayoutSearch
+
+    if not isinstance(found, LayoutSearch):
+        raise InputError("found", f"found == {quote(found)}, must be what plans.search_layouts returns.")
+    ax = _axes(ax, (7, 4.2))
+    c = found.columns
+    for rows, color, label in ((c["fits"], "#4c72b0", "fits"), (~c["fits"], "#c44e52", "does not fit")):
+        if rows.any():
+            ax.scatter(c["memory_per_gpu_bytes"][rows] / 1e9, c["step_time_s"][rows], s=4, alpha=0.4, color=color,
+                       label=f"{label} ({rows.sum():,})", linewidths=0)
+    usable = hardware.gpu(found.gpu).memory_bytes * (1 - found.settings["margin"])
+    ax.axvline(usable / 1e9, color="black", linestyle="--", linewidth=1, label="usable memory")
+    best = found.best
+    if best:
+        ax.plot(best["memory_per_gpu_bytes"] / 1e9, best["step_time_s"], "o", markersize=10, markerfacecolor="none",
+                markeredgecolor="#b00020", markeredgewidth=2,
+                label=f"fastest that fits: TP {best['tp']} CP {best['cp']} PP {best['pp']} DP {best['dp']}, "
+                      f"ZeRO-{best['zero']}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("memory per GPU (GB)")
+    ax.set_ylabel("step time (s)")
+    ax.set_title(f"{found.model} on {found.gpus:,} × {found.gpu}: {len(found):,} layouts")
+    ax.legend(fontsize=8, loc="upper right")
+    return ax
+
+
+def mfu_by_gpus(searches, ax=None):
+    """The best layout's MFU and step time for each search of ``searches`` (one per GPU count, the same run)."""
+    ax = _axes(ax, (7, 3.6))
+    best = [(s.gpus, s.best) for s in searches if s.best]
+    if not best:
+        raise InputError("searches", "searches: no layout fits in any of them, so there is no MFU to draw.")
+    gpus = [n for n, _ in best]
+    ax.plot(gpus, [b["mfu"] * 100 for _, b in best], "o-", color="#4c72b0")
+    for n, b in best:
+        ax.annotate(f"{format_percent(b['mfu'], 0)}\nTP{b['tp']} PP{b['pp']} DP{b['dp']}", (n, b["mfu"] * 100),
+                    textcoords="offset points", xytext=(0, 8), ha="center", fontsize=7)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("GPUs (the same global batch)")
+    ax.set_ylabel("MFU of the best layout (%)")
+    ax.set_ylim(0, max(b["mfu"] for _, b in best) * 130)
+    return ax
