@@ -62,6 +62,14 @@ def _scaling(p):
     return p.optimum is None or (_numbers(*p.optimum) and min(p.optimum) > 0)
 
 
+def _layouts(p):
+    s = p.search
+    if s is None:
+        return True
+    c = s.columns
+    return len(s) > 0 and all(_numbers(*c[k][:50].tolist()) for k in ("memory_per_gpu_bytes", "step_time_s", "mfu"))
+
+
 # calculator: (the fields showing its result, the attribute holding it, the check of a shown result)
 CALCULATORS = {
     W.ParamCalculator: (("chart",), "count", _param),
@@ -70,6 +78,7 @@ CALCULATORS = {
     W.RooflineExplorer: (("summary", "chart"), "estimate", _roofline),
     W.DataPlanner: (("summary",), "result", _data),
     W.ScalingExplorer: (("summary", "chart"), "optimum", _scaling),
+    W.LayoutExplorer: (("summary", "table", "chart"), "search", _layouts),
 }
 
 _NONSENSE = re.compile(r"\b([Nn]a[Nn]|[Ii]nf|[Ii]nfinity)\b|\$-|-\$|(?<![\w.-])-\d[\d.,]*\s*[kKMGTPE]?i?B\b")

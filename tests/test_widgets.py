@@ -588,3 +588,19 @@ def test_the_training_planner_adds_the_attention_of_a_sequence_length():
     planner.inputs["params"].value = "7B"  # a bare count has no layers to count attention on
     assert "needs model" in planner.errors["params"].value
 
+
+
+def test_layout_explorer_shows_the_librarys_best_layout_and_follows_the_gpus():
+    from llmest import plans
+    from llmest.widgets import LayoutExplorer
+
+    explorer = LayoutExplorer(model="llama-2-7b", gpu="H100 SXM", gpus=64, seq_len=4096, batch_tokens="1048576")
+    best = plans.search_layouts("llama-2-7b", 64, "H100 SXM", 4096, 2**20).best
+    assert explorer.search.best == best
+    assert f"TP {best['tp']} × CP {best['cp']} × PP {best['pp']} × DP {best['dp']}" in explorer.summary.value
+    assert "<svg" in explorer.chart.value and "usable" in explorer.chart.value
+    explorer.inputs["gpus"].value = 256
+    assert explorer.search.gpus == 256 and explorer.search.best == plans.search_layouts(
+        "llama-2-7b", 256, "H100 SXM", 4096, 2**20).best
+    explorer.inputs["batch_tokens"].value = "1M"  # decimal: not a whole number of 4,096-token sequences
+    assert explorer.search is None and "1,048,576" in explorer.errors["batch_tokens"].value
