@@ -241,7 +241,8 @@ RULES = {
     "digits": lambda name, value: check_int(name, value, minimum=1, maximum=17),  # what a float holds
     "decimals": lambda name, value: check_int(name, value, minimum=0, maximum=17),
     "limit": lambda name, value: check_int(name, value, maximum=SEARCH_LIMIT),
-    "mfu": check_fraction, "cleaning_yield": check_fraction, "compute_efficiency": check_fraction, "share": check_open_fraction, "margin": check_margin,
+    "mfu": check_fraction, "cleaning_yield": check_fraction, "compute_efficiency": check_fraction,
+    "share": check_open_fraction, "margin": check_margin,
 }
 
 def one_of(catalogue):

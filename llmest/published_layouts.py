@@ -102,7 +102,8 @@ def predict(run, compute_efficiency=0.5, overlap=0.5) -> dict:
                            overlap=overlap, compute_efficiency=compute_efficiency,
                            micro_batch_sizes=(lay["micro_batch"],), zero_stages=(lay["zero"],),
                            recomputations=(lay["recompute"],), margin=0.0)
-    return found.find(tp=lay["tp"], cp=lay["cp"], pp=lay["pp"], dp=lay["dp"], tp_in_node=lay["tp"] <= r.gpu.network.gpus_per_node)
+    in_node = lay["tp"] <= r.gpu.network.gpus_per_node
+    return found.find(tp=lay["tp"], cp=lay["cp"], pp=lay["pp"], dp=lay["dp"], tp_in_node=in_node)
 
 
 def efficiency_for(run, overlap=0.5) -> float:

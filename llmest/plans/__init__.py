@@ -23,10 +23,10 @@ from .serving_plan import DecodeEstimate, ServingEstimate, decode_estimate, esti
 from .time_plan import (TIME_MARGIN_TEXT, MfuEstimate, TimeEstimate, TrainingEstimate, estimate_finetune_time,
                         estimate_mfu, estimate_time, estimate_training)
 
-__all__ = ["GPU_SEARCH_LIMIT", "PARTS", "SEARCHED", "TASKS", "TIME_MARGIN_TEXT", "BudgetEstimate", "CorpusEstimate",
-           "DecodeEstimate", "MemoryBreakdown", "MemoryPlan", "MfuEstimate", "ServingEstimate", "TimeEstimate",
-           "TrainingEstimate",
-           "chinchilla_for_budget", "decode_estimate", "estimate_budget", "estimate_corpus", "estimate_finetune_time",
-           "estimate_mfu", "estimate_serving", "estimate_time", "estimate_training", "fits", "gpus_to_hold",
-           "inference_memory", "min_gpus", "LayoutSearch", "search_layouts", "plan_memory", "qlora_memory", "state_gpus", "training_memory",
-           "usable_bytes", "zero_gpus"]
+__all__ = ["BudgetEstimate", "CorpusEstimate", "DecodeEstimate", "GPU_SEARCH_LIMIT", "LayoutSearch",
+           "MemoryBreakdown", "MemoryPlan", "MfuEstimate", "PARTS", "SEARCHED", "ServingEstimate", "TASKS",
+           "TIME_MARGIN_TEXT", "TimeEstimate", "TrainingEstimate", "chinchilla_for_budget", "decode_estimate",
+           "estimate_budget", "estimate_corpus", "estimate_finetune_time", "estimate_mfu", "estimate_serving",
+           "estimate_time", "estimate_training", "fits", "gpus_to_hold", "inference_memory", "min_gpus",
+           "plan_memory", "qlora_memory", "search_layouts", "state_gpus", "training_memory", "usable_bytes",
+           "zero_gpus"]

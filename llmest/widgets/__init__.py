@@ -13,8 +13,8 @@ from .practice import (GRADE_COLORS, FlashcardDeck, TimedSession, exercise_widge
                        verdict_html)
 from .render import ERROR_STYLE, bar_chart_html, breakdown_chart_html, memory_bar_html, svg_chart
 
-__all__ = ["ERROR_STYLE", "GRADE_COLORS", "DataPlanner", "FlashcardDeck", "LayoutExplorer", "MemoryPlanner", "ParamCalculator",
-           "RooflineExplorer", "ScalingExplorer", "TimedSession", "TrainingPlanner", "bar_chart_html",
-           "breakdown_chart_html", "data_planner", "exercise_widget", "flashcard_deck", "layout_explorer", "memory_bar_html",
-           "memory_planner", "param_calculator", "roofline_explorer", "scaling_explorer", "svg_chart",
-           "timed_session", "training_planner", "verdict_html"]
+__all__ = ["ERROR_STYLE", "GRADE_COLORS", "DataPlanner", "FlashcardDeck", "LayoutExplorer", "MemoryPlanner",
+           "ParamCalculator", "RooflineExplorer", "ScalingExplorer", "TimedSession", "TrainingPlanner",
+           "bar_chart_html", "breakdown_chart_html", "data_planner", "exercise_widget", "flashcard_deck",
+           "layout_explorer", "memory_bar_html", "memory_planner", "param_calculator", "roofline_explorer",
+           "scaling_explorer", "svg_chart", "timed_session", "training_planner", "verdict_html"]

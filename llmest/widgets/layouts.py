@@ -76,7 +76,8 @@ class LayoutExplorer(Form):
                 f"{format_int(len(found))} layouts, {format_int(found.fitting)} fit. <b>Fastest that fits: TP "
                 f"{best['tp']} × CP {best['cp']} × PP {best['pp']} × DP {best['dp']}</b>, ZeRO-{best['zero']}, "
                 f"micro-batch {best['micro_batch']} ({best['micro_batches']} a step), "
-                f"{_RECOMPUTE[best['recompute']]}: step <b>{best['step_time_s']:.2f} s</b>, MFU <b>{format_percent(best['mfu'], 1)}"
+                f"{_RECOMPUTE[best['recompute']]}: step <b>{best['step_time_s']:.2f} s</b>, MFU "
+                f"<b>{format_percent(best['mfu'], 1)}"
                 f"</b>, {format_bytes(best['memory_per_gpu_bytes'])} per GPU")
         self.table.value = _table(found.rows(SHOWN, tuple(found.columns)))
         c = found.columns
