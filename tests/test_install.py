@@ -14,13 +14,17 @@ import shutil
 import site
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from conftest import require
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: pip's own copy of the same parser
+    from pip._vendor import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -104,21 +108,29 @@ def test_a_chapter_runs_from_the_wheel_outside_the_repository(installed):
     assert checked
 
 
+@pytest.mark.parametrize("path", sorted(ROOT.glob("*/*.ipynb")), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_no_notebook_opens_a_path_under_tests(path):
+    """What a chapter reads ships with the package: nothing reaches into the test suite's folder."""
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type == "code":
+            assert not re.search(r"""["'/]tests["'/]""", cell.source), cell.source
+
+
 def _printed(cell) -> str:
     return "".join(out.text for out in cell.outputs if out.output_type == "stream")
 
 
-def _colab_cells():
-    for path in sorted((ROOT / "solutions").glob("*.ipynb")) + sorted((ROOT / "notebooks").glob("*.ipynb")):
-        nb = nbformat.read(path, as_version=4)
-        code = [c for c in nb.cells if c.cell_type == "code"]
-        yield path, code[0]
+CHAPTERS = [*sorted((ROOT / "solutions").glob("*.ipynb")), *sorted((ROOT / "notebooks").glob("*.ipynb"))]
 
 
-@pytest.mark.parametrize("path, cell", list(_colab_cells()), ids=lambda x: getattr(x, "name", ""))
-def test_each_chapter_installs_the_workbook_on_colab_first(path, cell):
-    """The first code cell installs llmest from the repository on Colab, and only there."""
-    lines = cell.source.splitlines()
+def _first_code_cell(path):
+    return next(c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code")
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_each_chapter_installs_the_workbook_on_colab_first(path):
+    """The first code cell installs llmest from the repository on Colab (chapter 6 with torch)."""
+    lines = _first_code_cell(path).source.splitlines()
     assert lines[0].startswith("#") and "Colab" in lines[0]
     assert 'if "google.colab" in sys.modules:' in lines
     install = re.fullmatch(r'    %pip install --quiet "llmest\[([\w,]+)\] @ git\+(\S+)"', lines[-1])
@@ -128,14 +140,26 @@ def test_each_chapter_installs_the_workbook_on_colab_first(path, cell):
     assert ("measure" in extras) == ("import torch" in path.read_text(encoding="utf-8"))
 
 
-def test_the_colab_cell_does_nothing_elsewhere():
-    _, cell = next(_colab_cells())
-    from IPython.core.interactiveshell import InteractiveShell
+@pytest.mark.parametrize("on_colab", [False, True], ids=["elsewhere", "on-colab"])
+def test_the_colab_cell_installs_only_on_colab(on_colab, monkeypatch):
+    """The cell as IPython runs it (its %pip made a call), with and without Colab's module loaded."""
+    from IPython.core.inputtransformer2 import TransformerManager
 
-    shell = InteractiveShell.instance()
-    result = shell.run_cell(cell.source)
-    assert result.success and result.result is None
-    assert "llmest" not in shell.user_ns and shell.user_ns["sys"] is sys
+    cell = _first_code_cell(CHAPTERS[0])
+    calls = []
+
+    class Shell:
+        def run_line_magic(self, name, line):
+            calls.append((name, line))
+
+    monkeypatch.delitem(sys.modules, "google.colab", raising=False)
+    if on_colab:
+        monkeypatch.setitem(sys.modules, "google.colab", type(sys)("google.colab"))
+    exec(TransformerManager().transform_cell(cell.source), {"get_ipython": Shell})
+    if on_colab:
+        assert calls == [("pip", f'install --quiet "llmest[chapters] @ git+{REPOSITORY}"')]
+    else:
+        assert calls == []
 
 
 def test_environment_yml_follows_repo2docker():
