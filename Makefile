@@ -50,7 +50,7 @@ html: $(WORKBOOK)
 	rm -rf build/html
 	$(BIN)/python -m llmest.export --out build/html
 
-## Write an nbgrader course (build/course: source/, nbgrader_config.py) and release chapters 1-5 with nbgrader.
+## Write an nbgrader course (build/course: source/, nbgrader_config.py) and release chapters 1-6 with nbgrader.
 course: $(COURSE)
 	$(BIN)/python -m llmest.course --out $(COURSE_DIR)
 	cd $(COURSE_DIR) && PATH="$(CURDIR)/$(BIN):$$PATH" $(CURDIR)/$(BIN)/nbgrader generate_assignment --force \

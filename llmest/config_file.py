@@ -1,5 +1,5 @@
 """Model configs as data: a Hugging Face ``config.json`` read from a file, its folder or pasted JSON text, into a
-dict; and the fields of the named presets.
+dict; the published ``config.json`` files that ship with the package; and the fields of the named presets.
 
 Whatever is wrong with the input (no such file, a FIFO, a huge or binary file, invalid or too deeply nested JSON,
 JSON that is not an object) is an InputError naming the parameter and the value; nothing blocks or recurses away.
@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from importlib import resources
 from pathlib import Path
 
 from . import _validate as v
@@ -19,6 +20,9 @@ MAX_BYTES = 10_000_000  # a real config.json is a few KB
 # The largest size or count a model may have (hidden size, layers, experts, ...): far above any real model, and
 # exact as a float (below 2**53), so that every count stays finite and exact.
 MAX_SIZE = 10**15
+# Published config.json files, one or more for every model type the library reads, shipped as package data so that a
+# chapter finds them wherever llmest is installed; where each was copied from is in SOURCES.md beside them.
+CONFIGS = Path(str(resources.files("llmest") / "configs"))
 
 
 def read_json(text: str, param: str = "config", where: str = "the pasted config.json") -> dict:

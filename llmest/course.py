@@ -23,8 +23,10 @@ import nbformat
 from .authoring import (BEGIN, CODE_PROMPT, END, MARKDOWN_PROMPT, POINTS, ROOT, SOLUTIONS, CourseError, grade_id,
                         mark, nbgrader_meta, test_cell)
 
-# Chapter 6 needs PyTorch and reads ../tests/fixtures, and the appendix has no exercises: the course releases 1-5.
-CHAPTERS = ("01_parameters", "02_memory", "03_flops_and_time", "04_data_and_tokens", "05_interview_drills")
+# The appendix has no exercises: the course releases chapters 1-6. Chapter 6 runs where PyTorch and transformers are
+# installed (the measure extra), for the students and for autograding.
+CHAPTERS = ("01_parameters", "02_memory", "03_flops_and_time", "04_data_and_tokens", "05_interview_drills",
+            "06_measure_it_yourself")
 
 
 CONFIG = f'''# nbgrader's configuration for the llmest course, written by llmest.

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "tests" / "fixtures"
+FIXTURES = ROOT / "llmest" / "configs"  # the published config.json files
 sys.path.insert(0, str(ROOT / "tests"))
 
 

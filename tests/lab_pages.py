@@ -41,7 +41,6 @@ def _free_port() -> int:
 def lab_server(work_dir: Path):
     """A JupyterLab server on loopback over a copy of the student notebooks; yields its URL."""
     notebooks = shutil.copytree(NOTEBOOKS, work_dir / "notebooks")
-    (work_dir / "tests").symlink_to(ROOT / "tests")  # chapter 6 reads ../tests/fixtures, as from the repository
     settings = work_dir / "settings"
     for name, values in QUIET_SETTINGS.items():
         (settings / name).parent.mkdir(parents=True, exist_ok=True)

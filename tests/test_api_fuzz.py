@@ -15,19 +15,18 @@ import numbers
 import resource
 import signal
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from llmest import InputError, comm, compute, data, hardware, kv_cache, memory, model, params, plans, runs, units
+from llmest.config_file import CONFIGS
 
 MODULES = (params, model, kv_cache, memory, comm, compute, data, hardware, runs, plans, units)
 # Functions that take text, not numbers, or that do not take input at all; each is fuzzed elsewhere.
 ELSEWHERE = {"tokens_per_byte", "measured_tokens_per_gb", "sample_text", "halfwidth", "check_length"}
-CONFIG = str(Path(__file__).parent / "fixtures" / "llama-2-7b.json")
+CONFIG = str(CONFIGS / "llama-2-7b.json")
 
 LLAMA = model.preset("llama-2-7b")
 # A good value for each parameter name, where the name alone says what it is.

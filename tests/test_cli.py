@@ -14,8 +14,9 @@ from llmest import data as dt
 from llmest import drills, hardware
 from llmest import memory as mem
 from llmest import plans
+from llmest.config_file import CONFIGS
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = CONFIGS
 
 
 def run_json(capsys, *argv):

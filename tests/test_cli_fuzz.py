@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from llmest import cli
+from llmest.config_file import CONFIGS
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = CONFIGS
 HUGE = str(10**30)
 INTS = ["0", "-1", "nan", "inf", "1e400", HUGE, "99999999999999999999", "", "abc", "7B", "1.5", "9" * 5000]
 REALS = ["0", "-1", "nan", "inf", "1e400", "1e308", HUGE, "", "abc", "7B", "1e-300", "5e-324", "9" * 5000]

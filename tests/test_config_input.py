@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 import llmest as le
 from llmest import model as m
 from llmest._validate import quote
+from llmest.config_file import CONFIGS
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = CONFIGS
 LLAMA = (FIXTURES / "llama-2-7b.json").read_text()
 
 

@@ -2,15 +2,15 @@
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 import llmest as le
 from llmest._hf import READERS
+from llmest.config_file import CONFIGS
 from conftest import require
 
-FIXTURES = sorted((Path(__file__).parent / "fixtures").glob("*.json"))
+FIXTURES = sorted(CONFIGS.glob("*.json"))
 MODEL_TYPES = ["llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "gemma", "phi3", "gpt2", "gpt_neox", "falcon",
                "opt", "olmo2", "deepseek_v2", "deepseek_v3", "qwen3", "qwen3_moe", "gemma2", "gemma3_text", "phi",
                "bloom", "mpt", "starcoder2", "olmoe", "gpt_oss", "glm4", "glm4_moe", "cohere", "granite",
@@ -106,7 +106,7 @@ def test_a_neighbouring_model_type_would_count_wrong():
 @pytest.mark.parametrize("model_type", ["phi4", "llama3", "qwen3_next", "gemma3", "llama4", "mistral3", "olmo",
                                         "qwen2_vl", "gpt", "deepseek"])
 def test_near_miss_model_types_are_refused_without_substitution(model_type):
-    config = json.loads((Path(__file__).parent / "fixtures" / "llama-2-7b.json").read_text())
+    config = json.loads((CONFIGS / "llama-2-7b.json").read_text())
     with pytest.raises(le.InputError, match=f"'model_type' == '{model_type}' is not supported") as err:
         le.ModelConfig.from_hf_config(dict(config, model_type=model_type))
     assert "Did you mean" not in str(err.value)

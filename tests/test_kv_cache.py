@@ -3,7 +3,6 @@ attention, sliding windows (every layer, alternating, five in six) and Llama 4's
 real; and the local layers of every fixture as transformers' cache would lay them out."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,9 +11,10 @@ from hypothesis import strategies as st
 
 import llmest as le
 from conftest import require
+from llmest import config_file
 from llmest import memory as mem
 
-FIXTURES = sorted((Path(__file__).parent / "fixtures").glob("*.json"))
+FIXTURES = sorted(config_file.CONFIGS.glob("*.json"))
 SMALL = dict(vocab_size=100, hidden_size=64, intermediate_size=128, num_attention_heads=4, num_key_value_heads=2)
 MOE = dict(moe_intermediate_size=32, n_routed_experts=4, num_experts_per_tok=2, n_shared_experts=1, n_group=1,
            topk_group=1)

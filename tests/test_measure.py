@@ -4,7 +4,6 @@ something out, the test names each left-out tensor and checks that they close th
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,13 +12,14 @@ from hypothesis import strategies as st
 import llmest as le
 from llmest import compute as cp
 from llmest import memory as mem
+from llmest.config_file import CONFIGS
 from conftest import require
 
 torch = require("torch")
 require("transformers")
 from llmest import measure  # noqa: E402  (needs torch, required just above)
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = CONFIGS
 # The chapter's tiny model: grouped-query attention (4 query heads, 2 KV heads), SwiGLU, RMSNorm, untied head.
 TINY = {"model_type": "llama", "vocab_size": 512, "hidden_size": 128, "intermediate_size": 352,
         "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 2048}

@@ -2,7 +2,6 @@
 implementations, ZeRO and scaling properties, and bad input."""
 
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -11,9 +10,10 @@ from hypothesis import strategies as st
 import llmest as le
 from llmest import memory as mem
 from llmest import plans
+from llmest.config_file import CONFIGS
 from conftest import require
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = CONFIGS
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -2,7 +2,6 @@
 
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,8 +10,9 @@ from hypothesis import strategies as st
 
 import llmest as le
 from llmest import model as m
+from llmest.config_file import CONFIGS
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = CONFIGS
 
 
 def from_fixture(name):

@@ -2,7 +2,6 @@
 
 import dataclasses
 import json
-from pathlib import Path
 
 import pytest
 
@@ -11,8 +10,9 @@ from llmest import compute as c
 from llmest import hardware, runs
 from llmest._validate import InputError
 from llmest.model import ModelConfig
+from llmest.config_file import CONFIGS
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = CONFIGS
 A100, H100 = 312e12, 989.4e12
 
 

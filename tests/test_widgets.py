@@ -6,6 +6,7 @@ import pytest
 
 import llmest as le
 from llmest import plans
+from llmest.config_file import CONFIGS
 
 pytest.importorskip("ipywidgets")
 from llmest.widgets import ParamCalculator  # noqa: E402
@@ -126,7 +127,7 @@ def test_planner_serving_shows_the_kv_cache(planner):
 
 
 def test_planner_reads_a_pasted_config(planner):
-    planner.inputs["config"].value = (Path(__file__).parent / "fixtures" / "mistral-7b-v0.1.json").read_text()
+    planner.inputs["config"].value = (CONFIGS / "mistral-7b-v0.1.json").read_text()
     assert planner.breakdown.total == plans.training_memory("mistral-7b", zero=3, dp=8, seq_len=4096).total
 
 
@@ -332,7 +333,7 @@ def test_serving_fields_get_their_own_messages():
 
 
 def test_a_pasted_config_with_a_byte_order_mark_is_read(planner):
-    text = (Path(__file__).parent / "fixtures" / "mistral-7b-v0.1.json").read_text()
+    text = (CONFIGS / "mistral-7b-v0.1.json").read_text()
     planner.inputs["config"].value = "\ufeff" + text
     assert planner.breakdown.total == plans.training_memory("mistral-7b", zero=3, dp=8, seq_len=4096).total
 
