@@ -8,7 +8,8 @@ memory_plan   training_memory, inference_memory, qlora_memory, plan_memory, and 
 time_plan     estimate_time (FLOPs -> GPU-hours -> days -> margin -> cost), estimate_finetune_time (LoRA),
               estimate_mfu (the MFU a run implies), estimate_training
 budget_plan   estimate_budget (a cluster's FLOPs for some days, and the model or tokens they buy)
-serving_plan  decode_estimate, estimate_serving
+serving_plan  decode_estimate, estimate_serving, estimate_request (TTFT, TPOT, the largest batch a paged KV
+              cache holds, the price of input and output tokens)
 corpus_plan   estimate_corpus, chinchilla_for_budget
 """
 
@@ -17,14 +18,15 @@ from .corpus_plan import CorpusEstimate, chinchilla_for_budget, estimate_corpus
 from .memory_plan import (GPU_SEARCH_LIMIT, PARTS, SEARCHED, TASKS, MemoryBreakdown, MemoryPlan, fits, gpus_to_hold,
                           inference_memory, min_gpus, plan_memory, qlora_memory, state_gpus, training_memory,
                           usable_bytes, zero_gpus)
-from .serving_plan import DecodeEstimate, ServingEstimate, decode_estimate, estimate_serving
+from .serving_plan import (PREFILL_EFFICIENCY, DecodeEstimate, RequestEstimate, ServingEstimate, decode_estimate,
+                           estimate_request, estimate_serving)
 from .time_plan import (TIME_MARGIN_TEXT, MfuEstimate, TimeEstimate, TrainingEstimate, estimate_finetune_time,
                         estimate_mfu, estimate_time, estimate_training)
 
-__all__ = ["GPU_SEARCH_LIMIT", "PARTS", "SEARCHED", "TASKS", "TIME_MARGIN_TEXT", "BudgetEstimate", "CorpusEstimate",
-           "DecodeEstimate", "MemoryBreakdown", "MemoryPlan", "MfuEstimate", "ServingEstimate", "TimeEstimate",
+__all__ = ["GPU_SEARCH_LIMIT", "PARTS", "PREFILL_EFFICIENCY", "SEARCHED", "TASKS", "TIME_MARGIN_TEXT", "BudgetEstimate", "CorpusEstimate",
+           "DecodeEstimate", "MemoryBreakdown", "MemoryPlan", "MfuEstimate", "RequestEstimate", "ServingEstimate", "TimeEstimate",
            "TrainingEstimate",
            "chinchilla_for_budget", "decode_estimate", "estimate_budget", "estimate_corpus", "estimate_finetune_time",
-           "estimate_mfu", "estimate_serving", "estimate_time", "estimate_training", "fits", "gpus_to_hold",
+           "estimate_mfu", "estimate_request", "estimate_serving", "estimate_time", "estimate_training", "fits", "gpus_to_hold",
            "inference_memory", "min_gpus", "plan_memory", "qlora_memory", "state_gpus", "training_memory",
            "usable_bytes", "zero_gpus"]
