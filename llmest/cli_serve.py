@@ -33,7 +33,8 @@ def cmd_serve(args):
             "memory_per_gpu_bytes": est.memory_per_gpu_bytes, "fits": est.fits, "usable_bytes": est.usable_bytes,
             "memory_parts": est.memory.parts, "prefill_flops": est.prefill_flops, "prefill_bound": est.prefill_bound,
             "decode_bound": est.bound, "decode_context_tokens": est.decode_context_tokens,
-            "blocks_per_sequence": est.blocks_per_sequence, "waste_bytes_per_sequence": est.waste_bytes_per_sequence,
+            "blocks_per_sequence": est.blocks_per_sequence,
+            "waste_bytes_per_sequence": est.waste_bytes_per_sequence,
             "price_per_gpu_hour": s["price_per_gpu_hour"],
             "usd_per_million_input_tokens": est.usd_per_million_input_tokens,
             "usd_per_million_output_tokens": est.usd_per_million_output_tokens}
@@ -47,7 +48,8 @@ def cmd_serve(args):
             ("TTFT", f"{_ms(est.ttft_s)}: {format_flops(est.prefill_flops)} FLOPs of prefill at "
                      f"{_with_unit(s['prefill_efficiency'], 'fraction')} of the peak ({est.prefill_bound}-bound)"),
             ("TPOT", f"{_ms(est.tpot_s)} a step at {est.decode_context_tokens:,} tokens of context "
-                     f"({est.bound}-bound: memory {_ms(decode.memory_seconds)}, compute {_ms(decode.compute_seconds)})"),
+                     f"({est.bound}-bound: memory {_ms(decode.memory_seconds)}, "
+                     f"compute {_ms(decode.compute_seconds)})"),
             ("throughput", f"{est.tokens_per_s:,.0f} output tokens/s while decoding; a request takes "
                            f"{est.request_s:,.2f} s"),
             ("memory per GPU", f"{format_bytes(est.memory_per_gpu_bytes)} ({verdict}: {format_bytes(est.usable_bytes)} "

@@ -39,6 +39,8 @@ LIMITS = {
     "batch": _BATCH,
     "micro_batch": _BATCH,
     "rank": Limit(None, 65_536, ""),
+    "block_tokens": Limit(None, 65_536, " tokens (servers page the KV cache in blocks of at most a few hundred)"),
+    "requests_per_s": Limit(None, 10_000_000, " (no service is near ten million requests a second)"),
     "days": Limit(0.01, 36_500, ""),
     "price_per_gpu_hour": Limit(None, 10_000, " dollars per GPU-hour"),
     "tokens_per_param": Limit(0.01, 100_000, ""),

@@ -23,10 +23,10 @@ from .serving_plan import (PREFILL_EFFICIENCY, DecodeEstimate, RequestEstimate, 
 from .time_plan import (TIME_MARGIN_TEXT, MfuEstimate, TimeEstimate, TrainingEstimate, estimate_finetune_time,
                         estimate_mfu, estimate_time, estimate_training)
 
-__all__ = ["GPU_SEARCH_LIMIT", "PARTS", "PREFILL_EFFICIENCY", "SEARCHED", "TASKS", "TIME_MARGIN_TEXT", "BudgetEstimate", "CorpusEstimate",
-           "DecodeEstimate", "MemoryBreakdown", "MemoryPlan", "MfuEstimate", "RequestEstimate", "ServingEstimate", "TimeEstimate",
-           "TrainingEstimate",
+__all__ = ["GPU_SEARCH_LIMIT", "PARTS", "PREFILL_EFFICIENCY", "SEARCHED", "TASKS", "TIME_MARGIN_TEXT",
+           "BudgetEstimate", "CorpusEstimate", "DecodeEstimate", "MemoryBreakdown", "MemoryPlan", "MfuEstimate",
+           "RequestEstimate", "ServingEstimate", "TimeEstimate", "TrainingEstimate",
            "chinchilla_for_budget", "decode_estimate", "estimate_budget", "estimate_corpus", "estimate_finetune_time",
-           "estimate_mfu", "estimate_request", "estimate_serving", "estimate_time", "estimate_training", "fits", "gpus_to_hold",
-           "inference_memory", "min_gpus", "plan_memory", "qlora_memory", "state_gpus", "training_memory",
-           "usable_bytes", "zero_gpus"]
+           "estimate_mfu", "estimate_request", "estimate_serving", "estimate_time", "estimate_training", "fits",
+           "gpus_to_hold", "inference_memory", "min_gpus", "plan_memory", "qlora_memory", "state_gpus",
+           "training_memory", "usable_bytes", "zero_gpus"]
