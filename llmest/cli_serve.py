@@ -77,10 +77,10 @@ def serve_parser(subparsers):
     p.add_argument("--tp", type=_whole("tp"), default=1,
                    help="tensor-parallel GPUs, dividing the heads (default 1)")
     p.add_argument("--weights", choices=list(mem.WEIGHT_FORMATS), default="bf16", help="weight format (default bf16)")
-    p.add_argument("--prompt-tokens", type=_whole("prompt_tokens", "seq_len"), required=True,
-                   help=f"tokens in each prompt, {_span('seq_len')}")
-    p.add_argument("--output-tokens", type=_whole("output_tokens", "seq_len"), required=True,
-                   help=f"tokens generated for each request, {_span('seq_len')}")
+    p.add_argument("--prompt-tokens", type=_whole("prompt_tokens"), required=True,
+                   help=f"tokens in each prompt, {_span('prompt_tokens')}")
+    p.add_argument("--output-tokens", type=_whole("output_tokens"), required=True,
+                   help=f"tokens generated for each request, {_span('output_tokens')}")
     p.add_argument("--batch", type=_whole("batch"), default=1,
                    help=f"requests served together, {_span('batch')} (default 1)")
     p.add_argument("--prefill-efficiency", type=_real("prefill_efficiency", "mfu"),
