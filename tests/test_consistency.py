@@ -460,7 +460,7 @@ QUESTIONS = [
              / (A100 * 0.4), {
         "plan": lambda: plans.estimate_request("llama-2-7b", "A100 80GB", prompt_tokens=512, output_tokens=256,
                                                batch=16).ttft_s,
-        "llmest serve": lambda: cli_json(*_serve, "--batch", "16")["ttft_s"],
+        "llmest serve (README)": lambda: cli_json(*_serve, "--batch", "16")["ttft_s"],
         "serving planner": lambda: serving_planner(prompt_tokens=512, output_tokens=256, batch=16).estimate.ttft_s,
     }, rel=1e-12),
     Question("llama-2-7b-parameters", LLAMA2_7B, {
