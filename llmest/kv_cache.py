@@ -101,3 +101,15 @@ def sequences_that_fit(memory_bytes, weight_bytes, kv_bytes_per_sequence, overhe
     """The most sequences whose KV cache fits beside the weights and the runtime's overhead:
     ⌊(memory − weights − overhead) / KV per sequence⌋, negative when the weights alone do not fit."""
     return (memory_bytes - weight_bytes - overhead_bytes) // kv_bytes_per_sequence
+
+
+@v.checked
+def kv_cache_shards(model, tp) -> int:
+    """The share of the KV cache one of ``tp`` tensor-parallel GPUs holds is 1 / this. KV heads are split whole,
+    so past ``kv_heads`` GPUs they are copied (each GPU keeps max(1, kv_heads // tp) heads); MLA's latent serves
+    every head, so each GPU keeps all of it: 1. As vLLM's ModelConfig.get_num_kv_heads counts them (MLA "becomes
+    MQA" in decode), read in a stored copy of vllm/config.py."""
+    cfg = config_from(model)
+    if cfg.is_mla:
+        return 1
+    return cfg.num_kv_heads // max(1, cfg.num_kv_heads // tp)

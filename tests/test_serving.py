@@ -128,6 +128,18 @@ def test_tensor_parallelism_divides_weights_cache_and_flops():
     assert four.usd_per_million_output_tokens == pytest.approx(one.usd_per_million_output_tokens)
 
 
+def test_past_its_kv_heads_tensor_parallelism_copies_the_cache():
+    # Llama-2-70B has 8 KV heads: on 16 GPUs each pair holds the same head, so a GPU keeps 1/8 of the cache.
+    eight, sixteen = request("llama-2-70b", tp=8), request("llama-2-70b", tp=16)
+    assert sixteen.memory["weights"] == pytest.approx(eight.memory["weights"] / 2)
+    assert sixteen.memory["kv_cache"] == pytest.approx(eight.memory["kv_cache"])
+    assert kv.kv_cache_shards("llama-2-70b", 16) == 8 and kv.kv_cache_shards("llama-2-70b", 2) == 2
+    # MLA's latent serves every head: each of DeepSeek-V3's 8 GPUs keeps all of it, 61 layers × (512 + 64) × 2 bytes.
+    v3 = request("deepseek-v3", "H200", tp=8)
+    assert kv.kv_cache_shards("deepseek-v3", 8) == 1
+    assert v3.memory["kv_cache"] == 61 * (512 + 64) * 2 * 768
+
+
 def test_prices_and_gpus_for_a_rate():
     est = request(batch=16, price_per_gpu_hour=2.0)
     # Output at the decode's rate, input at the prefill's, over one GPU at $2 an hour.

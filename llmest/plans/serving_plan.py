@@ -11,7 +11,8 @@ from .. import _validate as v
 from .. import hardware
 from ..compute import (cost_per_million_tokens, decode_attention_flops_for, decode_step_seconds, flops_params,
                        gpus_for_request_rate, prefill_flops_for, prefill_seconds)
-from ..kv_cache import BLOCK_TOKENS, BYTES_PER_VALUE, kv_blocks, paged_tokens, sequences_that_fit
+from ..kv_cache import (BLOCK_TOKENS, BYTES_PER_VALUE, kv_blocks, kv_cache_shards, paged_tokens,
+                        sequences_that_fit)
 from ..memory import MEMORY_MARGIN, RUNTIME_OVERHEAD_BYTES, kv_cache_bytes_for, model_weight_bytes
 from ..model import config_from
 from ..units import HOURS_PER_MONTH
@@ -35,8 +36,9 @@ class DecodeEstimate:
 @v.checked(kv_dtype=v.one_of(BYTES_PER_VALUE), **v.WHOLE)
 def decode_estimate(model, gpu, batch=1, seq_len=2048, weights="bf16", tp=1, kv_dtype="bf16",
                     with_attention=False) -> DecodeEstimate:
-    """Decode speed of a real model on tensor-parallel GPUs of a kind: weights and KV cache are split over tp GPUs,
-    so each step reads 1/tp of them per GPU and does 1/tp of the FLOPs. Every weight is read each step, all the
+    """Decode speed of a real model on tensor-parallel GPUs of a kind: weights are split over tp GPUs and the KV
+    cache over as many as hold different KV heads (``kv_cache_shards``), so each step reads that share of them per
+    GPU and does 1/tp of the FLOPs. Every weight is read each step, all the
     experts of a mixture too (at a batch of one a token reads only its own experts: an upper bound there), and
     the compute is 2N per sequence, N the active parameters; ``with_attention`` adds the attention's forward
     FLOPs at ``seq_len`` (``decode_attention_flops_for``)."""
@@ -44,7 +46,7 @@ def decode_estimate(model, gpu, batch=1, seq_len=2048, weights="bf16", tp=1, kv_
     check_parallel(cfg, 1, tp, 1, 0)
     g = hardware.gpu(gpu)
     weight_bytes = model_weight_bytes(cfg, weights) / tp
-    kv_bytes = kv_cache_bytes_for(cfg, seq_len, batch, kv_dtype) / tp
+    kv_bytes = kv_cache_bytes_for(cfg, seq_len, batch, kv_dtype) / kv_cache_shards(cfg, tp)
     n = flops_params(cfg) / tp
     attention = decode_attention_flops_for(cfg, seq_len) / tp if with_attention else 0
     memory_s = (weight_bytes + kv_bytes) / g.bandwidth_bytes_per_s
@@ -173,9 +175,10 @@ def estimate_request(model, gpu="A100 80GB", *, prompt_tokens, output_tokens, ba
     the output, P + O // 2 tokens (the steps run from P + 1 to P + O − 1; exact for an even O), at the GPU's full
     peak and bandwidth: an ideal ceiling. Memory per GPU: the weights (every expert of a mixture) and the KV cache
     of P + O tokens in whole blocks of ``block_tokens`` (a local layer keeps its window's tokens, not rounded up:
-    servers page windows differently), split over tp, plus ``overhead_bytes``; max_batch the most sequences whose
+    servers page windows differently), the weights split over tp and the cache over ``kv_cache_shards``, plus
+    ``overhead_bytes``; max_batch the most sequences whose
     paged cache fits beside them in the memory less ``margin``. Tensor parallelism divides
-    weights, KV cache and FLOPs evenly; its all-reduces are left out (on NVLink a few percent of a step).
+    the weights and FLOPs evenly, and the cache as far as its KV heads go; its all-reduces are left out.
     Prices: each token at the rate of the phase that makes it (input at the prefill's tokens per second, output
     at the decode's), at ``price_per_gpu_hour`` (default the GPU's listed price) for the tp GPUs."""
     cfg = config_from(model)
@@ -202,7 +205,8 @@ def estimate_request(model, gpu="A100 80GB", *, prompt_tokens, output_tokens, ba
                               overhead_bytes=overhead_bytes)
     per_sequence = kv_cache_bytes_for(cfg, slots, 1, kv_dtype)
     waste = per_sequence - kv_cache_bytes_for(cfg, tokens, 1, kv_dtype)
-    most = int(max(0, sequences_that_fit(usable, memory["weights"], per_sequence / tp, overhead_bytes)))
+    per_gpu = per_sequence / kv_cache_shards(cfg, tp)
+    most = int(max(0, sequences_that_fit(usable, memory["weights"], per_gpu, overhead_bytes)))
     return RequestEstimate(settings, flops, ttft, "compute" if compute_bound else "memory", decode, context, memory,
                            usable, int(kv_blocks(tokens, block_tokens)), waste, most,
                            cost_per_million_tokens(price, tp, batch * prompt_tokens / ttft),
