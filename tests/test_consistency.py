@@ -463,6 +463,15 @@ QUESTIONS = [
         "llmest serve (README)": lambda: cli_json(*_serve, "--batch", "16")["ttft_s"],
         "serving planner": lambda: serving_planner(prompt_tokens=512, output_tokens=256, batch=16).estimate.ttft_s,
     }, rel=1e-12),
+    # Exercise 3.8: one prompt of 2,048 tokens, 2·N·P plus 2 · 32 heads · (128 + 128) · 32 layers a query-key pair
+    Question("exercise-3.8-ttft-2048", (2 * LLAMA2_7B_MATMUL * 2048 + 2 * 32 * 256 * 32 * 2048 * 2049 / 2)
+             / (A100 * 0.4), {
+        "exercise 3.8": lambda: expected("3.8"),
+        "plan": lambda: plans.estimate_request("llama-2-7b", "A100 80GB", prompt_tokens=2048, output_tokens=1).ttft_s,
+        "llmest serve": lambda: cli_json("serve", "llama-2-7b", "--prompt-tokens", "2048", "--output-tokens",
+                                         "1")["ttft_s"],
+        "serving planner": lambda: serving_planner(prompt_tokens=2048, output_tokens=1, batch=1).estimate.ttft_s,
+    }, rel=1e-12),
     Question("llama-2-7b-parameters", LLAMA2_7B, {
         "library": lambda: le.count_params(le.preset("llama-2-7b")).total,
         "llmest params": lambda: cli_json("params", "llama-2-7b")["total"],
