@@ -229,20 +229,22 @@ _POSITIVE = ("n_params total_params tokens training_tokens unique_tokens flops b
              "requests_per_s tokens_per_request gpu_hours gpu_hours_ days run_hours interval_hours cleaned "
              "tokens_per_gb_ total_bytes kv_bytes_per_token hidden heads kv_heads head_dim ffn_hidden layers "
              "seq_len batch micro_batch vocab_size rows cols bytes_per_param bytes_per_value factor "
-             "tokens_per_param adapter_params kv_lora_rank qk_rope_head_dim shard_params moe_layers")
+             "tokens_per_param adapter_params kv_lora_rank qk_rope_head_dim shard_params moe_layers bytes_read "
+             "memory_bytes kv_bytes_per_sequence")
 RULES = {
     **{name: check_positive for name in _POSITIVE.split()},
     **{name: check_nonnegative for name in ("kv_bytes", "price_per_gpu_hour", "overhead_bytes",
-                                             "activations_shared_bytes", "size_bytes")},
+                                             "activations_shared_bytes", "size_bytes", "attention_flops")},
     **{name: check_whole for name in ("gpus", "chips", "stages", "micro_batches", "tp", "dp", "pp", "keep",
                                        "gpus_per_replica", "rank", "window", "cp", "ep", "top_k", "virtual_stages",
-                                       "all_reduces")},
+                                       "all_reduces", "prompt_tokens", "output_tokens", "block_tokens")},
     **{name: check_bool for name in ("flash", "sequence_parallel", "with_attention", "binary", "signed")},
     "digits": lambda name, value: check_int(name, value, minimum=1, maximum=17),  # what a float holds
     "decimals": lambda name, value: check_int(name, value, minimum=0, maximum=17),
     "limit": lambda name, value: check_int(name, value, maximum=SEARCH_LIMIT),
     "mfu": check_fraction, "cleaning_yield": check_fraction, "compute_efficiency": check_fraction,
-    "share": check_open_fraction, "margin": check_margin,
+    "efficiency": check_fraction, "prefill_efficiency": check_fraction, "share": check_open_fraction,
+    "margin": check_margin,
 }
 
 def one_of(catalogue):

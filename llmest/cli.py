@@ -5,11 +5,13 @@
     llmest time --params 7B --tokens 1T --gpus 256 FLOPs, GPU-hours, days and cost
     llmest data --params 7B --language chinese     Chinchilla tokens and the text they take
     llmest data --gpus 64 --days 30                the compute-optimal model of a cluster, and its data
+    llmest serve llama-2-7b --prompt-tokens 512 --output-tokens 256 --batch 16   TTFT, TPOT and the largest batch
     llmest drill --seed 7 --topics memory          a worksheet and its answer key
     llmest drill --seed 7 --course build/course    ... and the same set as an nbgrader assignment
 
 Every subcommand prints a table, or JSON with ``--json``. A bad option, or an option the task does not use, gets
-one line naming it and what it allows, and exit status 2. The subcommands live in ``llmest.cli_commands``.
+one line naming it and what it allows, and exit status 2. The subcommands live in ``llmest.cli_commands``
+(``llmest.cli_serve`` for serve), their option types in ``llmest.cli_options``.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from .cli_commands import cmd_data, cmd_drill, cmd_memory, cmd_params, cmd_time
 from .cli_layout import add_layout_parser
 from .cli_options import (_Parser, _count, _count_help, _gpu_option, _real, _span, _subparser, _targets, _text,
                           _whole)
+from .cli_serve import serve_parser
 from .limits import LIMITS, allowed, bound
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -196,6 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
     _time_parser(subparsers)
     _data_parser(subparsers)
     add_layout_parser(subparsers)
+    serve_parser(subparsers)
 
     from .drills import LEVELS, TOPICS
 

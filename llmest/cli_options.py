@@ -125,5 +125,3 @@ def _gpu_option(p, default="A100 80GB", when=""):
     p.add_argument("--gpu", type=_text, default=None if when else default, metavar="GPU",
                    help=f"{when}one of: {', '.join(hardware.CATALOG)}; case and spaces do not matter "
                         f"(default {default})")
-
-

@@ -53,11 +53,55 @@ def attention_flops_per_token_for(model, seq_len):
     scores (qk_nope + qk_rope: 192 in DeepSeek-V3) than for the values (128); a local layer sees at most its window
     (what a windowed kernel computes; an eager implementation still forms the whole T×T square, masked)."""
     cfg = config_from(model)
+    per_layer, full, local = _attention_layers(cfg)
+    flops = 3 * per_layer * full * seq_len
+    return flops + 3 * per_layer * local * at_most(seq_len, cfg.local_window) if local else flops
+
+
+def _attention_layers(cfg):
+    """The forward FLOPs of one query against one key in a layer, 2 · heads · (qk width + v width) (the scores and
+    their use on V, a multiply and an add each), and the counts of full and local layers."""
     value_width = cfg.v_head_dim if cfg.is_mla else cfg.head_dim
-    per_layer = 6 * cfg.num_heads * (cfg.head_dim + value_width)
-    full, local = cfg.num_layers - cfg.local_layers, cfg.local_layers
-    flops = per_layer * full * seq_len
-    return flops + per_layer * local * at_most(seq_len, cfg.local_window) if local else flops
+    return 2 * cfg.num_heads * (cfg.head_dim + value_width), cfg.num_layers - cfg.local_layers, cfg.local_layers
+
+
+@v.checked
+def decode_attention_flops_for(model, seq_len):
+    """The forward attention FLOPs of one new token that attends ``seq_len`` tokens (its own and those cached):
+    a third of ``attention_flops_per_token_for``, which counts forward and backward."""
+    return attention_flops_per_token_for(model, seq_len) / 3
+
+
+@v.checked
+def causal_keys(prompt_tokens, window=None):
+    """Query-key pairs of a causal prompt: token i attends to itself and the i − 1 before it, so P·(P + 1)/2 in
+    all; on a local layer at most ``window`` of them: m·(m + 1)/2 + (P − m)·window with m = min(P, window)."""
+    if window is None:
+        return prompt_tokens * (prompt_tokens + 1) / 2
+    m = at_most(prompt_tokens, window)
+    return m * (m + 1) / 2 + (prompt_tokens - m) * window
+
+
+@v.checked
+def prefill_attention_flops_for(model, prompt_tokens):
+    """The forward attention FLOPs of a causal prompt, layer by layer: each token attends to itself and the tokens
+    before it, exactly (``causal_keys``), as a causal kernel computes (FlashAttention skips the masked blocks).
+    The training term (``attention_flops_per_token_for``, PaLM's convention) counts the whole T × T square at
+    every token instead, about twice as many pairs."""
+    cfg = config_from(model)
+    per_layer, full, local = _attention_layers(cfg)
+    flops = per_layer * full * causal_keys(prompt_tokens)
+    return flops + per_layer * local * causal_keys(prompt_tokens, cfg.local_window) if local else flops
+
+
+@v.checked
+def prefill_flops_for(model, prompt_tokens, batch=1):
+    """Processing prompts of P tokens for a batch of B sequences: B · (2·N·P + the causal attention), N the
+    matmul (active) parameters of ``flops_params``. The 2·N·P part is linear in P; the attention grows as
+    P·(P + 1)/2 (linearly in P past a local layer's window)."""
+    cfg = config_from(model)
+    return batch * (forward_flops_per_token(flops_params(cfg)) * prompt_tokens
+                    + prefill_attention_flops_for(cfg, prompt_tokens))
 
 
 @v.checked
@@ -203,12 +247,21 @@ def tokens_per_second_per_gpu(tokens, days, gpus):
 # ----------------------------------------------------------------------------------------------------------------
 
 @v.checked
-def decode_step_seconds(weight_bytes, kv_bytes, n_params, batch, bandwidth_bytes_per_s, peak_flops_per_s):
+def decode_step_seconds(weight_bytes, kv_bytes, n_params, batch, bandwidth_bytes_per_s, peak_flops_per_s,
+                        attention_flops=0):
     """One decoding step for a batch: it must read every weight and the KV cache from memory, and do 2N FLOPs per
-    sequence. Whichever takes longer bounds it (a roofline with perfect overlap)."""
+    sequence, plus ``attention_flops`` per sequence if given (``decode_attention_flops_for``). Whichever takes
+    longer bounds it (a roofline with perfect overlap)."""
     memory_time = (weight_bytes + kv_bytes) / bandwidth_bytes_per_s
-    compute_time = 2 * n_params * batch / peak_flops_per_s
+    compute_time = (2 * n_params + attention_flops) * batch / peak_flops_per_s
     return max(memory_time, compute_time)
+
+
+@v.checked
+def prefill_seconds(flops, bytes_read, gpus, peak_flops_per_s, bandwidth_bytes_per_s, efficiency):
+    """Processing the prompts on ``gpus`` tensor-parallel GPUs: their FLOPs at ``efficiency`` of the peak, or
+    reading the weights once (a batch of one short prompt), whichever takes longer."""
+    return max(flops / (gpus * peak_flops_per_s * efficiency), bytes_read / (gpus * bandwidth_bytes_per_s))
 
 
 @v.checked

@@ -65,3 +65,51 @@ def kv_cache_bytes_for(model, seq_len, batch=1, dtype="bf16") -> float:
     if local:
         total = total + cache(local, cached_tokens(seq_len, cfg.local_window))
     return total
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# A paged cache: tokens kept in blocks of a fixed number of slots
+# ----------------------------------------------------------------------------------------------------------------
+
+# vLLM's default block size: 16 tokens a block (CacheConfig.DEFAULT_BLOCK_SIZE = 16 in vllm/config/cache.py, read
+# at docs.vllm.ai/en/stable/api/vllm/config/cache/; its docs say CUDA supports blocks of up to 32).
+BLOCK_TOKENS = 16
+
+
+@v.checked
+def kv_blocks(tokens, block_tokens=BLOCK_TOKENS):
+    """The blocks a sequence of ``tokens`` takes: ⌈tokens / block⌉ (a block is allocated whole)."""
+    return -(-tokens // block_tokens)
+
+
+@v.checked
+def paged_tokens(tokens, block_tokens=BLOCK_TOKENS):
+    """The token slots a sequence holds in whole blocks: ⌈tokens / block⌉ · block."""
+    return kv_blocks(tokens, block_tokens) * block_tokens
+
+
+@v.checked
+def paged_waste_tokens(tokens, block_tokens=BLOCK_TOKENS):
+    """The empty slots of a sequence's last, partly filled block: ⌈tokens / block⌉ · block − tokens, from 0 to
+    block − 1: paging wastes at most one block a sequence (Kwon et al. 2023, the PagedAttention paper, §4.2;
+    not read in a stored copy)."""
+    return paged_tokens(tokens, block_tokens) - tokens
+
+
+@v.checked
+def sequences_that_fit(memory_bytes, weight_bytes, kv_bytes_per_sequence, overhead_bytes=0):
+    """The most sequences whose KV cache fits beside the weights and the runtime's overhead:
+    ⌊(memory − weights − overhead) / KV per sequence⌋, negative when the weights alone do not fit."""
+    return (memory_bytes - weight_bytes - overhead_bytes) // kv_bytes_per_sequence
+
+
+@v.checked
+def kv_cache_shards(model, tp) -> int:
+    """The share of the KV cache one of ``tp`` tensor-parallel GPUs holds is 1 / this. KV heads are split whole,
+    so past ``kv_heads`` GPUs they are copied (each GPU keeps max(1, kv_heads // tp) heads); MLA's latent serves
+    every head, so each GPU keeps all of it: 1. As vLLM's ModelConfig.get_num_kv_heads counts them (MLA "becomes
+    MQA" in decode), read in a stored copy of vllm/config.py."""
+    cfg = config_from(model)
+    if cfg.is_mla:
+        return 1
+    return cfg.num_kv_heads // max(1, cfg.num_kv_heads // tp)

@@ -23,6 +23,7 @@ class Limit(NamedTuple):
 
 _GPUS = Limit(None, 10_000_000, " (no cluster is near ten million GPUs)")
 _BATCH = Limit(None, 1_000_000, "")
+_CONTEXT = Limit(None, 100_000_000, " (the longest context windows hold about ten million)")
 _FEWEST = 100_000       # a count below is one typed without its B or T ("7" for 7B)
 _LEAST_SHARE = 0.001    # an MFU or a yield under 0.1% is no real run
 
@@ -35,12 +36,16 @@ LIMITS = {
     "dp": _GPUS,
     "tp": _GPUS,
     "pp": _GPUS,
-    "seq_len": Limit(None, 100_000_000, " (the longest context windows hold about ten million)"),
+    "seq_len": _CONTEXT,
+    "prompt_tokens": _CONTEXT,
+    "output_tokens": _CONTEXT,
     "batch": _BATCH,
     "global_batch_tokens": Limit(None, 1e10, " (the largest runs step on a few tens of millions of tokens)"),
     "top": Limit(None, 1_000_000, ""),
     "micro_batch": _BATCH,
     "rank": Limit(None, 65_536, ""),
+    "block_tokens": Limit(None, 65_536, " tokens (servers page the KV cache in blocks of at most a few hundred)"),
+    "requests_per_s": Limit(None, 10_000_000, " (no service is near ten million requests a second)"),
     "days": Limit(0.01, 36_500, ""),
     "price_per_gpu_hour": Limit(None, 10_000, " dollars per GPU-hour"),
     "tokens_per_param": Limit(0.01, 100_000, ""),

@@ -49,6 +49,8 @@ GOOD = {
     "window": 4096, "size_bytes": 1e9, "cp": 2, "moe_layers": 24, "ep": 4, "top_k": 2, "shard_params": 1e9,
     "schedule": "1f1b", "virtual_stages": 2, "all_reduces": 4, "global_batch_tokens": 2**20, "overlap": 0.5,
     "compute_efficiency": 0.5, "top": 5,
+    "window": 4096, "prompt_tokens": 512, "output_tokens": 128, "block_tokens": 16, "prefill_efficiency": 0.4,
+    "efficiency": 0.4, "attention_flops": 1e9, "bytes_read": 14e9, "memory_bytes": 80e9, "kv_bytes_per_sequence": 5e8,
 }
 # Where a name means different things in different functions.
 GOOD_FOR = {

@@ -105,6 +105,18 @@ def cases(tmp: Path) -> dict[str, list[Case]]:
                      + _options(("data", "--gpus", "8"), {"--gpus": INTS})
                      + _options(data, {"--days": ["10"], "--mfu": ["0.5"], "--peak": ["200"], "--gpu": ["H200"]})
                      + [Case((*data, "--tokens", "1T", "--tokens-per-param", "30"), "--tokens-per-param")])
+    serve = ("serve", "llama-2-7b", "--prompt-tokens", "512", "--output-tokens", "128")
+    found["serve"] = (_options(serve, {"--tp": INTS, "--batch": INTS, "--block-tokens": INTS,
+                                       "--prefill-efficiency": REALS + ["1.5"], "--price": REALS,
+                                       "--margin": REALS + ["1", "1.5"], "--requests-per-s": REALS, "--gpu": NAMES,
+                                       "--weights": NAMES[:3], "--kv-dtype": NAMES[:3]},
+                              {("--price", x) for x in ("0", "1e-300", "5e-324")}
+                              | {("--margin", x) for x in ("0", "1e-300", "5e-324")})
+                      + _options(("serve", "llama-2-7b", "--output-tokens", "128"), {"--prompt-tokens": INTS})
+                      + _options(("serve", "llama-2-7b", "--prompt-tokens", "512"), {"--output-tokens": INTS})
+                      + _options(serve, {"--tp": ["3", "5"]})   # 32 heads: tp must divide them
+                      + [Case(("serve", path, "--prompt-tokens", "512", "--output-tokens", "8"), named)
+                         for path, named in configs[:4]])
     (tmp / "a-file").write_text("x")
     (tmp / "taken" / "worksheet.md").mkdir(parents=True)
     out = ("drill", "--out", str(tmp / "drill"))
@@ -173,12 +185,12 @@ def all_cases(tmp_path_factory):
 
 def test_every_subcommand_gets_a_hundred_bad_command_lines(all_cases):
     assert set(all_cases) == {"params", "memory training", "memory inference", "memory qlora", "time", "data",
-                              "drill"}
+                              "drill", "serve"}
     assert sum(map(len, all_cases.values())) >= 500 and min(map(len, all_cases.values())) >= 20
 
 
 @pytest.mark.parametrize("command", ["params", "memory training", "memory inference", "memory qlora", "time", "data",
-                                     "drill"])
+                                     "drill", "serve"])
 def test_a_bad_command_line_is_named_or_answered_sanely(all_cases, command):
     wrong = {str(case): result for case in all_cases[command] if (result := outcome(case)) not in ("named", "sane")}
     assert wrong == {}

@@ -29,7 +29,8 @@ from llmest import memory as mem
 from llmest import plans
 
 pytest.importorskip("ipywidgets")
-from llmest.widgets import DataPlanner, MemoryPlanner, ParamCalculator, TrainingPlanner  # noqa: E402
+from llmest.widgets import (DataPlanner, MemoryPlanner, ParamCalculator, ServingPlanner,  # noqa: E402
+                            TrainingPlanner)
 
 SOLUTIONS = Path(__file__).parents[1] / "solutions"
 A100, H100, V100 = 312e12, 989.4e12, 125e12   # dense BF16 (V100: FP16) peaks from the vendors' datasheets
@@ -68,6 +69,12 @@ def memory_planner(model="llama-2-7b", gpu="A100 80GB", **fields) -> MemoryPlann
 
 def training_planner(**fields) -> TrainingPlanner:
     planner = TrainingPlanner(**fields)
+    assert planner.estimate is not None
+    return planner
+
+
+def serving_planner(**fields) -> ServingPlanner:
+    planner = ServingPlanner(**fields)
     assert planner.estimate is not None
     return planner
 
@@ -150,6 +157,12 @@ README_70B_HOURS = 6 * LLAMA2_70B_MATMUL * 2e12 / (H100 * 0.4) / 3600
 QLORA_70B_ADAPTERS = 64 * (2 * (8192 + 8192) + 2 * (8192 + 1024) + 3 * (8192 + 28672)) * 80
 
 _ex1 = ["--params", "7B", "--tokens", "1T", "--gpus", "256", "--mfu", "0.4"]
+# Llama-2-7B on one A100 80GB, 512 prompt and 256 output tokens: the decode step at the mean context, 640 tokens,
+# reads the BF16 weights and 640 tokens of cache (2 · 32 layers · 32 KV heads · 128 · 2 bytes a token).
+_serve = ["serve", "llama-2-7b", "--gpu", "A100 80GB", "--prompt-tokens", "512", "--output-tokens", "256"]
+SERVE_TPOT = (2 * LLAMA2_7B + 640 * 2 * 32 * 32 * 128 * 2) / 2039e9
+# The largest batch: 80% of 81,920 MiB less the weights and 0.5 GB, over 768 tokens (48 blocks of 16) of cache.
+SERVE_MAX_BATCH = (81_920 * 2**20 * 0.8 - 2 * LLAMA2_7B - 0.5e9) // (768 * 2 * 32 * 32 * 128 * 2)
 _7b_zero2 = dict(zero=2, seq_len=4096)
 _lookup = ("weights that multiply activations", "the input embedding is a lookup, not a matmul")
 _per_gpu = ("1 × 4,096 tokens (full recomputation", "do not shrink as GPUs are added")
@@ -432,6 +445,33 @@ QUESTIONS = [
         "figure 004-2.3-zero3-7b": lambda: figure("004-2.3-zero3-7b"),
         "drill zero-per-gpu": lambda: drill("zero-per-gpu", n=7e9, zero=3, dp=8),
     }),
+    Question("llama-2-7b-a100-serve-tpot", SERVE_TPOT, {
+        "plan": lambda: plans.estimate_request("llama-2-7b", "A100 80GB", prompt_tokens=512, output_tokens=256).tpot_s,
+        "llmest serve": lambda: cli_json(*_serve)["tpot_s"],
+        "serving planner": lambda: serving_planner(prompt_tokens=512, output_tokens=256, batch=1).estimate.tpot_s,
+    }, rel=1e-12),
+    Question("llama-2-7b-a100-serve-max-batch", SERVE_MAX_BATCH, {
+        "plan": lambda: plans.estimate_request("llama-2-7b", "A100 80GB", prompt_tokens=512,
+                                               output_tokens=256).max_batch,
+        "llmest serve": lambda: cli_json(*_serve, "--batch", "16")["max_batch"],
+        "serving planner": lambda: serving_planner(prompt_tokens=512, output_tokens=256).estimate.max_batch,
+    }),
+    Question("llama-2-7b-a100-serve-ttft", 16 * (2 * LLAMA2_7B_MATMUL * 512 + 2 * 32 * 256 * 32 * 512 * 513 / 2)
+             / (A100 * 0.4), {
+        "plan": lambda: plans.estimate_request("llama-2-7b", "A100 80GB", prompt_tokens=512, output_tokens=256,
+                                               batch=16).ttft_s,
+        "llmest serve (README)": lambda: cli_json(*_serve, "--batch", "16")["ttft_s"],
+        "serving planner": lambda: serving_planner(prompt_tokens=512, output_tokens=256, batch=16).estimate.ttft_s,
+    }, rel=1e-12),
+    # Exercise 3.8: one prompt of 2,048 tokens, 2·N·P plus 2 · 32 heads · (128 + 128) · 32 layers a query-key pair
+    Question("exercise-3.8-ttft-2048", (2 * LLAMA2_7B_MATMUL * 2048 + 2 * 32 * 256 * 32 * 2048 * 2049 / 2)
+             / (A100 * 0.4), {
+        "exercise 3.8": lambda: expected("3.8"),
+        "plan": lambda: plans.estimate_request("llama-2-7b", "A100 80GB", prompt_tokens=2048, output_tokens=1).ttft_s,
+        "llmest serve": lambda: cli_json("serve", "llama-2-7b", "--prompt-tokens", "2048", "--output-tokens",
+                                         "1")["ttft_s"],
+        "serving planner": lambda: serving_planner(prompt_tokens=2048, output_tokens=1, batch=1).estimate.ttft_s,
+    }, rel=1e-12),
     Question("llama-2-7b-parameters", LLAMA2_7B, {
         "library": lambda: le.count_params(le.preset("llama-2-7b")).total,
         "llmest params": lambda: cli_json("params", "llama-2-7b")["total"],

@@ -125,7 +125,7 @@ def test_drills_verdicts_give_no_figure_away(key):
 # ---------------------------------------------------------------------------------------------------------------
 
 # The words of a question's ask, and the unit they call for; the first that matches rules.
-ASKS = [(r"GPU-hours", "GPU-hours"), (r"how many days", "days"), (r"how many GB|in GB", "bytes"),
+ASKS = [(r"in seconds", "seconds"), (r"GPU-hours", "GPU-hours"), (r"how many days", "days"), (r"how many GB|in GB", "bytes"),
         (r"how many (GPUs|A100s|H100s)", "GPUs"), (r"how many FLOPs", "FLOPs"), (r"\bMFU\b|percent", "fraction"),
         (r"tokens per second", "tokens/s"), (r"epochs", "epochs"),
         (r"parameters|hidden size|sequence length|batch size|tokens|compute-optimal N", "count")]
@@ -169,7 +169,8 @@ TYPED = {"count": lambda v: [f"{v / 1e9:.10g}B", f"{v / 1e8:.10g}亿", f"约 {v:
          "GPUs": lambda v: [f"{v:.0f} GPUs", f"约 {v:.0f} 张卡", f"{v:.0f}卡"],
          "tokens/s": lambda v: [f"{v:.4g} tokens/s", f"{v:.4g} tokens per second", f"每秒 {v:.4g} 个 token"],
          "FLOPs": lambda v: [f"{v:.4e} FLOPs", f"{v / 1e8:.4g}亿 FLOPs", f"{v / 1e9:.4g} GFLOPs"],
-         "epochs": lambda v: [f"{v:.4g} epochs", f"{v:.4g} 轮"]}
+         "epochs": lambda v: [f"{v:.4g} epochs", f"{v:.4g} 轮"],
+         "seconds": lambda v: [f"{v:.4g} seconds", f"{v:.4g} 秒", f"约 {v:.4g} seconds"]}
 
 
 @pytest.mark.parametrize("key", sorted(EXERCISES))

@@ -11,7 +11,7 @@ from llmest._validate import InputError
 from llmest.limits import LIMITS, allowed, bound, check_plausible
 
 pytest.importorskip("ipywidgets")
-from llmest.widgets import DataPlanner, MemoryPlanner, RooflineExplorer, TrainingPlanner  # noqa: E402
+from llmest.widgets import DataPlanner, MemoryPlanner, RooflineExplorer, ServingPlanner, TrainingPlanner  # noqa: E402
 
 TIME = ("time", "--params", "7B", "--tokens", "1T")
 
@@ -38,6 +38,10 @@ SHARED = [
     ("batch", ("memory", "llama-2-7b", "--task", "inference", "--batch"), inference_planner, "batch"),
     ("price_per_gpu_hour", (*TIME, "--price"), TrainingPlanner, "price"),
     ("tokens_per_param", ("data", "--params", "7B", "--tokens-per-param"), DataPlanner, "tokens_per_param"),
+    ("prompt_tokens", ("serve", "llama-2-7b", "--output-tokens", "128", "--prompt-tokens"), ServingPlanner,
+     "prompt_tokens"),
+    ("output_tokens", ("serve", "llama-2-7b", "--prompt-tokens", "128", "--output-tokens"), ServingPlanner,
+     "output_tokens"),
 ]
 # Quantities that no calculator takes as a field (or only through a slider narrower than the limits).
 CLI_ONLY = [
@@ -46,6 +50,9 @@ CLI_ONLY = [
     ("peak_tflops", (*TIME, "--peak")),
     ("mfu", (*TIME, "--mfu")),
     ("cleaning_yield", ("data", "--params", "7B", "--cleaning-yield")),
+    ("block_tokens", ("serve", "llama-2-7b", "--prompt-tokens", "128", "--output-tokens", "128", "--block-tokens")),
+    ("requests_per_s", ("serve", "llama-2-7b", "--prompt-tokens", "128", "--output-tokens", "128",
+                        "--requests-per-s")),
 ]
 COUNTS = {"tokens", "n_params"}  # text fields, where a count is typed as "7B" or "1e+17"
 

@@ -54,6 +54,13 @@ def _roofline(p):
                                   p.serving.usd_per_million_tokens, p.serving.memory.total) and e.tokens_per_s > 0)
 
 
+def _serving(p):
+    e = p.estimate
+    return e is None or (_numbers(e.ttft_s, e.tpot_s, e.tokens_per_s, e.max_batch, e.memory_per_gpu_bytes,
+                                  e.usd_per_million_input_tokens, e.usd_per_million_output_tokens)
+                         and min(e.ttft_s, e.tpot_s, e.tokens_per_s) > 0)
+
+
 def _data(p):
     return p.result is None or (_numbers(*p.result.values()) and p.result["tokens"] > 0)
 
@@ -76,6 +83,7 @@ CALCULATORS = {
     W.MemoryPlanner: (("bar", "verdict"), "breakdown", _memory),
     W.TrainingPlanner: (("summary", "chart"), "result", _training),
     W.RooflineExplorer: (("summary", "chart"), "estimate", _roofline),
+    W.ServingPlanner: (("summary", "chart"), "estimate", _serving),
     W.DataPlanner: (("summary",), "result", _data),
     W.ScalingExplorer: (("summary", "chart"), "optimum", _scaling),
     W.LayoutExplorer: (("summary", "table", "chart"), "search", _layouts),

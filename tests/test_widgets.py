@@ -202,6 +202,36 @@ def test_roofline_explorer_follows_the_batch():
     assert "tensor parallel = 3 must divide" in explorer.errors["tp"].value
 
 
+from llmest.widgets import ServingPlanner  # noqa: E402
+
+
+def test_serving_planner_matches_the_plan():
+    planner = ServingPlanner(model="llama-2-7b", gpu="A100 80GB", prompt_tokens=512, output_tokens=256, batch=16)
+    est = plans.estimate_request("llama-2-7b", "A100 80GB", prompt_tokens=512, output_tokens=256, batch=16)
+    assert planner.estimate == est
+    assert f"TTFT {est.ttft_s * 1e3:,.1f} ms" in planner.summary.value
+    assert f"largest batch {est.max_batch:,}" in planner.summary.value and "<svg" in planner.chart.value
+    assert f"largest batch {est.max_batch:,}</text>" in planner.chart.value   # the dashed line's label
+    planner.inputs["batch"].value = est.max_batch + 1
+    assert "does not fit" in planner.summary.value
+    planner.inputs["tp"].value = 2
+    assert planner.estimate.max_batch > 2 * est.max_batch and "fits" in planner.summary.value
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("tp", 3, "tensor parallel = 3 must divide the attention heads (32 % 3 != 0)."),
+    ("prompt_tokens", 0, "prompt tokens = 0, must be &gt;= 1."),
+    ("output_tokens", 10**9, "output tokens = 1,000,000,000, must be &lt;= 100,000,000"),
+    ("batch", -1, "batch = -1, must be &gt;= 1."),
+    ("price", -1.0, "$ per GPU-hour = -1, must be &gt;= 0."),
+])
+def test_serving_planner_errors_beside_their_field(field, value, message):
+    planner = ServingPlanner()
+    planner.inputs[field].value = value
+    assert message in planner.errors[field].value
+    assert planner.estimate is None and planner.summary.value == "" and planner.chart.value == ""
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Chapter 4: the data planner and the scaling-law explorer
 # ----------------------------------------------------------------------------------------------------------------
@@ -255,6 +285,8 @@ from llmest._validate import InputError  # noqa: E402
     (lambda: TrainingPlanner(params=None), "params", "params == None, must be text"),
     (lambda: RooflineExplorer(batch=5000), "batch", "batch == 5000, must be <= 1024."),
     (lambda: RooflineExplorer(context=1.5), "context", "context == 1.5, must be an integer."),
+    (lambda: ServingPlanner(prefill_efficiency=0.95), "prefill_efficiency", "must be in [0.05, 0.9]."),
+    (lambda: ServingPlanner(batch=2.5), "batch", "batch == 2.5, must be an integer."),
     (lambda: DataPlanner(english=2), "english", "english == 2, must be in [0, 1]."),
     (lambda: DataPlanner(cleaning_yield=0), "cleaning_yield", "cleaning_yield == 0, must be in [0.05, 1]."),
     (lambda: ScalingExplorer(flops=1e30), "flops", "flops == 1e+30, must be in [1e+18, 1e+27]."),
@@ -531,8 +563,8 @@ def _wide(width: str) -> bool:
     return bool(match) and float(match[1]) * {"em": 1, "px": 1 / 16, "ch": 0.5}[match[2]] > 10
 
 
-@pytest.mark.parametrize("make", [ParamCalculator, MemoryPlanner, TrainingPlanner, RooflineExplorer, DataPlanner,
-                                  ScalingExplorer, lambda: EXERCISES["1.1"].widget(), lambda: TimedSession(n=1)])
+@pytest.mark.parametrize("make", [ParamCalculator, MemoryPlanner, TrainingPlanner, RooflineExplorer, ServingPlanner,
+                                  DataPlanner, ScalingExplorer, lambda: EXERCISES["1.1"].widget(), lambda: TimedSession(n=1)])
 def test_no_part_is_wider_than_a_phone_allows(make):
     made = make()
     root = getattr(made, "widget", made)

@@ -13,6 +13,7 @@ from .registry import register
 
 
 _H100 = hardware.gpu("H100 SXM")
+_LLAMA2_7B = m.preset("llama-2-7b")
 
 
 register(
@@ -66,4 +67,16 @@ register(
         lambda: cp.compute_bound_batch(mem.model_weight_bytes("llama-2-7b", "bf16"), cp.flops_params("llama-2-7b"),
                                        _H100.bandwidth_bytes_per_s, _H100.bf16_flops_per_s), rel_tol=0.05,
         hints=("Set 2·N·B / peak equal to weight bytes / bandwidth.",)),
+    Exercise(
+        "3.8",
+        "Llama-2-7B in BF16 on one A100 80GB (312 dense BF16 TFLOPS) gets a single prompt of 2,048 tokens, and "
+        "prefill reaches 40% of the peak. Count 2·N·P FLOPs in the matmuls "
+        f"(N = {format_count(cp.flops_params('llama-2-7b'))} matmul weights) and the causal attention: each token "
+        f"attends to itself and the tokens before it, 2 · {_LLAMA2_7B.num_heads} heads · "
+        f"({_LLAMA2_7B.head_dim} + {_LLAMA2_7B.head_dim}) FLOPs per query-key pair in each of "
+        f"{_LLAMA2_7B.num_layers} layers. What is the time to the first token, in seconds?",
+        lambda: plans.estimate_request("llama-2-7b", "A100 80GB", prompt_tokens=2048, output_tokens=1).ttft_s,
+        unit="seconds", rel_tol=0.05,
+        hints=("A prompt of P tokens has P·(P + 1)/2 query-key pairs.",
+               "TTFT = FLOPs / (peak × efficiency): the prefill is compute-bound.")),
 )

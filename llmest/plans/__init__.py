@@ -8,7 +8,8 @@ memory_plan   training_memory, inference_memory, qlora_memory, plan_memory, and 
 time_plan     estimate_time (FLOPs -> GPU-hours -> days -> margin -> cost), estimate_finetune_time (LoRA),
               estimate_mfu (the MFU a run implies), estimate_training
 budget_plan   estimate_budget (a cluster's FLOPs for some days, and the model or tokens they buy)
-serving_plan  decode_estimate, estimate_serving
+serving_plan  decode_estimate, estimate_serving, estimate_request (TTFT, TPOT, the largest batch a paged KV
+              cache holds, the price of input and output tokens)
 layout_plan   search_layouts (every TP × CP × PP × DP layout of a run: memory, step time, MFU, ranked)
 corpus_plan   estimate_corpus, chinchilla_for_budget
 """
@@ -19,14 +20,15 @@ from .layout_plan import LayoutSearch, search_layouts
 from .memory_plan import (GPU_SEARCH_LIMIT, PARTS, SEARCHED, TASKS, MemoryBreakdown, MemoryPlan, fits, gpus_to_hold,
                           inference_memory, min_gpus, plan_memory, qlora_memory, state_gpus, training_memory,
                           usable_bytes, zero_gpus)
-from .serving_plan import DecodeEstimate, ServingEstimate, decode_estimate, estimate_serving
+from .serving_plan import (PREFILL_EFFICIENCY, DecodeEstimate, RequestEstimate, ServingEstimate, decode_estimate,
+                           estimate_request, estimate_serving)
 from .time_plan import (TIME_MARGIN_TEXT, MfuEstimate, TimeEstimate, TrainingEstimate, estimate_finetune_time,
                         estimate_mfu, estimate_time, estimate_training)
 
 __all__ = ["BudgetEstimate", "CorpusEstimate", "DecodeEstimate", "GPU_SEARCH_LIMIT", "LayoutSearch",
-           "MemoryBreakdown", "MemoryPlan", "MfuEstimate", "PARTS", "SEARCHED", "ServingEstimate", "TASKS",
-           "TIME_MARGIN_TEXT", "TimeEstimate", "TrainingEstimate", "chinchilla_for_budget", "decode_estimate",
-           "estimate_budget", "estimate_corpus", "estimate_finetune_time", "estimate_mfu", "estimate_serving",
-           "estimate_time", "estimate_training", "fits", "gpus_to_hold", "inference_memory", "min_gpus",
-           "plan_memory", "qlora_memory", "search_layouts", "state_gpus", "training_memory", "usable_bytes",
-           "zero_gpus"]
+           "MemoryBreakdown", "MemoryPlan", "MfuEstimate", "PARTS", "PREFILL_EFFICIENCY", "RequestEstimate",
+           "SEARCHED", "ServingEstimate", "TASKS", "TIME_MARGIN_TEXT", "TimeEstimate", "TrainingEstimate",
+           "chinchilla_for_budget", "decode_estimate", "estimate_budget", "estimate_corpus",
+           "estimate_finetune_time", "estimate_mfu", "estimate_request", "estimate_serving", "estimate_time",
+           "estimate_training", "fits", "gpus_to_hold", "inference_memory", "min_gpus", "plan_memory",
+           "qlora_memory", "search_layouts", "state_gpus", "training_memory", "usable_bytes", "zero_gpus"]

@@ -13,6 +13,7 @@ from ..memory import (BYTES_PER_VALUE, CONVENTIONS, LORA_TARGETS, MEMORY_MARGIN,
                       WEIGHT_FORMATS, activations_per_gpu,
                       kv_cache_bytes_for, lora_params, model_weight_bytes, sharded_state_bytes, state_bytes_per_param,
                       training_state_bytes)
+from ..kv_cache import kv_cache_shards
 from ..model import ModelConfig, config_from, count_params
 from ..units import format_bytes
 
@@ -88,12 +89,14 @@ def training_memory(model, *, convention="mixed", optimizer="adamw", zero=0, dp=
 @v.checked(kv_dtype=v.one_of(BYTES_PER_VALUE), **v.WHOLE)
 def inference_memory(model, *, weights="bf16", seq_len=2048, batch=1, kv_dtype="bf16", tp=1,
                      overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> MemoryBreakdown:
-    """Memory per GPU for serving: weights and KV cache split over tp GPUs, plus the runtime overhead."""
+    """Memory per GPU for serving: weights split over tp GPUs, the KV cache over as many as hold different KV heads
+    (``kv_cache_shards``: no more than the KV heads; MLA's latent is kept whole on each), plus the runtime
+    overhead."""
     cfg = config_from(model)
     check_parallel(cfg, 1, tp, 1, 0)
     parts = {
         "weights": model_weight_bytes(cfg, weights) / tp,
-        "kv_cache": kv_cache_bytes_for(cfg, seq_len, batch, kv_dtype) / tp,
+        "kv_cache": kv_cache_bytes_for(cfg, seq_len, batch, kv_dtype) / kv_cache_shards(cfg, tp),
         "overhead": overhead_bytes,
     }
     return MemoryBreakdown(parts, gpus=tp)

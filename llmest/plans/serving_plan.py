@@ -1,6 +1,7 @@
 """The serving plan: decode speed on a roofline (``decode_estimate``), and with it the memory per GPU, whether it
 fits, the price of a million generated tokens, and the GPUs and dollars a month for a request rate
-(``estimate_serving``)."""
+(``estimate_serving``); and a request from prompt to last token (``estimate_request``): the time to the first token,
+the time per output token, the largest batch a paged KV cache leaves room for, and the price of input and output."""
 
 from __future__ import annotations
 
@@ -8,11 +9,18 @@ from dataclasses import dataclass
 
 from .. import _validate as v
 from .. import hardware
-from ..compute import cost_per_million_tokens, decode_step_seconds, flops_params, gpus_for_request_rate
-from ..memory import MEMORY_MARGIN, kv_cache_bytes_for, model_weight_bytes
+from ..compute import (cost_per_million_tokens, decode_attention_flops_for, decode_step_seconds, flops_params,
+                       gpus_for_request_rate, prefill_flops_for, prefill_seconds)
+from ..kv_cache import (BLOCK_TOKENS, BYTES_PER_VALUE, kv_blocks, kv_cache_shards, paged_tokens,
+                        sequences_that_fit)
+from ..memory import MEMORY_MARGIN, RUNTIME_OVERHEAD_BYTES, kv_cache_bytes_for, model_weight_bytes
 from ..model import config_from
 from ..units import HOURS_PER_MONTH
 from .memory_plan import MemoryBreakdown, check_parallel, inference_memory, usable_bytes
+
+# The share of the peak that prompt processing reaches, unless the reader sets one: the MFU that chapter 3 and
+# `llmest time` take by default, the low end of the material's 40-60% (seed 004 §3.2).
+PREFILL_EFFICIENCY = 0.4
 
 
 @dataclass(frozen=True)
@@ -25,19 +33,26 @@ class DecodeEstimate:
     gpus: int
 
 
-@v.checked(**v.WHOLE)
-def decode_estimate(model, gpu, batch=1, seq_len=2048, weights="bf16", tp=1) -> DecodeEstimate:
-    """Decode speed of a real model on tensor-parallel GPUs of a kind: weights and KV cache are split over tp GPUs,
-    so each step reads 1/tp of them per GPU and does 1/tp of the FLOPs."""
+@v.checked(kv_dtype=v.one_of(BYTES_PER_VALUE), **v.WHOLE)
+def decode_estimate(model, gpu, batch=1, seq_len=2048, weights="bf16", tp=1, kv_dtype="bf16",
+                    with_attention=False) -> DecodeEstimate:
+    """Decode speed of a real model on tensor-parallel GPUs of a kind: weights are split over tp GPUs and the KV
+    cache over as many as hold different KV heads (``kv_cache_shards``), so each step reads that share of them per
+    GPU and does 1/tp of the FLOPs. Every weight is read each step, all the
+    experts of a mixture too (at a batch of one a token reads only its own experts: an upper bound there), and
+    the compute is 2N per sequence, N the active parameters; ``with_attention`` adds the attention's forward
+    FLOPs at ``seq_len`` (``decode_attention_flops_for``)."""
     cfg = config_from(model)
     check_parallel(cfg, 1, tp, 1, 0)
     g = hardware.gpu(gpu)
     weight_bytes = model_weight_bytes(cfg, weights) / tp
-    kv_bytes = kv_cache_bytes_for(cfg, seq_len, batch) / tp
+    kv_bytes = kv_cache_bytes_for(cfg, seq_len, batch, kv_dtype) / kv_cache_shards(cfg, tp)
     n = flops_params(cfg) / tp
+    attention = decode_attention_flops_for(cfg, seq_len) / tp if with_attention else 0
     memory_s = (weight_bytes + kv_bytes) / g.bandwidth_bytes_per_s
-    compute_s = 2 * n * batch / g.bf16_flops_per_s
-    step = decode_step_seconds(weight_bytes, kv_bytes, n, batch, g.bandwidth_bytes_per_s, g.bf16_flops_per_s)
+    compute_s = (2 * n + attention) * batch / g.bf16_flops_per_s
+    step = decode_step_seconds(weight_bytes, kv_bytes, n, batch, g.bandwidth_bytes_per_s, g.bf16_flops_per_s,
+                               attention)
     return DecodeEstimate(step, memory_s, compute_s, batch / step, "memory" if memory_s >= compute_s else "compute",
                           tp)
 
@@ -85,4 +100,114 @@ def estimate_serving(model, gpu="A100 80GB", *, batch=1, seq_len=2048, weights="
         v.check_number("price_per_gpu_hour", price_per_gpu_hour, low=0)
     memory = inference_memory(model, weights=weights, seq_len=seq_len, batch=batch, tp=tp)
     return ServingEstimate(decode, memory, usable_bytes(gpu, margin), margin, price,
+                           cost_per_million_tokens(price, tp, decode.tokens_per_s))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# A request from prompt to last token: prefill, decode, the largest batch and the price of each kind of token
+# ----------------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RequestEstimate:
+    """A static batch of requests of P prompt and O output tokens on tp GPUs: times, memory per GPU, the largest
+    batch that fits and prices. Every field says its unit; ``settings`` holds what the estimate assumed."""
+
+    settings: dict
+    prefill_flops: float           # the whole batch's prompts, all GPUs together
+    ttft_s: float                  # time to the first token: the batch's prefill
+    prefill_bound: str             # "compute" or "memory" (a short prompt that only reads the weights)
+    decode: DecodeEstimate         # one decode step, at the mean context of the output
+    decode_context_tokens: int     # that context, P + O // 2
+    memory: MemoryBreakdown        # per GPU, the KV cache in whole blocks
+    usable_bytes: float            # per GPU, less the margin
+    blocks_per_sequence: int
+    waste_bytes_per_sequence: float    # the empty slots of each sequence's last block, all GPUs together
+    max_batch: int                 # the most sequences whose paged cache fits beside the weights; 0: none
+    usd_per_million_input_tokens: float
+    usd_per_million_output_tokens: float
+
+    @property
+    def tpot_s(self) -> float:
+        """Time per output token: one decode step of the batch."""
+        return self.decode.step_seconds
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Output tokens per second of the batch while it decodes: batch / TPOT."""
+        return self.decode.tokens_per_s
+
+    @property
+    def bound(self) -> str:
+        return self.decode.bound
+
+    @property
+    def request_s(self) -> float:
+        """A request from arrival to its last token: TTFT + (O − 1) · TPOT (the first token comes from prefill)."""
+        return self.ttft_s + (self.settings["output_tokens"] - 1) * self.tpot_s
+
+    @property
+    def memory_per_gpu_bytes(self) -> float:
+        return self.memory.total
+
+    @property
+    def fits(self) -> bool:
+        return self.settings["batch"] <= self.max_batch
+
+    def gpus_for(self, requests_per_s) -> int:
+        """GPUs that sustain a request rate: replicas of tp GPUs, each finishing a batch every ``request_s``."""
+        s = self.settings
+        output = s["batch"] * s["output_tokens"]
+        return gpus_for_request_rate(requests_per_s, s["output_tokens"], output / self.request_s, s["tp"])
+
+
+@v.checked(kv_dtype=v.one_of(BYTES_PER_VALUE), **v.WHOLE)
+def estimate_request(model, gpu="A100 80GB", *, prompt_tokens, output_tokens, batch=1, tp=1, weights="bf16",
+                     prefill_efficiency=PREFILL_EFFICIENCY, kv_dtype="bf16", block_tokens=BLOCK_TOKENS,
+                     price_per_gpu_hour=None, margin=MEMORY_MARGIN,
+                     overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> RequestEstimate:
+    """Serving ``batch`` requests of ``prompt_tokens`` in and ``output_tokens`` out together on ``tp``
+    tensor-parallel GPUs (a static batch: prefilled together, then decoded together; continuous batching, which
+    interleaves them, is left out).
+
+    TTFT: the batch's prefill FLOPs (``prefill_flops_for``: 2·N·P per sequence, N the active parameters, plus the
+    causal attention) at ``prefill_efficiency`` of the peak, or reading the weights once if that takes longer.
+    TPOT: one decode step on the roofline (``decode_estimate`` with the attention FLOPs) at the mean context of
+    the output, P + O // 2 tokens (the steps run from P + 1 to P + O − 1; exact for an even O), at the GPU's full
+    peak and bandwidth: an ideal ceiling. Memory per GPU: the weights (every expert of a mixture) and the KV cache
+    of P + O tokens in whole blocks of ``block_tokens`` (a local layer keeps its window's tokens, not rounded up:
+    servers page windows differently), the weights split over tp and the cache over ``kv_cache_shards``, plus
+    ``overhead_bytes``; max_batch the most sequences whose
+    paged cache fits beside them in the memory less ``margin``. Tensor parallelism divides
+    the weights and FLOPs evenly, and the cache as far as its KV heads go; its all-reduces are left out.
+    Prices: each token at the rate of the phase that makes it (input at the prefill's tokens per second, output
+    at the decode's), at ``price_per_gpu_hour`` (default the GPU's listed price) for the tp GPUs."""
+    cfg = config_from(model)
+    check_parallel(cfg, 1, tp, 1, 0)
+    usable = usable_bytes(gpu, margin)
+    g = hardware.gpu(gpu)
+    price = hardware.price_per_gpu_hour(gpu) if price_per_gpu_hour is None else \
+        v.check_number("price_per_gpu_hour", price_per_gpu_hour, low=0)
+    settings = dict(model=cfg.name, gpu=g.name, prompt_tokens=prompt_tokens, output_tokens=output_tokens,
+                    batch=batch, tp=tp, weights=weights, prefill_efficiency=prefill_efficiency, kv_dtype=kv_dtype,
+                    block_tokens=block_tokens, price_per_gpu_hour=price, margin=margin, overhead_bytes=overhead_bytes)
+
+    weight_bytes = model_weight_bytes(cfg, weights)
+    flops = prefill_flops_for(cfg, prompt_tokens, batch)
+    ttft = prefill_seconds(flops, weight_bytes, tp, g.bf16_flops_per_s, g.bandwidth_bytes_per_s, prefill_efficiency)
+    compute_bound = flops / (g.bf16_flops_per_s * prefill_efficiency) >= weight_bytes / g.bandwidth_bytes_per_s
+    context = prompt_tokens + output_tokens // 2
+    decode = decode_estimate(cfg, g, batch=batch, seq_len=context, weights=weights, tp=tp, kv_dtype=kv_dtype,
+                             with_attention=True)
+
+    tokens = prompt_tokens + output_tokens
+    slots = paged_tokens(tokens, block_tokens)
+    memory = inference_memory(cfg, weights=weights, seq_len=slots, batch=batch, kv_dtype=kv_dtype, tp=tp,
+                              overhead_bytes=overhead_bytes)
+    per_sequence = kv_cache_bytes_for(cfg, slots, 1, kv_dtype)
+    waste = per_sequence - kv_cache_bytes_for(cfg, tokens, 1, kv_dtype)
+    per_gpu = per_sequence / kv_cache_shards(cfg, tp)
+    most = int(max(0, sequences_that_fit(usable, memory["weights"], per_gpu, overhead_bytes)))
+    return RequestEstimate(settings, flops, ttft, "compute" if compute_bound else "memory", decode, context, memory,
+                           usable, int(kv_blocks(tokens, block_tokens)), waste, most,
+                           cost_per_million_tokens(price, tp, batch * prompt_tokens / ttft),
                            cost_per_million_tokens(price, tp, decode.tokens_per_s))

@@ -63,10 +63,11 @@ def memory_bar_html(breakdown, gpu, margin) -> str:
             f'({format_percent(1 - margin, 0)} of {hardware.gpu(gpu).memory_text}); solid: the GPU\'s memory</div>')
 
 
-def svg_chart(series, x_label: str, y_label: str, marker=None, width=460, height=220, y_log=True) -> str:
+def svg_chart(series, x_label: str, y_label: str, marker=None, width=460, height=220, y_log=True,
+              vline=None) -> str:
     """A small line chart in SVG, log x (and log y unless ``y_log`` is False): ``series`` are
-    (xs, ys, color, label); ``marker`` an (x, y) dot. Live widgets use it because it redraws in well under a
-    millisecond."""
+    (xs, ys, color, label); ``marker`` an (x, y) dot; ``vline`` an (x, label) dashed line across the chart, drawn
+    when x lies on the axis. Live widgets use it because it redraws in well under a millisecond."""
     import math
 
     def ty(y):
@@ -105,6 +106,11 @@ def svg_chart(series, x_label: str, y_label: str, marker=None, width=460, height
                      f'{html.escape(label)}</text>')
     if marker is not None:
         parts.append(f'<circle cx="{px(marker[0]):.1f}" cy="{py(marker[1]):.1f}" r="4" fill="#b00020"/>')
+    if vline is not None and min(xs) <= vline[0] <= max(xs):
+        x = px(vline[0])
+        parts.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{bottom}" stroke="#555" stroke-dasharray="4 3"/>'
+                     f'<text x="{x - 4:.1f}" y="{bottom - 6}" text-anchor="end" fill="#555">'
+                     f'{html.escape(vline[1])}</text>')
     parts.append(f'<text x="{(left + right) / 2}" y="{height - 4}" text-anchor="middle">{html.escape(x_label)}</text>')
     parts.append(f'<text x="12" y="{(top + bottom) / 2}" text-anchor="middle" '
                  f'transform="rotate(-90 12 {(top + bottom) / 2})">{html.escape(y_label)}</text></svg>')
