@@ -53,6 +53,9 @@ CLI_ONLY = [
     ("block_tokens", ("serve", "llama-2-7b", "--prompt-tokens", "128", "--output-tokens", "128", "--block-tokens")),
     ("requests_per_s", ("serve", "llama-2-7b", "--prompt-tokens", "128", "--output-tokens", "128",
                         "--requests-per-s")),
+    ("global_batch_tokens", ("layout", "llama-2-7b", "--gpus", "8", "--seq-len", "4096", "--global-batch-tokens")),
+    ("top", ("layout", "llama-2-7b", "--gpus", "8", "--seq-len", "4096", "--global-batch-tokens", "1048576",
+             "--top")),
 ]
 COUNTS = {"tokens", "n_params"}  # text fields, where a count is typed as "7B" or "1e+17"
 
