@@ -21,7 +21,7 @@ OFFLOAD = ("none", "optimizer", "optimizer+params")
 STATE_PARTS = ("weights", "master", "gradients", "optimizer")
 
 
-def check_offload(offload, zero):
+def _check_offload(offload, zero):
     """An offload setting DeepSpeed accepts at this ZeRO stage."""
     v.check_choice("offload", offload, OFFLOAD)
     if offload != "none" and zero == 0:
@@ -67,8 +67,9 @@ def offloaded_state_bytes(n_params, per_param: StateBytes, zero=1, dp=1, offload
     if not isinstance(per_param, StateBytes):
         raise InputError("per_param", f"per_param == {v.quote(per_param)}, must be the StateBytes of "
                                       "state_bytes_per_param().")
-    v.check_int("zero", zero, minimum=0, maximum=3)
-    check_offload(offload, zero)
+    v.check_choice("offload", offload, OFFLOAD)
+    v.check_int("zero", zero, minimum=0 if offload == "none" else 1, maximum=3)  # offload needs ZeRO
+    _check_offload(offload, zero)
     if offload == "none":
         return {"gpu": sharded_state_bytes(n_params, per_param, zero, dp), "cpu": dict.fromkeys(STATE_PARTS, 0)}
     shard = n_params / dp

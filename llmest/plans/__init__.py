@@ -15,8 +15,8 @@ corpus_plan   estimate_corpus, chinchilla_for_budget
 from .budget_plan import BudgetEstimate, estimate_budget
 from .corpus_plan import CorpusEstimate, chinchilla_for_budget, estimate_corpus
 from .memory_plan import (GPU_SEARCH_LIMIT, PARTS, SEARCHED, TASKS, MemoryBreakdown, MemoryPlan, fits, gpus_to_hold,
-                          inference_memory, min_gpus, plan_memory, qlora_memory, state_gpus, training_memory,
-                          usable_bytes, zero_gpus)
+                          inference_memory, largest_module_params, min_gpus, plan_memory, qlora_memory, state_gpus,
+                          training_memory, usable_bytes, zero_gpus)
 from .serving_plan import DecodeEstimate, ServingEstimate, decode_estimate, estimate_serving
 from .time_plan import (TIME_MARGIN_TEXT, MfuEstimate, TimeEstimate, TrainingEstimate, estimate_finetune_time,
                         estimate_mfu, estimate_time, estimate_training)
@@ -26,5 +26,5 @@ __all__ = ["GPU_SEARCH_LIMIT", "PARTS", "SEARCHED", "TASKS", "TIME_MARGIN_TEXT",
            "TrainingEstimate",
            "chinchilla_for_budget", "decode_estimate", "estimate_budget", "estimate_corpus", "estimate_finetune_time",
            "estimate_mfu", "estimate_serving", "estimate_time", "estimate_training", "fits", "gpus_to_hold",
-           "inference_memory", "min_gpus", "plan_memory", "qlora_memory", "state_gpus", "training_memory",
-           "usable_bytes", "zero_gpus"]
+           "inference_memory", "largest_module_params", "min_gpus", "plan_memory", "qlora_memory", "state_gpus",
+           "training_memory", "usable_bytes", "zero_gpus"]

@@ -15,7 +15,7 @@ from ..memory import (BYTES_PER_VALUE, CONVENTIONS, LORA_TARGETS, MEMORY_MARGIN,
                       training_state_bytes)
 from ..model import ModelConfig, config_from, count_params
 from ..units import format_bytes
-from ..zero import OFFLOAD, ZERO_DEFAULTS, check_offload, offloaded_state_bytes, zero_buffer_bytes
+from ..zero import OFFLOAD, ZERO_DEFAULTS, _check_offload, offloaded_state_bytes, zero_buffer_bytes
 
 PARTS = ("weights", "master", "gradients", "optimizer", "adapters", "buffers", "activations", "kv_cache", "overhead")
 GPU_SEARCH_LIMIT = 1024   # the most GPUs a least-GPU search tries
@@ -78,9 +78,11 @@ def _check_activations(micro_batch, seq_len, recompute, flash, overhead_bytes):
     v.check_number("overhead_bytes", overhead_bytes, low=0)
 
 
-def largest_module_params(cfg: ModelConfig) -> int:
+@v.checked
+def largest_module_params(model) -> int:
     """The parameters of the largest module (one matrix, or the embedding), which ZeRO-3 gathers whole: what
     DeepSpeed's estimators call largest_layer_params (a module's own parameters, its children's apart)."""
+    cfg = config_from(model)
     expert_ffn = cfg.expert_ffn_hidden_size if cfg.is_moe else 0
     return max(cfg.vocab_size * cfg.hidden_size, cfg.hidden_size * cfg.ffn_hidden_size,
                cfg.hidden_size * expert_ffn, cfg.hidden_size * cfg.num_heads * cfg.head_dim)
@@ -132,7 +134,7 @@ def training_memory(model, *, convention="mixed", optimizer="adamw", zero=0, dp=
     _check_activations(micro_batch, seq_len, recompute, flash, overhead_bytes)
     v.check_bool("sequence_parallel", sequence_parallel)
     _check_layout(cfg, dp, cp, ep, seq_len, flash)
-    check_offload(offload, zero)
+    _check_offload(offload, zero)
     per_param = state_bytes_per_param(convention, optimizer)
     counts = count_params(cfg)
     split = tp * pp  # norms and embeddings are not split exactly so; a small error
