@@ -234,11 +234,15 @@ _POSITIVE = ("n_params total_params tokens training_tokens unique_tokens flops b
 RULES = {
     **{name: check_positive for name in _POSITIVE.split()},
     **{name: check_nonnegative for name in ("kv_bytes", "price_per_gpu_hour", "overhead_bytes",
-                                             "activations_shared_bytes", "size_bytes", "attention_flops")},
+                                             "activations_shared_bytes", "size_bytes", "attention_flops",
+                                             "reduce_bucket_size", "prefetch_bucket_size", "max_live_parameters",
+                                             "param_persistence_threshold", "gathered_params", "persistent_params")},
     **{name: check_whole for name in ("gpus", "chips", "stages", "micro_batches", "tp", "dp", "pp", "keep",
                                        "gpus_per_replica", "rank", "window", "cp", "ep", "top_k", "virtual_stages",
-                                       "all_reduces", "prompt_tokens", "output_tokens", "block_tokens")},
-    **{name: check_bool for name in ("flash", "sequence_parallel", "with_attention", "binary", "signed")},
+                                       "all_reduces", "prompt_tokens", "output_tokens", "block_tokens",
+                                       "gpus_per_node")},
+    **{name: check_bool for name in ("flash", "sequence_parallel", "with_attention", "binary", "signed",
+                                        "fp32_norms", "overlap_comm")},
     "digits": lambda name, value: check_int(name, value, minimum=1, maximum=17),  # what a float holds
     "decimals": lambda name, value: check_int(name, value, minimum=0, maximum=17),
     "limit": lambda name, value: check_int(name, value, maximum=SEARCH_LIMIT),

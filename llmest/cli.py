@@ -32,6 +32,7 @@ from .cli_options import (_Parser, _count, _count_help, _gpu_option, _real, _spa
                           _whole)
 from .cli_serve import serve_parser
 from .limits import LIMITS, allowed, bound
+from .zero import OFFLOAD, ZERO_DEFAULTS
 
 # ----------------------------------------------------------------------------------------------------------------
 # Options a task does not use. They default to None, so that one given is seen even when it equals the default of
@@ -54,6 +55,8 @@ MEMORY_DEFAULTS = {
     "batch": {"inference": 1},
     "rank": {"qlora": 64},
     "targets": {"qlora": None},
+    **{dest: {"training": default} for dest, default in
+       {"cp": 1, "ep": 1, "offload": "none", "gpus_per_node": 8, **ZERO_DEFAULTS}.items()},
 }
 # data: the cluster options, which only --gpus uses, and their defaults.
 DATA_CLUSTER = {"days": 30, "mfu": 0.4, "peak": None, "gpu": "A100 80GB"}
@@ -67,9 +70,10 @@ def settle_memory(args) -> None:
         elif getattr(args, dest) is not None:
             tasks = " or ".join(f"--task {task}" for task in defaults)
             raise InputError(dest, f"--task {args.task} does not use it (only {tasks}): leave it out.")
-    gpus = args.dp * args.tp * args.pp if args.task == "training" else 1
+    gpus = args.dp * args.tp * args.pp * args.cp if args.task == "training" else 1
     if gpus > LIMITS["gpus"].high:
-        raise InputError("dp", f"dp × tp × pp == {gpus:,} GPUs, must be {allowed('gpus')}{LIMITS['gpus'].why}.")
+        product = "dp × tp × pp × cp" if args.cp > 1 else "dp × tp × pp"
+        raise InputError("dp", f"{product} == {gpus:,} GPUs, must be {allowed('gpus')}{LIMITS['gpus'].why}.")
 
 
 def settle_data(args) -> None:
@@ -115,6 +119,16 @@ def _memory_parser(subparsers):
     p.add_argument("--tp", type=_whole("tp"),
                    help="training, inference: tensor-parallel GPUs, dividing the heads (default 1)")
     p.add_argument("--pp", type=_whole("pp"), help="training: pipeline stages, up to the layers (default 1)")
+    p.add_argument("--cp", type=_whole("cp"), help="training: context-parallel GPUs, each with 1/cp of every sequence, "
+                                                   "ZeRO sharding over dp·cp (default 1)")
+    p.add_argument("--ep", type=_whole("ep"), help="training: expert-parallel GPUs, each with 1/ep of the routed "
+                                                   "experts; divides the experts and dp·cp (default 1)")
+    p.add_argument("--offload", choices=OFFLOAD, help="training: to CPU memory, with --zero 1-3 the optimizer states, "
+                                                      "with --zero 3 the parameters too (default none)")
+    p.add_argument("--gpus-per-node", type=_whole("gpus_per_node"), help="training: for CPU memory per node (8)")
+    for name, default in ZERO_DEFAULTS.items():  # DeepSpeed's settings of the same names, in elements
+        p.add_argument(f"--{name.replace('_', '-')}", type=_real(name),
+                       help=f"training, --zero >= 1: DeepSpeed's {name} in elements (default {default:.0e})")
     p.add_argument("--micro-batch", type=_whole("micro_batch"),
                    help=f"training, qlora: sequences per micro-batch, {_span('micro_batch')} (default 1)")
     p.add_argument("--seq-len", type=_whole("seq_len"),

@@ -13,6 +13,7 @@ from . import model as m
 from . import plans
 from ._validate import InputError
 from .units import UNITS, show
+from .zero import ZERO_DEFAULTS
 
 
 def model_of(text: str) -> m.ModelConfig:
@@ -54,8 +55,9 @@ def _memory_settings(args) -> dict:
     """The command's options as the keywords of the task's memory function."""
     if args.task == "training":
         return dict(convention=args.convention, optimizer=args.optimizer, zero=args.zero, dp=args.dp, tp=args.tp,
-                    pp=args.pp, micro_batch=args.micro_batch, seq_len=args.seq_len, recompute=args.recompute,
-                    flash=not args.no_flash)
+                    pp=args.pp, cp=args.cp, ep=args.ep, micro_batch=args.micro_batch, seq_len=args.seq_len,
+                    recompute=args.recompute, flash=not args.no_flash, offload=args.offload,
+                    **{name: getattr(args, name) for name in ZERO_DEFAULTS})
     if args.task == "inference":
         return dict(weights=args.weights, seq_len=args.seq_len, batch=args.batch, tp=args.tp)
     return dict(rank=args.rank, targets=args.targets, micro_batch=args.micro_batch, seq_len=args.seq_len,
@@ -73,7 +75,8 @@ def _least_gpus_text(plan: plans.MemoryPlan) -> str:
         return f"{plan.least} (tensor parallelism over {plan.least}, which divides the {plan.model.num_heads} heads)"
     zero = plan.settings["zero"]
     stage = f"ZeRO-{zero} sharding over dp" if zero else "plain data parallelism (ZeRO-0)"
-    return f"{plan.least_gpus} (dp {plan.least} × tp·pp {plan.other_gpus}, {stage})"
+    split = "tp·pp·cp" if plan.settings["cp"] > 1 else "tp·pp"
+    return f"{plan.least_gpus} (dp {plan.least} × {split} {plan.other_gpus}, {stage})"
 
 
 def cmd_memory(args):
@@ -107,6 +110,13 @@ def cmd_memory(args):
         data["targets"] = list(plan.settings["targets"])
     if plan.task != "inference":
         data["activations_per_gpu"] = plan.breakdown["activations"]
+    if plan.task == "training":
+        cpu = plan.breakdown
+        data.update(cpu_parts=cpu.cpu, cpu_bytes_per_gpu=cpu.cpu_total,
+                    cpu_bytes_per_node=cpu.cpu_per_node(args.gpus_per_node), gpus_per_node=args.gpus_per_node)
+        if cpu.cpu_total:
+            lines.append(f"CPU memory: {_with_unit(cpu.cpu_total, 'bytes')} per GPU's process, "
+                         f"{_with_unit(data['cpu_bytes_per_node'], 'bytes')} per node of {args.gpus_per_node} GPUs")
     return f"{data['model']}, {args.task}\n{plan.breakdown.table()}\n" + "\n".join(lines), data
 
 

@@ -177,16 +177,21 @@ def layer_activation_bytes(seq_len, batch, hidden, heads, tp=1, sequence_paralle
 
 @v.checked(recompute=_recompute)
 def gated_layer_activation_bytes(seq_len, batch, hidden, heads, kv_heads, head_dim, ffn_hidden, tp=1,
-                                 sequence_parallel=False, recompute="none", flash=False):
+                                 sequence_parallel=False, recompute="none", flash=False, fp32_norms=True):
     """The same count for a Llama-style layer: RMSNorm, a gated FFN (SwiGLU) of width F, grouped-query attention,
-    no dropout. Saved in 16 bits: the two norm inputs (4sbh), the QKV input (2sbh), Q (2sbh), K and V
-    (2·2sb·kv·d), the attention output (2sbh), the FFN input (2sbh), the gate, up, activation and product (4·2sbF),
-    and the softmax output (2as²b) unless FlashAttention or selective recomputation drops it. Tensor parallelism
-    splits all but the 8sbh of norm and block inputs; sequence parallelism splits those too."""
+    no dropout. Saved in 16 bits: the QKV input (2sbh), Q (2sbh), K and V (2·2sb·kv·d), the attention output
+    (2sbh), the FFN input (2sbh), the gate, up, activation and product (4·2sbF), and the softmax output (2as²b)
+    unless FlashAttention or selective recomputation drops it. Each of the 2 RMSNorms keeps, with ``fp32_norms``
+    (transformers' LlamaRMSNorm upcasts: ``hidden_states.to(torch.float32)``), its input in FP32 (4sbh), the
+    normalised input in 16 bits before the scale multiplies it (2sbh) and 1/rms per token in FP32 (4sb): 6sbh + 4sb.
+    Without (a norm that keeps its 16-bit input, as Megatron's and Apex's fused kernels do), 2sbh, as Korthikanti
+    et al. count; their FP32 1/rms per token (4sb, 2/h of that) is left out, as Korthikanti et al. leave it.
+    Tensor parallelism splits all but the norms' tensors and the block inputs; sequence parallelism splits those."""
     s, b, h, a, t = seq_len, batch, hidden, heads, tp
     if recompute == "full":
         return 2 * s * b * h / t if sequence_parallel and not (isinstance(t, int) and t == 1) else 2 * s * b * h
-    replicated = 8 * s * b * h
+    norm = 6 * s * b * h + 4 * s * b if fp32_norms else 2 * s * b * h
+    replicated = 2 * norm + 4 * s * b * h
     split = 4 * s * b * h + 4 * s * b * kv_heads * head_dim + 8 * s * b * ffn_hidden
     scores = 0 if (recompute == "selective" or flash) else 2 * a * s * s * b
     if isinstance(t, int) and t == 1:
@@ -195,9 +200,13 @@ def gated_layer_activation_bytes(seq_len, batch, hidden, heads, kv_heads, head_d
 
 
 @v.checked
-def output_activation_bytes(seq_len, batch, hidden, vocab_size, tp=1):
-    """The final norm, output projection and loss (Korthikanti et al.): 4sbh/t · (1 + V/h), fp32 logits included."""
-    return 4 * seq_len * batch * hidden * (1 + vocab_size / hidden) / tp
+def output_activation_bytes(seq_len, batch, hidden, vocab_size, tp=1, fp32_norms=True):
+    """The final norm, output projection and loss: Korthikanti et al.'s 4sbh/t · (1 + V/h) (the norm's and the
+    head's 16-bit inputs, the FP32 logits), plus, with ``fp32_norms`` (transformers' RMSNorm), the final norm's
+    FP32 input instead of a 16-bit one, its normalised 16-bit input and 1/rms per token: 4sbh + 4sb more."""
+    s, b, h = seq_len, batch, hidden
+    norm = 4 * s * b * h + 4 * s * b if fp32_norms else 0
+    return (4 * s * b * h * (1 + vocab_size / h) + norm) / tp
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -322,26 +331,29 @@ def sharded_state_bytes(n_params, per_param: StateBytes, zero=0, dp=1) -> dict:
 
 @v.checked(cfg=_config, recompute=_recompute)
 def model_layer_activation_bytes(cfg: ModelConfig, micro_batch, seq_len, tp=1, sequence_parallel=False,
-                                 recompute="none", flash=True) -> float:
-    """One layer of a real model: the gated (Llama-style) count for gated FFNs, Korthikanti et al.'s otherwise."""
+                                 recompute="none", flash=True, fp32_norms=True) -> float:
+    """One layer of a real model: the gated (Llama-style) count for gated FFNs, Korthikanti et al.'s otherwise.
+    ``fp32_norms``: RMSNorms that keep an FP32 copy of their input, as transformers' do (False: a fused norm)."""
     if cfg.gated_ffn:
         return gated_layer_activation_bytes(seq_len, micro_batch, cfg.hidden_size, cfg.num_heads, cfg.num_kv_heads,
                                             cfg.head_dim, cfg.ffn_hidden_size, tp, sequence_parallel, recompute,
-                                            flash)
+                                            flash, fp32_norms and cfg.norm == "rmsnorm")
     return layer_activation_bytes(seq_len, micro_batch, cfg.hidden_size, cfg.num_heads, tp, sequence_parallel,
                                   recompute, flash)
 
 
 @v.checked(cfg=_config, recompute=_recompute)
 def activations_per_gpu(cfg: ModelConfig, micro_batch, seq_len, tp=1, sequence_parallel=False, recompute="none",
-                        flash=True) -> float:
+                        flash=True, fp32_norms=True) -> float:
     """Layers' activations for one micro-batch, plus the output layer; with full recomputation, every layer's input
-    plus one layer recomputed at a time during backward."""
+    plus one layer recomputed at a time during backward. ``fp32_norms`` applies to models with RMSNorm."""
     args = (cfg, micro_batch, seq_len, tp, sequence_parallel)
-    total = cfg.num_layers * model_layer_activation_bytes(*args, recompute=recompute, flash=flash)
+    layer = {"flash": flash, "fp32_norms": fp32_norms}
+    total = cfg.num_layers * model_layer_activation_bytes(*args, recompute=recompute, **layer)
     if recompute == "full":
-        total += model_layer_activation_bytes(*args, recompute="none", flash=flash)
-    return total + output_activation_bytes(seq_len, micro_batch, cfg.hidden_size, cfg.vocab_size, tp)
+        total += model_layer_activation_bytes(*args, recompute="none", **layer)
+    fp32_output_norm = fp32_norms and cfg.norm == "rmsnorm"
+    return total + output_activation_bytes(seq_len, micro_batch, cfg.hidden_size, cfg.vocab_size, tp, fp32_output_norm)
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -20,10 +20,14 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from llmest import InputError, comm, compute, data, hardware, kv_cache, memory, model, params, plans, runs, units
-from llmest.config_file import CONFIGS
-
-MODULES = (params, model, kv_cache, memory, comm, compute, data, hardware, runs, plans, units)
+    "window": 4096, "size_bytes": 1e9, "cp": 1, "moe_layers": 24, "ep": 1, "top_k": 2, "shard_params": 1e9,
+    "schedule": "1f1b", "virtual_stages": 2, "all_reduces": 4, "global_batch_tokens": 2**20, "overlap": 0.5,
+    "compute_efficiency": 0.5, "top": 5,
+    "prompt_tokens": 512, "output_tokens": 128, "block_tokens": 16, "prefill_efficiency": 0.4,
+    "efficiency": 0.4, "attention_flops": 1e9, "bytes_read": 14e9, "memory_bytes": 80e9, "kv_bytes_per_sequence": 5e8,
+    "fp32_norms": True, "offload": "optimizer", "reduce_bucket_size": 5e8,
+    "prefetch_bucket_size": 5e7, "max_live_parameters": 1e9, "param_persistence_threshold": 1e5,
+    "gathered_params": 1.8e8, "persistent_params": 2.7e5, "overlap_comm": False, "gpus_per_node": 8,
 # Functions that take text, not numbers, or that do not take input at all; each is fuzzed elsewhere.
 ELSEWHERE = {"tokens_per_byte", "measured_tokens_per_gb", "sample_text", "halfwidth", "check_length"}
 CONFIG = str(CONFIGS / "llama-2-7b.json")
@@ -46,11 +50,14 @@ GOOD = {
     "mix": {"english": 1.0}, "text": "7B", "unit": "bytes", "with_attention": True, "tokens_per_param": 20,
     "overhead_bytes": 5e8, "limit": 64, "activations_shared_bytes": 1e9, "factor": 40,
     "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
-    "window": 4096, "size_bytes": 1e9, "cp": 2, "moe_layers": 24, "ep": 4, "top_k": 2, "shard_params": 1e9,
+    "window": 4096, "size_bytes": 1e9, "cp": 1, "moe_layers": 24, "ep": 1, "top_k": 2, "shard_params": 1e9,
     "schedule": "1f1b", "virtual_stages": 2, "all_reduces": 4, "global_batch_tokens": 2**20, "overlap": 0.5,
     "compute_efficiency": 0.5, "top": 5,
-    "window": 4096, "prompt_tokens": 512, "output_tokens": 128, "block_tokens": 16, "prefill_efficiency": 0.4,
+    "prompt_tokens": 512, "output_tokens": 128, "block_tokens": 16, "prefill_efficiency": 0.4,
     "efficiency": 0.4, "attention_flops": 1e9, "bytes_read": 14e9, "memory_bytes": 80e9, "kv_bytes_per_sequence": 5e8,
+    "fp32_norms": True, "offload": "optimizer", "reduce_bucket_size": 5e8,
+    "prefetch_bucket_size": 5e7, "max_live_parameters": 1e9, "param_persistence_threshold": 1e5,
+    "gathered_params": 1.8e8, "persistent_params": 2.7e5, "overlap_comm": False, "gpus_per_node": 8,
 }
 # Where a name means different things in different functions.
 GOOD_FOR = {
@@ -62,6 +69,8 @@ GOOD_FOR = {
     ("config_from_file", "param"): "path", ("config_from_json", "param"): "text", ("parse_bytes", "name"): "text",
     ("parse_count", "name"): "text", ("cost", "price_per_gpu_hour"): 2.0,
     ("sharded_state_bytes", "per_param"): memory.state_bytes_per_param(),
+    ("offloaded_state_bytes", "per_param"): memory.state_bytes_per_param(),
+    ("training_memory", "offload"): "none",
     ("min_gpus", "plan"): lambda: lambda n: plans.training_memory(LLAMA, zero=3, dp=n),
     ("fits", "memory"): lambda: plans.training_memory(LLAMA, zero=3, dp=8),
     ("config_from", "model"): "llama-2-7b", ("parse_bytes", "text"): "80 GB", ("parse_count", "text"): "7B",

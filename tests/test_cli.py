@@ -54,9 +54,9 @@ def test_memory_matches_the_library(capsys, argv, plan):
 
 def test_memory_reports_the_least_gpus_that_hold_the_run(capsys):
     # Training: the least dp at the chosen ZeRO stage. Llama-2-7B (6,738,415,616 parameters) with ZeRO-2 keeps
-    # 2 + 14/dp bytes a parameter of states: 60.6 GB on 2 GPUs, plus 2.29 GB of activations for 1 × 4,096 tokens
-    # with full recomputation and 0.5 GB of runtime, within the 68.7 GB usable (80% of 80 GiB); on 1 GPU the states
-    # alone are 108 GB.
+    # 2 + 14/dp bytes a parameter of states: 60.6 GB on 2 GPUs, plus 2.50 GB of activations for 1 × 4,096 tokens
+    # with full recomputation, DeepSpeed's 1 GB reduce bucket and 0.5 GB of runtime: 64.6 GB, within the 68.7 GB
+    # usable (80% of 80 GiB); on 1 GPU the states alone are 108 GB.
     argv = ["memory", "llama-2-7b", "--zero", "2", "--seq-len", "4096", "--recompute", "full"]
     out = run_json(capsys, *argv)
     plan = plans.plan_memory("training", "llama-2-7b", zero=2, seq_len=4096, recompute="full")
@@ -477,3 +477,34 @@ def test_time_with_a_sequence_length_counts_the_attention(capsys):
     assert cli.main(["time", "--model", "llama-2-7b", "--tokens", "1T", "--seq-len", "4096"]) == 0
     text = capsys.readouterr().out
     assert "+ attention at 4,096 tokens" in text and "attention counted; on 6·N·D alone that is" in text
+
+
+def test_memory_offload_expert_and_context_parallelism(capsys):
+    # ZeRO-3 with the optimizer and the parameters offloaded (ZeRO-Infinity's offload_param) on 8 GPUs: each GPU's
+    # process keeps 18 bytes a parameter of Llama-2-7B / 8 in CPU memory (BF16 weights, FP32 master, gradients and
+    # two moments), 15.2 GB; a node of 8 GPUs 121 GB, DeepSpeed's estimate without its 1.5 margin.
+    argv = ["memory", "llama-2-7b", "--zero", "3", "--dp", "8", "--offload", "optimizer+params"]
+    out = run_json(capsys, *argv)
+    plan = plans.training_memory("llama-2-7b", zero=3, dp=8, offload="optimizer+params")
+    assert out["cpu_bytes_per_gpu"] == pytest.approx(18 * 6_738_415_616 / 8)
+    assert out["cpu_bytes_per_node"] == pytest.approx(18 * 6_738_415_616) and out["gpus_per_node"] == 8
+    assert out["parts"] == plan.parts and out["cpu_parts"] == plan.cpu and out["total"] == plan.total
+    assert cli.main(argv) == 0
+    assert "CPU memory: 15.2 GB per GPU's process, 121 GB per node of 8 GPUs" in capsys.readouterr().out
+    out = run_json(capsys, "memory", "mixtral-8x7b", "--zero", "1", "--dp", "8", "--ep", "8", "--cp", "2",
+                   "--reduce-bucket-size", "1e8")
+    assert out["parts"] == plans.training_memory("mixtral-8x7b", zero=1, dp=8, ep=8, cp=2,
+                                                 reduce_bucket_size=1e8).parts
+    assert out["gpus"] == 16 and out["parts"]["buffers"] == 2e8 and out["cpu_bytes_per_node"] == 0
+
+
+@pytest.mark.parametrize("argv, named", [
+    (("memory", "llama-2-7b", "--ep", "2"), "--ep: ep == 2, must be 1"),
+    (("memory", "llama-2-7b", "--cp", "3"), "--cp: cp == 3 must divide the sequence"),
+    (("memory", "llama-2-7b", "--offload", "optimizer"), "--offload: offload == 'optimizer' needs ZeRO"),
+    (("memory", "llama-2-7b", "--offload", "disk"), "argument --offload: invalid choice"),
+    (("memory", "llama-2-7b", "--task", "inference", "--offload", "optimizer"), "--offload: --task inference"),
+    (("memory", "llama-2-7b", "--zero", "3", "--prefetch-bucket-size", "-1"), "--prefetch-bucket-size:"),
+])
+def test_memory_layout_options_are_checked(argv, named, capsys):
+    assert named in error_of(capsys, *argv)

@@ -127,7 +127,9 @@ def DOCUMENTS_LINE(figure):
 def test_qlora_total_depends_on_the_batch_and_says_which_batches_give_the_material_range():
     figure = le.material.get("000-ex2-total")
     assert figure.status == "depends" and figure.rel_tol == 0.01  # no hidden tolerance
-    assert "micro-batches of 2-7 give 57.5 GB to 76.0 GB, inside the material's 56-76 GB" in figure.cause_text
+    # 54.0 GB at a micro-batch of 1, each more sequence 3.89 GB of checkpointed activations (the RMSNorms' FP32
+    # copies of the recomputed layer included): 57.9 GB at 2, 73.5 GB at 6, 77.4 GB at 7, past the 76 GB.
+    assert "micro-batches of 2-6 give 57.9 GB to 73.5 GB, inside the material's 56-76 GB" in figure.cause_text
 
 
 def test_the_kv_cache_of_one_request_rounds_to_the_material_one_significant_figure():

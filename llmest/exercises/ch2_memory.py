@@ -49,13 +49,16 @@ register(
     Exercise(
         "2.5",
         "Llama-2-13B (40 layers, hidden 5,120, 40 heads) trains on micro-batches of 2 sequences of 4,096 tokens "
-        "with FlashAttention and no recomputation. Counting the tensors a Llama layer saves (SwiGLU width 13,824, "
-        "no dropout), how many GB (10⁹ bytes) of activations do its 40 layers keep? Leave out the output layer.",
+        "with FlashAttention and no recomputation. Counting the tensors transformers' Llama layer saves (SwiGLU "
+        "width 13,824, no dropout, RMSNorms computed in fp32), how many GB (10⁹ bytes) of activations do its 40 "
+        "layers keep? Leave out the output layer.",
         lambda: 40 * mem.model_layer_activation_bytes(m.preset("llama-2-13b"), 2, 4096, flash=True), unit="bytes",
         rel_tol=0.05,
-        hints=("Per layer, in 16 bits: two norm inputs, the QKV input, Q, K, V, the attention output, the FFN input "
-               "(each s·b·h values), and the gate, up, activation and product (each s·b·F values).",
-               "That is s·b·(12·h + 4·h + 8·F) bytes with multi-head attention; FlashAttention keeps no scores.")),
+        hints=("Each of the 2 RMSNorms keeps its input in fp32 (4 bytes a value), its normalised input in bf16 (2) "
+               "and 1/rms in fp32 (4 bytes a token). In 16 bits: the QKV input, Q, K, V, the attention output, the "
+               "FFN input (each s·b·h values), and the gate, up, activation and product (each s·b·F values).",
+               "That is s·b·(12·h + 8 + 8·h + 4·h + 8·F) bytes with multi-head attention; FlashAttention keeps no "
+               "scores.")),
     Exercise(
         "2.6",
         "Qwen2-7B (28 layers, 4 KV heads of width 128) serves 16 requests of 8,192 tokens each with a BF16 KV "

@@ -80,6 +80,7 @@ register(
         "activations are kept when the forward pass ends: each layer's input plus the output layer?",
         lambda: _checkpointed_bytes(m.preset("llama-2-7b"), 2, 4096), unit="bytes", rel_tol=0.03,
         hints=("Each checkpointed layer keeps only its input: s·b·h values in 16 bits.",
-               "The output layer keeps the final norm's and the head's inputs (2 bytes each) and the logits in "
-               "fp32 for the loss: 4·s·b·h + 4·s·b·V bytes.")),
+               "The output layer keeps the final RMSNorm's input in fp32 (4 bytes), its normalised input and the "
+               "head's input in bf16 (2 each), 1/rms in fp32 (4 bytes a token), and the logits in fp32 for the "
+               "loss: 8·s·b·h + 4·s·b + 4·s·b·V bytes.")),
 )

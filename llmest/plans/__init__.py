@@ -18,8 +18,8 @@ from .budget_plan import BudgetEstimate, estimate_budget
 from .corpus_plan import CorpusEstimate, chinchilla_for_budget, estimate_corpus
 from .layout_plan import LayoutSearch, search_layouts
 from .memory_plan import (GPU_SEARCH_LIMIT, PARTS, SEARCHED, TASKS, MemoryBreakdown, MemoryPlan, fits, gpus_to_hold,
-                          inference_memory, min_gpus, plan_memory, qlora_memory, state_gpus, training_memory,
-                          usable_bytes, zero_gpus)
+                          inference_memory, largest_module_params, min_gpus, plan_memory, qlora_memory, state_gpus,
+                          training_memory, usable_bytes, zero_gpus)
 from .serving_plan import (PREFILL_EFFICIENCY, DecodeEstimate, RequestEstimate, ServingEstimate, decode_estimate,
                            estimate_request, estimate_serving)
 from .time_plan import (TIME_MARGIN_TEXT, MfuEstimate, TimeEstimate, TrainingEstimate, estimate_finetune_time,
@@ -30,5 +30,6 @@ __all__ = ["BudgetEstimate", "CorpusEstimate", "DecodeEstimate", "GPU_SEARCH_LIM
            "SEARCHED", "ServingEstimate", "TASKS", "TIME_MARGIN_TEXT", "TimeEstimate", "TrainingEstimate",
            "chinchilla_for_budget", "decode_estimate", "estimate_budget", "estimate_corpus",
            "estimate_finetune_time", "estimate_mfu", "estimate_request", "estimate_serving", "estimate_time",
-           "estimate_training", "fits", "gpus_to_hold", "inference_memory", "min_gpus", "plan_memory",
-           "qlora_memory", "search_layouts", "state_gpus", "training_memory", "usable_bytes", "zero_gpus"]
+           "estimate_training", "fits", "gpus_to_hold", "inference_memory", "largest_module_params", "min_gpus",
+           "plan_memory", "qlora_memory", "search_layouts", "state_gpus", "training_memory", "usable_bytes",
+           "zero_gpus"]

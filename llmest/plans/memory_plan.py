@@ -4,7 +4,7 @@ that hold it. They apply the formulas of ``llmest.memory`` to a ModelConfig and 
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .. import _validate as v
 from .. import hardware
@@ -16,21 +16,33 @@ from ..memory import (BYTES_PER_VALUE, CONVENTIONS, LORA_TARGETS, MEMORY_MARGIN,
 from ..kv_cache import kv_cache_shards
 from ..model import ModelConfig, config_from, count_params
 from ..units import format_bytes
+from ..zero import OFFLOAD, ZERO_DEFAULTS, _check_offload, offloaded_state_bytes, zero_buffer_bytes
 
-PARTS = ("weights", "master", "gradients", "optimizer", "adapters", "activations", "kv_cache", "overhead")
+PARTS = ("weights", "master", "gradients", "optimizer", "adapters", "buffers", "activations", "kv_cache", "overhead")
 GPU_SEARCH_LIMIT = 1024   # the most GPUs a least-GPU search tries
 
 
 @dataclass(frozen=True)
 class MemoryBreakdown:
-    """Bytes per GPU, by part."""
+    """Bytes per GPU, by part; ``cpu``: the CPU memory each GPU's process holds (offloaded states), by part."""
 
     parts: dict
     gpus: int = 1
+    cpu: dict = field(default_factory=dict)
 
     @property
     def total(self) -> float:
+        """GPU bytes per GPU."""
         return sum(self.parts.values())
+
+    @property
+    def cpu_total(self) -> float:
+        """CPU bytes per GPU; a node holds this times its GPUs."""
+        return sum(self.cpu.values())
+
+    def cpu_per_node(self, gpus_per_node=8) -> float:
+        """CPU bytes a node holds: each of its GPUs' processes (at most ``gpus``) keeps cpu_total."""
+        return self.cpu_total * min(self.gpus, v.check_whole("gpus_per_node", gpus_per_node))
 
     def __getitem__(self, part):
         return self.parts[part]
@@ -40,6 +52,9 @@ class MemoryBreakdown:
         lines = [f"{p:<12} {format_bytes(b):>10}" for p, b in rows]
         lines.append(f"{'total':<12} {format_bytes(self.total):>10}  per GPU" + (f", {self.gpus} GPUs" if self.gpus > 1
                                                                                    else ""))
+        if self.cpu_total:
+            lines += [f"{p:<12} {format_bytes(b):>10}  in CPU memory" for p, b in self.cpu.items() if b]
+            lines.append(f"{'CPU total':<12} {format_bytes(self.cpu_total):>10}  per GPU's process")
         return "\n".join(lines)
 
     def __str__(self):
@@ -64,26 +79,81 @@ def _check_activations(micro_batch, seq_len, recompute, flash, overhead_bytes):
     v.check_number("overhead_bytes", overhead_bytes, low=0)
 
 
-@v.checked(**v.WHOLE)
-def training_memory(model, *, convention="mixed", optimizer="adamw", zero=0, dp=1, tp=1, pp=1, micro_batch=1,
-                    seq_len=2048, recompute="none", flash=True, sequence_parallel=False,
+@v.checked
+def largest_module_params(model) -> int:
+    """The parameters of the largest module (one matrix, or the embedding), which ZeRO-3 gathers whole: what
+    DeepSpeed's estimators call largest_layer_params (a module's own parameters, its children's apart)."""
+    cfg = config_from(model)
+    expert_ffn = cfg.expert_ffn_hidden_size if cfg.is_moe else 0
+    return max(cfg.vocab_size * cfg.hidden_size, cfg.hidden_size * cfg.ffn_hidden_size,
+               cfg.hidden_size * expert_ffn, cfg.hidden_size * cfg.num_heads * cfg.head_dim)
+
+
+def _check_layout(cfg: ModelConfig, dp, cp, ep, seq_len, flash):
+    v.check_int("cp", cp)
+    v.check_int("ep", ep)
+    if seq_len % cp:
+        raise InputError("cp", f"cp == {cp} must divide the sequence ({seq_len:,} % {cp} != 0).")
+    if cp > 1 and not flash:
+        raise InputError("cp", f"cp == {cp} with flash=False: context parallelism runs on fused attention "
+                               "(Megatron-Core's uses Transformer Engine's), the only kind modelled with it.")
+    if ep > 1 and not cfg.is_moe:
+        raise InputError("ep", f"ep == {ep}, must be 1: {cfg.name or 'this model'} has no experts to split.")
+    if cfg.is_moe and cfg.num_experts % ep:
+        raise InputError("ep", f"ep == {ep} must divide the routed experts ({cfg.num_experts} % {ep} != 0).")
+    if (dp * cp) % ep:
+        raise InputError("ep", f"ep == {ep} must divide the data-parallel GPUs dp·cp ({dp * cp} % {ep} != 0): "
+                               "expert parallelism splits the experts over GPUs that hold the same dense layers.")
+
+
+@v.checked(offload=v.one_of(OFFLOAD), **v.WHOLE)
+def training_memory(model, *, convention="mixed", optimizer="adamw", zero=0, dp=1, tp=1, pp=1, cp=1, ep=1,
+                    micro_batch=1, seq_len=2048, recompute="none", flash=True, sequence_parallel=False,
+                    fp32_norms=True, offload="none", reduce_bucket_size=ZERO_DEFAULTS["reduce_bucket_size"],
+                    prefetch_bucket_size=ZERO_DEFAULTS["prefetch_bucket_size"],
+                    max_live_parameters=ZERO_DEFAULTS["max_live_parameters"],
+                    param_persistence_threshold=ZERO_DEFAULTS["param_persistence_threshold"],
                     overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> MemoryBreakdown:
-    """Memory per GPU for training. Tensor and pipeline parallelism split the model over tp·pp GPUs; ZeRO then
-    shards over the dp data-parallel replicas: stage 1 the optimizer states (and master copy), stage 2 also the
-    gradients, stage 3 (FSDP) also the weights. Each divides by its own degree, never by the world size.
+    """Memory per GPU for training, on dp·tp·pp·cp GPUs. Tensor and pipeline parallelism split the model over tp·pp
+    GPUs; ZeRO then shards over the data-parallel replicas: stage 1 the optimizer states (and master copy), stage 2
+    also the gradients, stage 3 (FSDP) also the weights. Each divides by its own degree, never by the world size.
+
+    Context parallelism (cp) splits each sequence over cp GPUs: each keeps the activations of seq_len/cp tokens
+    (Megatron-Core's context-parallel guide: "activation memory footprint per GPU is also CP times smaller"), and,
+    as its distributed optimizer does (get_megatron_optimizer shards dense parameters over intra_dp_cp_group), ZeRO
+    shards over dp·cp GPUs, which hold the same parameters. Expert parallelism (ep) splits the routed experts over
+    ep of those GPUs: each holds 1/ep of them with their gradients and states, sharded over the dp·cp/ep GPUs that
+    hold the same experts (Megatron-Core's expert data-parallel group); attention, shared experts and embeddings
+    stay on every GPU. ``offload`` moves the optimizer states, and at ZeRO-3 the parameters, to CPU memory (the
+    ``cpu`` of the result). ``buffers``: DeepSpeed's reduce bucket and, at ZeRO-3, the gathered and prefetched
+    parameters, sized by DeepSpeed's settings of the same names (llmest.zero). ``fp32_norms``: RMSNorms keep an
+    FP32 copy of their input, as transformers' do.
     Activations are for one micro-batch per layer; with 1F1B pipelining the first stage holds about as many
     micro-batches as there are stages, so a GPU holds about L layers' worth whatever pp is."""
     cfg = config_from(model)
     check_parallel(cfg, dp, tp, pp, zero)
     _check_activations(micro_batch, seq_len, recompute, flash, overhead_bytes)
     v.check_bool("sequence_parallel", sequence_parallel)
-    n = count_params(cfg).total / (tp * pp)  # norms and embeddings are not split exactly so; a small error
+    _check_layout(cfg, dp, cp, ep, seq_len, flash)
+    _check_offload(offload, zero)
+    per_param = state_bytes_per_param(convention, optimizer)
+    counts = count_params(cfg)
+    split = tp * pp  # norms and embeddings are not split exactly so; a small error
+    experts = counts.parts["experts"] / split
+    shards = [(counts.total / split - experts, dp * cp), (experts / ep, dp * cp / ep)]
+    states = [offloaded_state_bytes(n, per_param, zero, shard_gpus, offload) for n, shard_gpus in shards if n]
+    gpu_states, cpu = ({part: sum(s[where][part] for s in states) for part in states[0][where]}
+                       for where in ("gpu", "cpu"))
+    persistent = counts.parts["norms"] / pp if cfg.hidden_size < param_persistence_threshold else 0
+    gathered = min(max_live_parameters, largest_module_params(cfg) / tp + prefetch_bucket_size)
     parts = {
-        **sharded_state_bytes(n, state_bytes_per_param(convention, optimizer), zero, dp),
-        "activations": activations_per_gpu(cfg, micro_batch, seq_len, tp, sequence_parallel, recompute, flash),
+        **gpu_states,
+        "buffers": zero_buffer_bytes(zero, reduce_bucket_size, gathered, persistent, per_param.weights),
+        "activations": activations_per_gpu(cfg, micro_batch, seq_len // cp, tp, sequence_parallel, recompute, flash,
+                                           fp32_norms),
         "overhead": overhead_bytes,
     }
-    return MemoryBreakdown(parts, gpus=dp * tp * pp)
+    return MemoryBreakdown(parts, gpus=dp * tp * pp * cp, cpu={p: b for p, b in cpu.items() if b})
 
 
 @v.checked(kv_dtype=v.one_of(BYTES_PER_VALUE), **v.WHOLE)
@@ -150,7 +220,7 @@ def min_gpus(plan, gpu, margin=MEMORY_MARGIN, limit=4096):
             if plan(n).total <= usable:
                 return n
         except InputError as err:
-            if err.param not in ("tp", "dp", "pp"):
+            if err.param not in ("tp", "dp", "pp", "ep"):  # a count the layout cannot use: try the next
                 raise
         n += 1
     return None
@@ -218,10 +288,10 @@ class MemoryPlan:
 
     @property
     def other_gpus(self) -> int:
-        """The GPUs per replica that the search does not vary (tp · pp for training)."""
+        """The GPUs per replica that the search does not vary (tp · pp · cp for training)."""
         if self.task != "training":
             return 1
-        return self.settings["tp"] * self.settings["pp"]
+        return self.settings["tp"] * self.settings["pp"] * self.settings["cp"]
 
     @property
     def least_gpus(self) -> int | None:
@@ -251,6 +321,8 @@ class MemoryPlan:
         recompute = "no" if s["recompute"] == "none" else s["recompute"]
         note = (f"activations: {format_bytes(self.breakdown['activations'])} per GPU, for one micro-batch of "
                 f"{s['micro_batch']} × {s['seq_len']:,} tokens ({recompute} recomputation, {attention})")
+        if s.get("cp", 1) > 1:
+            note += f", each sequence split over cp = {s['cp']} GPUs"
         if self.task == "training":
             note += "; they do not shrink as GPUs are added, as a fixed batch shared out over the GPUs would"
         return note

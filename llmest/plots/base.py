@@ -10,7 +10,8 @@ PART_COLORS = {
     "output_head": "#da8bc3",
 }
 MEMORY_COLORS = {"weights": "#4c72b0", "master": "#8172b2", "gradients": "#dd8452", "optimizer": "#c44e52",
-                 "adapters": "#937860", "activations": "#55a868", "kv_cache": "#64b5cd", "overhead": "#8c8c8c"}
+                 "adapters": "#937860", "buffers": "#da8bc3", "activations": "#55a868", "kv_cache": "#64b5cd",
+                 "overhead": "#8c8c8c"}
 
 
 def axes(ax, size):

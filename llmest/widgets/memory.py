@@ -12,6 +12,7 @@ from .. import model as m
 from .. import plans
 from .._validate import InputError
 from ..units import format_bytes, format_count
+from ..zero import OFFLOAD
 from .form import FIT, changed_field, check_limits, error_field, field_labels, labelled, option, row
 from .render import error_html, memory_bar_html
 
@@ -46,6 +47,9 @@ class MemoryPlanner:
             "dp": number("data parallel", 8),
             "tp": number("tensor parallel", 1),
             "pp": number("pipeline parallel", 1),
+            "cp": number("context parallel", 1),
+            "ep": number("expert parallel", 1),
+            "offload": dropdown("CPU offload", list(OFFLOAD), "none"),
             "weights": dropdown("weights", list(mem.WEIGHT_FORMATS), "bf16"),
             "tokens": number("tokens / request", 2048),
             "batch": number("requests", 1),
@@ -54,7 +58,7 @@ class MemoryPlanner:
         self.general_error, self.bar, self.verdict = w.HTML(), w.HTML(), w.HTML()
         self.plan = self.breakdown = self.smallest = None
         self._training_only = ("convention", "optimizer", "micro_batch", "seq_len", "recompute", "flash", "zero",
-                               "dp", "pp")
+                               "dp", "pp", "cp", "ep", "offload")
         self._inference_only = ("weights", "tokens", "batch")
         self.rows = {name: row(box, self.errors[name]) for name, box in self.inputs.items()}
         for box in self.inputs.values():
@@ -80,8 +84,8 @@ class MemoryPlanner:
         """The fields as the keywords of the task's memory function."""
         value = {name: box.value for name, box in self.inputs.items()}
         if value["task"] == "training":
-            names = ("convention", "optimizer", "zero", "dp", "tp", "pp", "micro_batch", "seq_len", "recompute",
-                     "flash")
+            names = ("convention", "optimizer", "zero", "dp", "tp", "pp", "cp", "ep", "micro_batch", "seq_len",
+                     "recompute", "flash", "offload")
             return {name: value[name] for name in names}
         return dict(weights=value["weights"], seq_len=value["tokens"], batch=value["batch"], tp=value["tp"])
 
@@ -115,7 +119,8 @@ class MemoryPlanner:
         if plan.least is None:
             smallest = f"No count fits: {plan.no_fit_reason}."
         elif training:
-            smallest = (f"Smallest that fits: data parallel {plan.least} × TP·PP {plan.other_gpus} = "
+            split = "TP·PP·CP" if plan.settings["cp"] > 1 else "TP·PP"
+            smallest = (f"Smallest that fits: data parallel {plan.least} × {split} {plan.other_gpus} = "
                         f"{plan.least_gpus} GPUs (ZeRO stage {plan.settings['zero']}).")
         else:
             smallest = f"Smallest that fits: tensor parallel over {plan.least} GPUs."
@@ -124,6 +129,9 @@ class MemoryPlanner:
             lines.append(f"{html.escape(plan.model.name or 'The model')} has {format_count(plan.trainable_params)} "
                          f"parameters; their states alone, sharded evenly (ZeRO-3), need {plan.state_gpus} GPU(s).")
             lines.append(html.escape(plan.activations_note[0].upper() + plan.activations_note[1:]) + ".")
+            if self.breakdown.cpu_total:
+                lines.append(f"In CPU memory: {format_bytes(self.breakdown.cpu_total)} per GPU's process, "
+                             f"{format_bytes(self.breakdown.cpu_per_node(8))} per node of 8 GPUs (offloaded states).")
         self.verdict.value = "<br>".join(lines)
 
     def _ipython_display_(self):

@@ -40,7 +40,8 @@ def breakdown_chart_html(count: m.ParamCount) -> str:
 
 
 _MEMORY_LABELS = {"weights": "weights", "gradients": "gradients", "optimizer": "optimizer + master",
-                  "adapters": "adapters", "activations": "activations", "kv_cache": "KV cache", "overhead": "overhead"}
+                  "adapters": "adapters", "buffers": "ZeRO buffers", "activations": "activations",
+                  "kv_cache": "KV cache", "overhead": "overhead"}
 
 
 def memory_bar_html(breakdown, gpu, margin) -> str:
