@@ -137,23 +137,41 @@ def training_memory(model, *, convention="mixed", optimizer="adamw", zero=0, dp=
     _check_layout(cfg, dp, cp, ep, seq_len, flash)
     _check_offload(offload, zero)
     per_param = state_bytes_per_param(convention, optimizer)
-    counts = count_params(cfg)
-    split = tp * pp  # norms and embeddings are not split exactly so; a small error
-    experts = counts.parts["experts"] / split
-    shards = [(counts.total / split - experts, dp * cp), (experts / ep, dp * cp / ep)]
-    states = [offloaded_state_bytes(n, per_param, zero, shard_gpus, offload) for n, shard_gpus in shards if n]
-    gpu_states, cpu = ({part: sum(s[where][part] for s in states) for part in states[0][where]}
-                       for where in ("gpu", "cpu"))
-    persistent = counts.parts["norms"] / pp if cfg.hidden_size < param_persistence_threshold else 0
-    gathered = min(max_live_parameters, largest_module_params(cfg) / tp + prefetch_bucket_size)
+    states = training_states(cfg, per_param, zero, dp, tp, pp, cp, ep, offload)
+    gpu_states, cpu = states["gpu"], states["cpu"]
     parts = {
         **gpu_states,
-        "buffers": zero_buffer_bytes(zero, reduce_bucket_size, gathered, persistent, per_param.weights),
+        "buffers": zero_buffers(cfg, per_param, zero, tp, pp, reduce_bucket_size, prefetch_bucket_size,
+                                max_live_parameters, param_persistence_threshold),
         "activations": activations_per_gpu(cfg, micro_batch, seq_len // cp, tp, sequence_parallel, recompute, flash,
                                            fp32_norms),
         "overhead": overhead_bytes,
     }
     return MemoryBreakdown(parts, gpus=dp * tp * pp * cp, cpu={p: b for p, b in cpu.items() if b})
+
+
+def training_states(cfg: ModelConfig, per_param, zero, dp, tp, pp, cp=1, ep=1, offload="none") -> dict:
+    """Training states per GPU, {"gpu": parts, "cpu": parts}: 1/(tp·pp) of the dense parameters, sharded by ZeRO
+    over the dp·cp GPUs that hold them, and 1/ep of that of the routed experts, over dp·cp/ep (norms and embeddings
+    are not split exactly so: a small error). The degrees may be NumPy arrays, one per layout (the layout search)."""
+    counts = count_params(cfg)
+    split, experts = tp * pp, counts.parts["experts"]
+    shards = [((counts.total - experts) / split, dp * cp)] + ([(experts / split / ep, dp * cp / ep)] if experts else [])
+    states = [offloaded_state_bytes(n, per_param, zero, gpus, offload) for n, gpus in shards]
+    return {where: {part: sum(s[where][part] for s in states) for part in states[0][where]} for where in ("gpu", "cpu")}
+
+
+def zero_buffers(cfg: ModelConfig, per_param, zero, tp, pp, reduce_bucket_size=ZERO_DEFAULTS["reduce_bucket_size"],
+                 prefetch_bucket_size=ZERO_DEFAULTS["prefetch_bucket_size"],
+                 max_live_parameters=ZERO_DEFAULTS["max_live_parameters"],
+                 param_persistence_threshold=ZERO_DEFAULTS["param_persistence_threshold"]):
+    """ZeRO's buffers per GPU (``zero.zero_buffer_bytes``): at ZeRO-3 the largest module's 1/tp plus the prefetch
+    bucket, at most the live-parameter limit, and the norms every GPU keeps whole below the persistence threshold.
+    tp and pp may be arrays."""
+    persistent = count_params(cfg).parts["norms"] / pp if cfg.hidden_size < param_persistence_threshold else 0
+    wanted = largest_module_params(cfg) / tp + prefetch_bucket_size
+    gathered = (max_live_parameters + wanted - abs(max_live_parameters - wanted)) / 2  # the lesser, arrays too
+    return zero_buffer_bytes(zero, reduce_bucket_size, gathered, persistent, per_param.weights)
 
 
 @v.checked(kv_dtype=v.one_of(BYTES_PER_VALUE), **v.WHOLE)
