@@ -229,7 +229,7 @@ _POSITIVE = ("n_params total_params tokens training_tokens unique_tokens flops b
              "requests_per_s tokens_per_request gpu_hours gpu_hours_ days run_hours interval_hours cleaned "
              "tokens_per_gb_ total_bytes kv_bytes_per_token hidden heads kv_heads head_dim ffn_hidden layers "
              "seq_len batch micro_batch vocab_size rows cols bytes_per_param bytes_per_value factor "
-             "tokens_per_param adapter_params kv_lora_rank qk_rope_head_dim shard_params moe_layers bytes_read "
+             "tokens_per_param adapter_params kv_lora_rank qk_rope_head_dim shard_params moe_layers inner bytes_read "
              "memory_bytes kv_bytes_per_sequence")
 RULES = {
     **{name: check_positive for name in _POSITIVE.split()},
@@ -242,7 +242,7 @@ RULES = {
                                        "all_reduces", "prompt_tokens", "output_tokens", "block_tokens",
                                        "gpus_per_node")},
     **{name: check_bool for name in ("flash", "sequence_parallel", "with_attention", "binary", "signed",
-                                        "fp32_norms", "overlap_comm")},
+                                        "fp32_norms", "overlap_comm", "all_reduce")},
     "digits": lambda name, value: check_int(name, value, minimum=1, maximum=17),  # what a float holds
     "decimals": lambda name, value: check_int(name, value, minimum=0, maximum=17),
     "limit": lambda name, value: check_int(name, value, maximum=SEARCH_LIMIT),

@@ -15,7 +15,7 @@ from .units import UNITS, format_bytes, parse_count
 
 DEFAULT_GPU = "H100 SXM"
 TOP = 10
-SHOWN = ("tp", "cp", "pp", "dp", "zero", "micro_batch", "micro_batches", "recompute", "tp_in_node",
+SHOWN = ("tp", "cp", "pp", "dp", "ep", "zero", "micro_batch", "micro_batches", "recompute", "tp_in_node",
          "memory_per_gpu_bytes", "step_time_s", "mfu", "fits", "compute_s", "bubble_s", "comm_s", "exposed_comm_s")
 
 

@@ -11,9 +11,9 @@ n GPUs in a ring (what NCCL runs for large messages) sends, from each GPU:
 
 NCCL's tests report a collective's "bus bandwidth" as exactly these bytes over the time, so that a link's
 bandwidth per direction is the figure to compare against (nccl-tests, doc/PERFORMANCE.md).
-The time of a collective is its bytes over the slowest link its ring crosses: within a node (NVLink, per GPU and
-direction) or between nodes (each GPU's network port). Latency per message is left out: it matters for small
-messages, and these are large.
+The time of a collective is its bytes over the slowest link its ring crosses (within a node: NVLink, per GPU and
+direction; between nodes: each GPU's network port), plus the link's latency for each of its ``ring_steps``, which
+is what makes many small messages (a deep ring-attention ring, a wide tensor-parallel group) slow.
 """
 
 from __future__ import annotations
@@ -49,6 +49,21 @@ def all_to_all_bytes(size_bytes, gpus):
 def transfer_seconds(size_bytes, bandwidth_bytes_per_s):
     """Seconds to send ``size_bytes`` over a link of ``bandwidth_bytes_per_s`` (per direction)."""
     return size_bytes / bandwidth_bytes_per_s
+
+
+@v.checked
+def ring_steps(gpus, all_reduce=False):
+    """Messages each GPU sends one after another in a ring collective: n − 1 (all-gather, reduce-scatter,
+    all-to-all), 2(n − 1) for an all-reduce. Each costs the link's latency however small it is."""
+    return (2 if all_reduce else 1) * (gpus - 1)
+
+
+@v.checked
+def matmul_intensity(rows, inner, cols, bytes_per_value=2):
+    """FLOPs per byte of a (rows × inner) · (inner × cols) matmul that reads both and writes the product once:
+    2·m·k·n / (bytes · (m·k + k·n + m·n)). Below the GPU's ridge (peak over bandwidth, chapter 3's roofline) the
+    matmul is bound by memory, not by compute: what a small micro-batch or a fine split costs."""
+    return 2 * rows * inner * cols / (bytes_per_value * (rows * inner + inner * cols + rows * cols))
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -20,14 +20,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-    "window": 4096, "size_bytes": 1e9, "cp": 1, "moe_layers": 24, "ep": 1, "top_k": 2, "shard_params": 1e9,
-    "schedule": "1f1b", "virtual_stages": 2, "all_reduces": 4, "global_batch_tokens": 2**20, "overlap": 0.5,
-    "compute_efficiency": 0.5, "top": 5,
-    "prompt_tokens": 512, "output_tokens": 128, "block_tokens": 16, "prefill_efficiency": 0.4,
-    "efficiency": 0.4, "attention_flops": 1e9, "bytes_read": 14e9, "memory_bytes": 80e9, "kv_bytes_per_sequence": 5e8,
-    "fp32_norms": True, "offload": "optimizer", "reduce_bucket_size": 5e8,
-    "prefetch_bucket_size": 5e7, "max_live_parameters": 1e9, "param_persistence_threshold": 1e5,
-    "gathered_params": 1.8e8, "persistent_params": 2.7e5, "overlap_comm": False, "gpus_per_node": 8,
+from llmest import InputError, comm, compute, data, hardware, kv_cache, memory, model, params, plans, runs, units, zero
+from llmest.config_file import CONFIGS
+
+MODULES = (params, model, kv_cache, memory, zero, comm, compute, data, hardware, runs, plans, units)
 # Functions that take text, not numbers, or that do not take input at all; each is fuzzed elsewhere.
 ELSEWHERE = {"tokens_per_byte", "measured_tokens_per_gb", "sample_text", "halfwidth", "check_length"}
 CONFIG = str(CONFIGS / "llama-2-7b.json")
@@ -52,7 +48,7 @@ GOOD = {
     "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
     "window": 4096, "size_bytes": 1e9, "cp": 1, "moe_layers": 24, "ep": 1, "top_k": 2, "shard_params": 1e9,
     "schedule": "1f1b", "virtual_stages": 2, "all_reduces": 4, "global_batch_tokens": 2**20, "overlap": 0.5,
-    "compute_efficiency": 0.5, "top": 5,
+    "compute_efficiency": 0.5, "top": 5, "inner": 4096, "all_reduce": True,
     "prompt_tokens": 512, "output_tokens": 128, "block_tokens": 16, "prefill_efficiency": 0.4,
     "efficiency": 0.4, "attention_flops": 1e9, "bytes_read": 14e9, "memory_bytes": 80e9, "kv_bytes_per_sequence": 5e8,
     "fp32_norms": True, "offload": "optimizer", "reduce_bucket_size": 5e8,

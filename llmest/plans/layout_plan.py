@@ -22,10 +22,11 @@ import numpy as np
 from .. import _validate as v
 from .. import comm, hardware
 from .._validate import InputError
-from ..compute import attention_flops_per_token_for, flops_params
 from ..memory import (MEMORY_MARGIN, RECOMPUTE, RUNTIME_OVERHEAD_BYTES, model_layer_activation_bytes,
-                      output_activation_bytes, sharded_state_bytes, state_bytes_per_param)
-from ..model import config_from, count_params
+                      output_activation_bytes, state_bytes_per_param)
+from ..model import config_from
+from .layout_time import stage_layers, step_times
+from .memory_plan import training_states, zero_buffers
 
 # The share of the dense peak that the matmuls of a well-sized layer reach before any communication or bubble:
 # an assumption the reader sets. Megatron-LM's smallest run in Narayanan et al. 2021, Table 1 (1.7B parameters on 32
@@ -33,7 +34,7 @@ from ..model import config_from, count_params
 COMPUTE_EFFICIENCY = 0.5
 OVERLAP = 0.5             # the share of communication hidden behind compute, when there is compute to hide it
 MICRO_BATCHES = (1, 2, 4, 8, 16)
-COLUMNS = ("tp", "cp", "pp", "dp", "zero", "micro_batch", "recompute", "tp_in_node", "memory_per_gpu_bytes",
+COLUMNS = ("tp", "cp", "pp", "dp", "zero", "micro_batch", "recompute", "tp_in_node", "ep", "memory_per_gpu_bytes",
            "step_time_s", "mfu", "fits")
 
 
@@ -49,17 +50,22 @@ def _placements(tp, gpus, per_node) -> tuple:
     return (True, False) if tp > 1 and gpus > per_node else (True,)
 
 
-def _span_in_node(inner, size, per_node):
-    """Whether a group of ``size`` ranks, ``inner`` apart, lies within one node of ``per_node`` GPUs."""
-    return inner * size <= per_node
+def _expert_degrees(cfg, replicas) -> list:
+    """Expert-parallel degrees for a mixture of experts: those that divide both its experts and the dp·cp GPUs
+    holding the same dense layers (Megatron-Core carves the expert-parallel group out of them); 1 for a dense
+    model."""
+    if not cfg.is_moe:
+        return [1]
+    return [ep for ep in _divisors(replicas, cfg.num_experts) if cfg.num_experts % ep == 0]
 
 
 @dataclass(frozen=True, eq=False)
 class LayoutSearch:
     """Every layout searched, as columns (NumPy arrays of one row per layout), and ``order``: the rows best first
     (fitting layouts by step time, then the others by step time). Besides ``COLUMNS``: micro_batches (per step,
-    per pipeline), states_bytes, activation_bytes, compute_s, bubble_s, the communication of each kind (tp_s,
-    cp_s, pp_s, dp_s), comm_s (their sum) and exposed_comm_s (what overlap does not hide)."""
+    per pipeline), states_bytes, buffer_bytes (ZeRO's), activation_bytes, compute_s, bubble_s, the communication
+    of each kind (tp_s, cp_s, pp_s, dp_s, ep_s), comm_s (their sum) and exposed_comm_s (what overlap does not
+    hide). ``ep`` is the expert-parallel degree (1 for a dense model)."""
 
     model: str
     gpu: str
@@ -96,8 +102,8 @@ class LayoutSearch:
         out must leave one row), with every column."""
         rows = np.ones(len(self.order), dtype=bool)
         for name, value in layout.items():
-            if name not in COLUMNS[:8]:
-                raise InputError(name, f"{name}: not a setting of a layout (one of {', '.join(COLUMNS[:8])}).")
+            if name not in COLUMNS[:9]:
+                raise InputError(name, f"{name}: not a setting of a layout (one of {', '.join(COLUMNS[:9])}).")
             rows &= self.columns[name] == value
         found = np.flatnonzero(rows)
         if len(found) != 1:
@@ -127,14 +133,15 @@ def _enumerate(cfg, gpus, seq_seqs, per_node, micro_batches, zero_stages, recomp
                 for b in micro_batches:
                     if (seq_seqs[0] // dp) % b:
                         continue
-                    for in_node in _placements(tp, gpus, per_node):
-                        rows.append((tp, cp, pp, dp, b, in_node))
+                    for ep in _expert_degrees(cfg, dp * cp):
+                        for in_node in _placements(tp, gpus, per_node):
+                            rows.append((tp, cp, pp, dp, ep, b, in_node))
     if not rows:
         return None
     grid = np.array(rows, dtype=np.int64)
     n, stages, recomputes = len(grid), len(zero_stages), len(recompute)
     columns = {name: np.repeat(grid[:, i], stages * recomputes)
-               for i, name in enumerate(("tp", "cp", "pp", "dp", "micro_batch", "tp_in_node"))}
+               for i, name in enumerate(("tp", "cp", "pp", "dp", "ep", "micro_batch", "tp_in_node"))}
     columns["tp_in_node"] = columns["tp_in_node"].astype(bool)
     columns["zero"] = np.tile(np.repeat(np.array(zero_stages, dtype=np.int64), recomputes), n)
     columns["recompute"] = np.tile(np.array(recompute, dtype=object), n * stages)
@@ -144,10 +151,11 @@ def _enumerate(cfg, gpus, seq_seqs, per_node, micro_batches, zero_stages, recomp
 @v.checked(**v.WHOLE)
 def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_tokens=4 * 2**20, *, convention="mixed",
                    optimizer="adamw", schedule="1f1b", overlap=OVERLAP, compute_efficiency=COMPUTE_EFFICIENCY,
-                   sequence_parallel=True, flash=True, micro_batch_sizes=MICRO_BATCHES, zero_stages=(0, 1, 2, 3),
-                   recomputations=RECOMPUTE, margin=MEMORY_MARGIN,
+                   sequence_parallel=True, flash=True, fp32_norms=True, micro_batch_sizes=MICRO_BATCHES,
+                   zero_stages=(0, 1, 2, 3), recomputations=RECOMPUTE, margin=MEMORY_MARGIN,
                    overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> LayoutSearch:
-    """Every layout of a training run on ``gpus`` GPUs of a kind, ranked: see the module's docstring.
+    """Every layout of a training run on ``gpus`` GPUs of a kind, ranked: see the module's docstring. A mixture
+    of experts is also split by every expert-parallel degree that divides its experts and dp·cp.
 
     Memory per GPU: the states of 1/(tp·pp) of the parameters, sharded by ZeRO over the dp·cp GPUs that hold the
     same shard (Megatron-Core's distributed optimizer shards over data and context parallel ranks); the
@@ -188,14 +196,16 @@ def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_token
         raise InputError("gpus", f"gpus == {gpus:,}: no layout splits {sequences:,} sequences of {seq_len:,} tokens "
                                  f"and {cfg.name or 'the model'} over them (the data-parallel degree must divide the "
                                  "sequences, the tensor-parallel one the heads, the pipeline one the layers).")
-    _memory(columns, cfg, g, seq_len, sequences, convention, optimizer, schedule, sequence_parallel, flash,
+    v.check_bool("fp32_norms", fp32_norms)
+    _memory(columns, cfg, seq_len, sequences, convention, optimizer, schedule, sequence_parallel, flash, fp32_norms,
             overhead_bytes)
-    _time(columns, cfg, g, gpus, seq_len, global_batch_tokens, schedule, overlap, compute_efficiency)
+    step_times(columns, cfg, g, gpus, seq_len, global_batch_tokens, schedule, overlap, compute_efficiency)
     columns["fits"] = columns["memory_per_gpu_bytes"] <= g.memory_bytes * (1 - margin)
     # Fitting layouts first, then by step time; among equally fast ones the least memory first.
     order = np.lexsort((columns["memory_per_gpu_bytes"], columns["step_time_s"], ~columns["fits"]))
     settings = dict(convention=convention, optimizer=optimizer, schedule=schedule, overlap=overlap,
                     compute_efficiency=compute_efficiency, sequence_parallel=sequence_parallel, flash=flash,
+                    fp32_norms=fp32_norms,
                     margin=margin, overhead_bytes=overhead_bytes)
     return LayoutSearch(cfg.name or "model", g.name, gpus, seq_len, global_batch_tokens, settings, columns, order)
 
@@ -217,83 +227,32 @@ def _whole_tuple(name, values) -> tuple:
     return tuple(v.check_int(name, x, maximum=4096) for x in _tuple(name, values))
 
 
-def _memory(c, cfg, g, seq_len, sequences, convention, optimizer, schedule, sequence_parallel, flash, overhead):
-    tp, cp, pp, dp, b = c["tp"], c["cp"], c["pp"], c["dp"], c["micro_batch"]
-    shard = count_params(cfg).total / (tp * pp)
+def _memory(c, cfg, seq_len, sequences, convention, optimizer, schedule, sequence_parallel, flash, fp32_norms,
+            overhead):
+    """training_memory's count for every layout at once: the same compositions of states and buffers, and the
+    activations of the micro-batches the first pipeline stage holds."""
+    tp, cp, pp, dp, ep, b = c["tp"], c["cp"], c["pp"], c["dp"], c["ep"], c["micro_batch"]
     per_param = state_bytes_per_param(convention, optimizer)
-    states = np.zeros(len(tp))
-    for zero in np.unique(c["zero"]):
+    states, buffers = np.zeros(len(tp)), np.zeros(len(tp))
+    for zero in np.unique(c["zero"]).tolist():
         rows = c["zero"] == zero
-        states[rows] = sum(sharded_state_bytes(shard[rows], per_param, int(zero), (dp * cp)[rows]).values())
+        parts = training_states(cfg, per_param, zero, dp[rows], tp[rows], pp[rows], cp[rows], ep[rows])["gpu"]
+        states[rows] = sum(parts.values())
+        buffers[rows] = zero_buffers(cfg, per_param, zero, tp[rows], pp[rows])
     micro = sequences // (dp * b)
     held = comm.micro_batches_held(pp, micro, schedule)
     activations = np.zeros(len(tp))
     tokens = seq_len / cp
-    for way in np.unique(c["recompute"]):
+    for way in np.unique(c["recompute"]).tolist():
         rows = c["recompute"] == way
         args = (cfg, b[rows], tokens[rows], tp[rows], sequence_parallel)
-        kept = model_layer_activation_bytes(*args, recompute=way, flash=flash)
-        activations[rows] = _stage_layers(cfg, pp[rows]) * held[rows] * kept
+        kept = model_layer_activation_bytes(*args, recompute=way, flash=flash, fp32_norms=fp32_norms)
+        activations[rows] = stage_layers(cfg, pp[rows]) * held[rows] * kept
         if way == "full":  # one layer recomputed at a time during backward
-            activations[rows] += model_layer_activation_bytes(*args, recompute="none", flash=flash)
-    activations += output_activation_bytes(tokens, b, cfg.hidden_size, cfg.vocab_size, tp)
+            activations[rows] += model_layer_activation_bytes(*args, recompute="none", flash=flash,
+                                                              fp32_norms=fp32_norms)
+    activations += output_activation_bytes(tokens, b, cfg.hidden_size, cfg.vocab_size, tp,
+                                           fp32_norms and cfg.norm == "rmsnorm")
     c["micro_batches"] = micro
-    c["states_bytes"], c["activation_bytes"] = states, activations
-    c["memory_per_gpu_bytes"] = states + activations + overhead
-
-
-def _time(c, cfg, g, gpus, seq_len, tokens, schedule, overlap, efficiency):
-    tp, cp, pp, dp, b, m = c["tp"], c["cp"], c["pp"], c["dp"], c["micro_batch"], c["micro_batches"]
-    net = g.network
-    matmul = 6 * flops_params(cfg)
-    attention = attention_flops_per_token_for(cfg, seq_len)
-    model_flops = (matmul + attention) * tokens
-    # Recomputation repeats forward work: all of it for "full" (2N and a third of attention), the attention
-    # scores for "selective" (a third of attention).
-    repeated = np.where(c["recompute"] == "full", matmul / 3 + attention / 3,
-                        np.where(c["recompute"] == "selective", attention / 3, 0.0)) * tokens
-    # An uneven pipeline waits for its largest stage: ⌈L/p⌉ layers where L/p would balance it.
-    imbalance = _stage_layers(cfg, pp) * pp / cfg.num_layers
-    compute_s = (model_flops + repeated) * imbalance / (gpus * g.bf16_flops_per_s * efficiency)
-    bubble_s = compute_s * comm.bubble_ratio(pp, m, schedule)
-
-    def link(inner, size):
-        """A group's bandwidth per GPU: NVLink within a node; across nodes, the network ports of the group's
-        members in each node (NCCL runs a ring per port), never more than NVLink."""
-        members = np.maximum(1, np.minimum(size, net.gpus_per_node // inner))
-        across = np.minimum(net.intra_node_bytes_per_s, members * net.inter_node_bytes_per_s)
-        return np.where(_span_in_node(inner, size, net.gpus_per_node), net.intra_node_bytes_per_s, across)
-
-    layers = _stage_layers(cfg, pp)
-    tokens_per_gpu = seq_len / cp
-    all_reduces = np.where(c["recompute"] == "full", 6, 4)
-    parts = {
-        "tp_s": m * comm.tensor_parallel_bytes(b, tokens_per_gpu, cfg.hidden_size, layers, tp,
-                                               all_reduces=all_reduces)
-        / np.where(c["tp_in_node"], link(1, tp), net.inter_node_bytes_per_s),
-        "cp_s": m * comm.context_parallel_bytes(b, seq_len, cfg.num_kv_heads, cfg.head_dim, layers, cp, tp)
-        / link(tp, cp),
-        "pp_s": np.where(pp > 1, m * comm.pipeline_parallel_bytes(b, tokens_per_gpu, cfg.hidden_size, tp), 0.0)
-        / link(tp * cp * dp, pp),
-        "dp_s": _dp_bytes(c, cfg, tp, pp, dp * cp, m) / link(tp, cp * dp),
-    }
-    total = sum(parts.values())
-    hidden = np.minimum(overlap * total, compute_s)
-    c.update(parts)
-    c["compute_s"], c["bubble_s"], c["comm_s"], c["exposed_comm_s"] = compute_s, bubble_s, total, total - hidden
-    c["step_time_s"] = compute_s + bubble_s + total - hidden
-    c["mfu"] = model_flops / (gpus * g.bf16_flops_per_s * c["step_time_s"])
-
-
-def _stage_layers(cfg, pp):
-    """Layers in the largest pipeline stage: ⌈L/p⌉ (Megatron-LM may also split unevenly by hand)."""
-    return -(-cfg.num_layers // pp)
-
-
-def _dp_bytes(c, cfg, tp, pp, replicas, m):
-    shard = count_params(cfg).total / (tp * pp)
-    out = np.zeros(len(tp))
-    for zero in np.unique(c["zero"]):
-        rows = c["zero"] == zero
-        out[rows] = comm.zero_traffic_bytes(shard[rows], replicas[rows], int(zero), m[rows])
-    return out
+    c["states_bytes"], c["buffer_bytes"], c["activation_bytes"] = states, buffers, activations
+    c["memory_per_gpu_bytes"] = states + buffers + activations + overhead
