@@ -163,8 +163,10 @@ def bench_layout_search(repeat: int = 9) -> None:
     from llmest import plans
 
     cases = [("llama-2-7b", 1024, "H100 SXM", 4096, 4 * 2**20), ("llama-2-70b", 1024, "H100 SXM", 4096, 4 * 2**20),
-             ("mixtral-8x7b", 1024, "A100 80GB", 4096, 4 * 2**20)]
-    print("layout search, every TP × CP × PP × DP layout with ZeRO 0-3, 5 micro-batch sizes, 3 recomputations:")
+             ("mixtral-8x7b", 1024, "A100 80GB", 4096, 4 * 2**20),
+             ("deepseek-v3", 1024, "H800", 4096, 4 * 2**20)]
+    print("layout search, every TP × CP × PP × DP (× EP for experts) layout with ZeRO 0-3, 5 micro-batch sizes, "
+          "3 recomputations:")
     worst = 0.0
     for name, gpus, gpu, seq, tokens in cases:
         found = plans.search_layouts(name, gpus, gpu, seq, tokens)

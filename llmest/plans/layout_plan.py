@@ -15,6 +15,7 @@ tensor parallelism stays within a node.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -38,8 +39,9 @@ COLUMNS = ("tp", "cp", "pp", "dp", "zero", "micro_batch", "recompute", "tp_in_no
            "step_time_s", "mfu", "fits")
 
 
-def _divisors(n: int, most: int) -> list:
-    return [d for d in range(1, min(n, most) + 1) if n % d == 0]
+@functools.lru_cache(maxsize=4096)
+def _divisors(n: int, most: int) -> tuple:
+    return tuple(d for d in range(1, min(n, most) + 1) if n % d == 0)
 
 
 def _placements(tp, gpus, per_node) -> tuple:
@@ -55,8 +57,8 @@ def _expert_degrees(cfg, replicas) -> list:
     holding the same dense layers (Megatron-Core carves the expert-parallel group out of them); 1 for a dense
     model."""
     if not cfg.is_moe:
-        return [1]
-    return [ep for ep in _divisors(replicas, cfg.num_experts) if cfg.num_experts % ep == 0]
+        return (1,)
+    return tuple(ep for ep in _divisors(replicas, cfg.num_experts) if cfg.num_experts % ep == 0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -145,6 +147,9 @@ def _enumerate(cfg, gpus, seq_seqs, per_node, micro_batches, zero_stages, recomp
     columns["tp_in_node"] = columns["tp_in_node"].astype(bool)
     columns["zero"] = np.tile(np.repeat(np.array(zero_stages, dtype=np.int64), recomputes), n)
     columns["recompute"] = np.tile(np.array(recompute, dtype=object), n * stages)
+    # The same as numbers (an index into RECOMPUTE), which compare far faster than strings.
+    columns["recompute_code"] = np.tile(np.array([RECOMPUTE.index(r) for r in recompute], dtype=np.int8),
+                                        n * stages)
     return columns
 
 
@@ -243,8 +248,10 @@ def _memory(c, cfg, seq_len, sequences, convention, optimizer, schedule, sequenc
     held = comm.micro_batches_held(pp, micro, schedule)
     activations = np.zeros(len(tp))
     tokens = seq_len / cp
-    for way in np.unique(c["recompute"]).tolist():
-        rows = c["recompute"] == way
+    for code, way in enumerate(RECOMPUTE):
+        rows = c["recompute_code"] == code
+        if not rows.any():
+            continue
         args = (cfg, b[rows], tokens[rows], tp[rows], sequence_parallel)
         kept = model_layer_activation_bytes(*args, recompute=way, flash=flash, fp32_norms=fp32_norms)
         activations[rows] = stage_layers(cfg, pp[rows]) * held[rows] * kept

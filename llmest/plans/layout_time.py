@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import comm
 from ..compute import attention_flops_per_token_for, flops_params
+from ..memory import RECOMPUTE
 from ..model import count_params
 
 
@@ -20,8 +21,9 @@ def step_times(c, cfg, g, gpus, seq_len, tokens, schedule, overlap, efficiency):
     model_flops = (matmul + attention) * tokens
     # Recomputation repeats forward work: all of it for "full" (2N and a third of attention), the attention
     # scores for "selective" (a third of attention).
-    repeated = np.where(c["recompute"] == "full", matmul / 3 + attention / 3,
-                        np.where(c["recompute"] == "selective", attention / 3, 0.0)) * tokens
+    full = c["recompute_code"] == RECOMPUTE.index("full")
+    selective = c["recompute_code"] == RECOMPUTE.index("selective")
+    repeated = np.where(full, matmul / 3 + attention / 3, np.where(selective, attention / 3, 0.0)) * tokens
     # An uneven pipeline waits for its largest stage: ⌈L/p⌉ layers where L/p would balance it.
     imbalance = stage_layers(cfg, pp) * pp / cfg.num_layers
     tokens_per_gpu = seq_len / cp
@@ -44,7 +46,7 @@ def step_times(c, cfg, g, gpus, seq_len, tokens, schedule, overlap, efficiency):
                         net.inter_node_latency_s)
 
     layers, moe_layers = stage_layers(cfg, pp), stage_layers(cfg, pp, cfg.moe_layers) if cfg.is_moe else 0
-    all_reduces = np.where(c["recompute"] == "full", 6, 4)
+    all_reduces = np.where(full, 6, 4)
     tp_link = np.where(c["tp_in_node"], link(1, tp), net.inter_node_bytes_per_s)
     tp_hop = np.where(c["tp_in_node"], hop(1, tp), net.inter_node_latency_s)
     parts = {
