@@ -26,7 +26,7 @@ from llmest import InputError, comm, compute, data, hardware, kv_cache, memory, 
 
 MODULES = (params, model, kv_cache, memory, comm, compute, data, hardware, runs, plans, units)
 # Functions that take text, not numbers, or that do not take input at all; each is fuzzed elsewhere.
-ELSEWHERE = {"tokens_per_byte", "measured_tokens_per_gb", "sample_text", "halfwidth", "check_length"}
+ELSEWHERE = {"tokens_per_byte", "measured_tokens_per_gb", "measured_spread", "halfwidth", "check_length"}
 CONFIG = str(Path(__file__).parent / "fixtures" / "llama-2-7b.json")
 
 LLAMA = model.preset("llama-2-7b")
