@@ -82,7 +82,7 @@ register(
            f"cleaned English for 140B tokens at {format_count(_ENGLISH)} tokens per GB",
            "按照英文语料约2.8亿token/GB来算 … 需要准备大约500GB清洗后的英文文本", 500e9, _english_gb,
            f"cleaned_bytes(140e9, tokens_per_gb('english') = {format_count(_ENGLISH)})", unit="bytes",
-           depends_on="the tokens-per-GB rate",
+           depends_on="the tokenizer behind its 2.8亿 tokens per GB",
            cause=lambda: f"The material's arithmetic is right at its 2.8e8 tokens per GB "
                          f"({format_bytes(dt.cleaned_bytes(140e9, 2.8e8))}); the workbook's measured "
                          f"{format_count(_ENGLISH)} gives {format_bytes(_english_gb())}."),
@@ -98,7 +98,7 @@ register(
            "按3.5亿token/GB估400GB清洗后的中文文本就差不多了", 400e9,
            lambda: dt.cleaned_bytes(140e9, _CHINESE),
            f"cleaned_bytes(140e9, tokens_per_gb('chinese') = {format_count(_CHINESE)})",
-           unit="bytes", depends_on="the tokens-per-GB rate",
+           unit="bytes", depends_on="the tokenizer behind its 3.5亿 tokens per GB",
            cause=lambda: f"The material's arithmetic is right at its 3.5e8 tokens per GB "
                          f"({format_bytes(dt.cleaned_bytes(140e9, 3.5e8))}); the workbook's measured "
                          f"{format_count(_CHINESE)} gives {format_bytes(dt.cleaned_bytes(140e9, _CHINESE))}. The "
