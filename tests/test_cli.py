@@ -193,8 +193,9 @@ def test_drill_writes_the_worksheet_of_the_generator(tmp_path, capsys):
     assert cli.main(["drill", "--seed", "3", "--n", "5", "--topics", "data", "--out", str(tmp_path)]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["key.html", "key.md", "worksheet.html", "worksheet.md"]
     key = (tmp_path / "key.md").read_text()
-    for problem in drills.drill_set(3, 5, "data", "mixed"):
-        assert f"**Answer: {problem.answer_text}**" in key
+    for problem in drills.drill_set(3, 5, "data", "mixed"):  # a chained problem has an answer per step
+        labels = [f" ({letter})" for letter in "abc"] if problem.parts else [""]
+        assert all(f"**Answer{label}: {part.answer_text}**" in key for label, part in zip(labels, problem.graded))
 
 
 def test_drill_course_writes_the_set_as_an_nbgrader_assignment(tmp_path, capsys):
@@ -204,7 +205,8 @@ def test_drill_course_writes_the_set_as_an_nbgrader_assignment(tmp_path, capsys)
     source = course / "source" / "week-3" / "week-3.ipynb"
     assert out["files"]["assignment"] == str(source) and (course / "nbgrader_config.py").exists()
     text = source.read_text(encoding="utf-8")
-    assert "drill_set(5, 4, " in text and text.count("### BEGIN HIDDEN TESTS") == 4
+    steps = sum(len(p.graded) for p in drills.drill_set(5, 4, None, "mixed"))  # a test per graded step
+    assert "drill_set(5, 4, " in text and text.count("### BEGIN HIDDEN TESTS") == steps
 
 
 def test_drill_course_in_a_file_is_named(tmp_path, capsys):

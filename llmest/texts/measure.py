@@ -129,7 +129,8 @@ def measure(kind: str, target_bytes: float = 1.5e6, n_chunks: int = 10) -> dict:
     for name in TOKENIZERS:
         enc = bpe_openai.get_encoding(name)
         rates[name] = dict(tokens_per_gb=rate(enc, texts), chunks=[rate(enc, part) for part in chunks(texts, n_chunks)])
-    return dict(**SOURCES[kind], version=version(SOURCES[kind]["package"]), bytes=n_bytes, files=len(texts), cjk_share=cjk_share(whole), tokenizers=rates)
+    return dict(**SOURCES[kind], version=version(SOURCES[kind]["package"]), bytes=n_bytes, files=len(texts),
+                cjk_share=cjk_share(whole), tokenizers=rates)
 
 
 def main(argv=None) -> int:
