@@ -7,7 +7,14 @@ from .. import memory as mem
 from .. import model as m
 from .. import plans
 from ..units import format_bytes, format_int, format_percent
-from .problem import KV_MODELS, PARAMS, SHAPES, _A, _Regenerate, _a, _n, _pick, _problem, _size, template
+from ..units import format_count, format_flops
+from .problem import (CLUSTER, KV_MODELS, MFUS, PARAMS, SHAPES, Part, _A, _Regenerate, _a, _chained, _n, _pick,
+                      _problem, _size, gpu_peak, template, tflops_text)
+
+# Where each formula is taught (the notebook and the cell of the section's heading), as a hard drill's steps cite it.
+S21 = "chapter 2, §2.1 (02_memory.ipynb#cell-id=d633d166)"
+S_PARALLEL = "chapter 2, Parallel strategies (02_memory.ipynb#cell-id=58be6083)"
+S41 = "chapter 4, §4.1 (04_data_and_tokens.ipynb#cell-id=9d9488e5)"
 
 
 @template("weight-memory", "memory")
@@ -35,6 +42,19 @@ def _training_states(rng, level):
     convention = _pick(rng, level, ["mixed"], ["mixed", "fp32", "bf16"], ["megatron-bf16", "bf16-fp32-states"])
     per_param = mem.state_bytes_per_param(convention, "adamw")
     answer = mem.training_state_bytes(n, per_param.total)
+    if level == "hard":
+        parts = (Part("How many bytes a parameter do the weights, master copy, gradients and moments take?",
+                      per_param.total, "count",
+                      (f"state_bytes_per_param(convention, 'adamw'): weights {per_param.weights:g} + master copy "
+                       f"{per_param.master:g} + gradients {per_param.grads:g} + moments {per_param.optimizer:g} = "
+                       f"{per_param.total:g}; {S21}",)),
+                 Part("How much memory is that for the whole model, unsharded? (GB)", answer, "bytes",
+                      (f"training_state_bytes(N, bytes_per_param) = {_size(n)} × {per_param.total:g} bytes = "
+                       f"{format_bytes(answer)}; {S21}",)))
+        return _chained("training-states", level,
+                        f"Training {_a(_size(n))} model with AdamW in the '{convention}' setup "
+                        f"({mem.CONVENTIONS[convention].used_by}).", dict(n=n, convention=convention), parts,
+                        "Add the bytes of each copy, then multiply by the parameters.")
     return _problem(
         "training-states", level,
         f"Training {_a(_size(n))} model with AdamW in the '{convention}' setup "
@@ -57,6 +77,18 @@ def _zero_per_gpu(rng, level):
     answer = sum(parts.values())
     if not plans.fits(answer, "A100 80GB"):
         raise _Regenerate  # a layout nobody would choose: more than an 80 GB GPU holds with 20% free
+    if level == "hard":
+        full = mem.training_state_bytes(n, per_param.total)
+        chained = (Part("How much do the training states take unsharded? (GB)", full, "bytes",
+                        (f"training_state_bytes(N, 16) = {_size(n)} × 16 bytes = {format_bytes(full)}; {S21}",)),
+                   Part(f"How much does each GPU hold under ZeRO stage {stage} over {dp} GPUs? (GB)", answer, "bytes",
+                        (f"sharded_state_bytes(N, per_param, {stage}, {dp}): "
+                         + ", ".join(f"{part} {format_bytes(value)}" for part, value in parts.items())
+                         + f" = {format_bytes(answer)}; {S_PARALLEL}",)))
+        return _chained("zero-per-gpu", level, f"{_A(_size(n))} model trains with mixed-precision AdamW (16 bytes a "
+                                               f"parameter) over {dp} data-parallel GPUs.",
+                        dict(n=n, zero=stage, dp=dp), chained,
+                        "Stage 1 shards optimizer states + master copy, stage 2 also gradients, stage 3 also weights.")
     return _problem(
         "zero-per-gpu", level,
         f"{_A(_size(n))} model trains with mixed-precision AdamW (16 bytes a parameter) and ZeRO stage {stage} "
@@ -75,6 +107,8 @@ def _gpus_for_states(rng, level):
     n = _pick(rng, level, *PARAMS)
     gpu = _pick(rng, level, ["A100 80GB"], ["A100 80GB", "H200"], ["H100 SXM", "H200", "B200"])
     margin = _pick(rng, level, [0.0], [0.0, mem.MEMORY_MARGIN], [mem.MEMORY_MARGIN])
+    if level == "hard":  # a model from a budget, then its states, then the GPUs that hold them
+        return _gpus_for_states_chained(rng, level, gpu, margin)
     answer = plans.state_gpus(n, 16, gpu, margin)
     usable = plans.usable_bytes(gpu, margin)
     kept = f", keeping {format_percent(margin, 0)} of each free" if margin else ""
@@ -87,6 +121,30 @@ def _gpus_for_states(rng, level):
          f"Usable per GPU: {format_bytes(usable)}",
          f"{format_bytes(16 * n)} / {format_bytes(usable)} = {16 * n / usable:.2f}, rounded up: {_n(answer, 'GPU')}"],
         "Divide 16·N bytes by the usable memory of one GPU and round up.", minimum=True)
+
+
+def _gpus_for_states_chained(rng, level, gpu, margin):
+    gpus, days, mfu = rng.choice(CLUSTER[2]), rng.choice([21, 45]), rng.choice(MFUS[2])
+    cluster = plans.estimate_budget(gpus, days, gpu=gpu, mfu=mfu)
+    n, _ = cluster.chinchilla()
+    states = mem.training_state_bytes(n, 16)
+    answer = plans.state_gpus(n, 16, gpu, margin)
+    usable = plans.usable_bytes(gpu, margin)
+    parts = (Part("Which model size is compute-optimal by the 20-tokens-per-parameter rule?", n, "count",
+                  (f"compute_budget = {format_flops(cluster.flops)}; chinchilla_params_for_flops(C) = √(C / 120) = "
+                   f"{format_count(n)}; {S41}",)),
+             Part("How much memory do its mixed-precision AdamW states take (16 bytes a parameter)? (GB)", states,
+                  "bytes", (f"training_state_bytes(N, 16) = {format_count(n)} × 16 bytes = {format_bytes(states)}; "
+                            f"{S21}",)),
+             Part(f"How many GPUs at least hold them, sharded evenly, keeping {format_percent(margin, 0)} of each "
+                  "free?", answer, "GPUs",
+                  (f"state_gpus(N, 16, gpu, margin) = {format_bytes(states)} / {format_bytes(usable)} usable = "
+                   f"{states / usable:.2f}, rounded up: {_n(answer, 'GPU')}; {S_PARALLEL}",), minimum=True))
+    return _chained("gpus-for-states", level,
+                    f"{gpus:,} {gpu} GPUs ({tflops_text(gpu)} BF16, {hardware.gpu(gpu).memory_text}) for {days} days "
+                    f"at {format_percent(mfu, 0)} MFU.",
+                    dict(n=n, gpu=gpu, margin=margin, gpus=gpus, days=days, peak=gpu_peak(gpu), mfu=mfu), parts,
+                    "N = √(C / 120); states = 16·N bytes; GPUs = states / usable memory, rounded up.")
 
 
 @template("kv-cache", "memory")
