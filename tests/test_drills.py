@@ -304,7 +304,15 @@ def test_the_flashcard_deck_counts_and_goes_through_the_misses_again():
     assert deck.deck == missed and deck.index == 0
 
 
-CHAINED = ["chinchilla-tokens", "chinchilla-for-budget", "corpus-size", "epochs"]  # the data topic's hard drills
+# The templates whose hard problems chain two or three graded steps (the others still make "hard" by its inputs).
+CHAINED = ["chinchilla-tokens", "chinchilla-for-budget", "corpus-size", "epochs", "gpu-hours", "training-days",
+           "training-cost", "gpus-for-deadline", "reverse-budget", "training-states", "zero-per-gpu", "gpus-for-states",
+           "inference-flops", "decode-speed"]
+
+
+def test_the_chained_templates_are_the_ones_listed():
+    assert [key for key in TEMPLATES if drills.generate(key, 1, "hard").parts] == \
+        [key for key in TEMPLATES if key in CHAINED]
 
 
 @settings(max_examples=60, deadline=None)
@@ -316,7 +324,8 @@ def test_a_hard_drill_chains_steps_graded_one_by_one(key, seed, wrong):
     exercises = p.part_exercises
     assert [e.check(part.answer).correct for e, part in zip(exercises, p.parts)] == [True] * len(p.parts)
     k = wrong % len(p.parts)
-    grades = [p.check_part(j, part.answer * (3 if j == k else 1)).grade for j, part in enumerate(p.parts)]
+    entry = (lambda x: math.ceil(x)) if p.parts[k].unit == "GPUs" else (lambda x: x)
+    grades = [p.check_part(j, entry(part.answer * (3 if j == k else 1))).grade for j, part in enumerate(p.parts)]
     assert grades == ["wrong" if j == k else "correct" for j in range(len(p.parts))], "only the wrong step fails"
     for part in p.parts:  # each worked step names the chapter's formula and links to its section
         assert part.steps and all(re.search(r"\w+(\(.*\))? = ", step) and "chapter " in step and ".ipynb#cell-id="
