@@ -14,6 +14,7 @@ from .problem import (CLUSTER, MFUS, PARAMS, TOKENS, TRAINING_GPUS, Part, _A, _R
 S31 = "chapter 3, §3.1 (03_flops_and_time.ipynb#cell-id=ac638093)"
 S32 = "chapter 3, §3.2 (03_flops_and_time.ipynb#cell-id=ff6f76d0)"
 S3_BUDGET = "chapter 3, The reverse budget (03_flops_and_time.ipynb#cell-id=303ea96b)"
+S3_CHECKPOINTS = "chapter 3, Checkpoints and data loading (03_flops_and_time.ipynb#cell-id=414a8582)"
 
 
 def _flops_part(n, tokens) -> Part:
@@ -44,6 +45,15 @@ def _flops_step(n, tokens):
 def _training_flops(rng, level):
     n, tokens = _pick(rng, level, *PARAMS), _pick(rng, level, *TOKENS)
     answer = c.training_flops(n, tokens)
+    if level == "hard":
+        per_token = c.training_flops(n, 1)
+        parts = (Part("How many training FLOPs per token?", per_token, "FLOPs",
+                      (f"training_flops(N, 1) = 6·N = 6 × {_size(n)} = {format_flops(per_token)}; {S31}",)),
+                 Part(f"How many for {_size(tokens)} tokens?", answer, "FLOPs",
+                      (f"training_flops(N, D) = 6·N·D = {format_flops(per_token)} × {_size(tokens)} = "
+                       f"{format_flops(answer)}; {S31}",)))
+        return _chained("training-flops", level, f"{_A(_size(n))} dense model trains on {_size(tokens)} tokens.",
+                        dict(n=n, tokens=tokens), parts, "2 FLOPs per parameter per token forward, 4 backward: 6·N·D.")
     return _problem(
         "training-flops", level,
         f"How many FLOPs does training {_a(_size(n))} dense model on {_size(tokens)} tokens take?",
@@ -200,6 +210,17 @@ def _implied_mfu(rng, level):
     hours = float(f"{plans.estimate_time(tokens, n_params=n, gpu=gpu, mfu=true_mfu).gpu_hours:.3g}")
     run = plans.estimate_mfu(n, tokens, gpu_hours=hours, gpu=gpu)
     answer = run.mfu
+    if level == "hard":
+        parts = (_flops_part(n, tokens),
+                 Part("What MFU does that imply?", answer, "fraction",
+                      (f"implied_mfu(N, D, gpu_hours, peak) = C / (GPU-hours × {SECONDS_PER_HOUR:,} × peak) = "
+                       f"{format_flops(run.flops)} / {format_flops(run.peak_work_flops)} = "
+                       f"{format_percent(answer, 1)}; {S32}",), tolerance=0.1))
+        return _chained("implied-mfu", level,
+                        f"A report says {_a(_size(n))} model was trained on {_size(tokens)} tokens in "
+                        f"{format_int(hours)} {gpu}-hours ({tflops_text(gpu)} BF16).",
+                        dict(n=n, tokens=tokens, hours=hours, peak=gpu_peak(gpu)), parts,
+                        f"MFU = 6ND / (GPU-hours × {SECONDS_PER_HOUR:,} × peak).")
     return _problem(
         "implied-mfu", level,
         f"A report says {_a(_size(n))} model was trained on {_size(tokens)} tokens in "
@@ -222,6 +243,20 @@ def _checkpoint_storage(rng, level):
     answer = c.checkpoint_storage_bytes(n, run_hours, interval, keep)
     saved = int(run_hours // interval) if keep is None else min(int(run_hours // interval), keep)
     kept = "all of them" if keep is None else f"only the latest {keep}"
+    if level == "hard":
+        one = c.checkpoint_bytes(n, c.RESUME_CHECKPOINT_BYTES_PER_PARAM)
+        parts = (Part("How big is one checkpoint? (GB)", one, "bytes",
+                      (f"checkpoint_bytes(N, {c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g}) = {_size(n)} × "
+                       f"{c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g} bytes = {format_bytes(one)}; {S3_CHECKPOINTS}",)),
+                 Part("How much disk do the kept checkpoints take? (GB)", answer, "bytes",
+                      (f"checkpoint_storage_bytes(N, hours, interval, keep) = {saved} kept × {format_bytes(one)} = "
+                       f"{format_bytes(answer)}; {S3_CHECKPOINTS}",)))
+        return _chained("checkpoint-storage", level,
+                        f"{_A(_size(n))} run of {run_hours} hours saves a resumable checkpoint (BF16 weights, fp32 "
+                        f"master copy and AdamW moments: {c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g} bytes a parameter) "
+                        f"every {interval:g} h and keeps {kept}.",
+                        dict(n=n, run_hours=run_hours, interval=interval, keep=keep), parts,
+                        "One checkpoint × the number kept; gradients are not saved.")
     return _problem(
         "checkpoint-storage", level,
         f"{_A(_size(n))} run of {run_hours} hours saves a resumable checkpoint (BF16 weights, fp32 master copy "

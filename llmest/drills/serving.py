@@ -98,6 +98,21 @@ def _serving_gpus(rng, level):
     per_replica_gpus = _pick(rng, level, [1], [1, 2], [2, 4, 8])
     answer = c.gpus_for_request_rate(rps, tokens, per_replica, per_replica_gpus)
     replicas = answer // per_replica_gpus
+    if level == "hard":
+        parts = (Part("How many tokens per second must the service produce?", rps * tokens, "tokens/s",
+                      (f"requests_per_s × tokens_per_request = {rps:,} × {tokens:,} = {format_int(rps * tokens)}; "
+                       f"{S3_SERVING}",)),
+                 Part("How many replicas at least?", replicas, "count",
+                      (f"{format_int(rps * tokens)} / {per_replica:,}, rounded up = {format_int(replicas)}; "
+                       f"{S3_SERVING}",), minimum=True),
+                 Part("How many GPUs at least?", answer, "GPUs",
+                      (f"gpus_for_request_rate(rps, tokens, per_replica, gpus_per_replica) = {format_int(replicas)} "
+                       f"× {per_replica_gpus} = {format_int(answer)}; {S3_SERVING}",), minimum=True))
+        return _chained("serving-gpus", level,
+                        f"A service gets {rps:,} requests per second, each generating {tokens:,} tokens. One replica "
+                        f"({_n(per_replica_gpus, 'GPU')}) produces {per_replica:,} tokens per second.",
+                        dict(rps=rps, tokens=tokens, per_replica=per_replica, gpus_per_replica=per_replica_gpus),
+                        parts, "Tokens per second needed / per replica, rounded up, × GPUs per replica.")
     return _problem(
         "serving-gpus", level,
         f"A service gets {rps:,} requests per second, each generating {tokens:,} tokens. One replica "
@@ -116,6 +131,18 @@ def _serving_cost(rng, level):
     tokens_per_s = _pick(rng, level, [1000, 2000], [800, 2500], [1300, 6400])
     price = hardware.price_per_gpu_hour(gpu)
     answer = c.cost_per_million_tokens(price, gpus, tokens_per_s)
+    if level == "hard":
+        per_hour = tokens_per_s * SECONDS_PER_HOUR
+        parts = (Part("How many tokens do they generate in an hour?", per_hour, "count",
+                      (f"{tokens_per_s:,} × {SECONDS_PER_HOUR:,} s = {format_int(per_hour)}; {S3_SERVING}",)),
+                 Part("What does a million generated tokens cost?", answer, "USD",
+                      (f"cost_per_million_tokens(price, gpus, tokens_per_s) = ${price:g} × {gpus} / "
+                       f"{format_int(per_hour)} × 10⁶ = {format_usd(answer)}; {S3_SERVING}",)))
+        return _chained("serving-cost", level,
+                        f"{_n(gpus, gpu + ' GPU')} at ${price:g} an hour "
+                        f"{'each, together serve' if gpus > 1 else 'serves'} {tokens_per_s:,} tokens per second.",
+                        dict(price=price, gpus=gpus, tokens_per_s=tokens_per_s), parts,
+                        "Hourly price / tokens per hour × 10⁶.")
     return _problem(
         "serving-cost", level,
         f"{_n(gpus, gpu + ' GPU')} at ${price:g} an hour {'each, together serve' if gpus > 1 else 'serves'} "
