@@ -92,10 +92,17 @@ def drill_assignment(seed: int, n: int = 10, topics=None, level: str = "mixed"):
     for i, problem in enumerate(problems, 1):
         cells.append(locked_markdown(f"## {i}. {problem.topic} · {problem.level}\n\n{problem.question}",
                                      f"question-{i}"))
-        steps = [f"# {step}" for step in problem.steps]
-        answer = nbformat.v4.new_code_cell("\n".join([BEGIN, *steps, f"answer = {problem.answer_text!r}", END]))
-        answer.id, answer.metadata["nbgrader"] = f"answer-{i}", nbgrader_meta(f"answer-{i}", solution=True)
-        cells += [answer, test_cell(f"sheet[{i - 1}].exercise", f"test-{i}")]
+        # A chained problem has an answer cell and a test per step ("answer-3b", "test-3b"), graded apart.
+        for k, part in enumerate(problem.graded):
+            suffix = "abc"[k] if problem.parts else ""
+            steps = [f"# {step}" for step in part.steps]
+            if problem.parts:
+                steps.insert(0, f"# ({suffix}) {part.question}")
+            answer = nbformat.v4.new_code_cell("\n".join([BEGIN, *steps, f"answer = {part.answer_text!r}", END]))
+            gid = f"answer-{i}{suffix}"
+            answer.id, answer.metadata["nbgrader"] = gid, nbgrader_meta(gid, solution=True)
+            check = f"sheet[{i - 1}].part_exercises[{k}]" if problem.parts else f"sheet[{i - 1}].exercise"
+            cells += [answer, test_cell(check, f"test-{i}{suffix}")]
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return nb

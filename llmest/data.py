@@ -7,6 +7,7 @@ cluster affords) is ``llmest.compute.compute_budget`` and friends: the same func
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from importlib import resources
 
@@ -134,15 +135,27 @@ CLEANING_YIELD = (0.2, 0.3)
 WORKING_CLEANING_YIELD = 0.25  # the middle of the material's range, the workbook's default
 
 
-# The one rate per language that the workbook works with: the material's own worked figures where it gives one
-# (seed 004 §4.2: "按照英文语料约2.8亿token/GB来算", "按3.5亿token/GB估"), the middle of its range for code.
-WORKING_TOKENS_PER_GB = {"english": 2.8e8, "chinese": 3.5e8, "code": 2.5e8}
+# Tokens per GB measured on 1.5 MB of text per kind with three offline tokenizers (llmest/texts/measured.json,
+# written by ``python -m llmest.texts.measure`` from Debian's man pages and Python's standard library).
+TOKENIZERS = ("cl100k_base", "o200k_base", "voyage3_base")  # GPT-4's, GPT-4o's, voyage-3's: compiled into bpe-openai
+MEASURED = json.loads(resources.files("llmest").joinpath("texts", "measured.json").read_text(encoding="utf-8"))
+
+
+def _working_rate(kind) -> float:
+    """The median over the tokenizers of a kind's measured rate, to two significant figures: an estimate's rate."""
+    rates = sorted(MEASURED[kind]["tokenizers"][t]["tokens_per_gb"] for t in TOKENIZERS)
+    return float(f"{rates[len(rates) // 2]:.2g}")
+
+
+# The one rate per language that the workbook works with, in the chapter, the planner, the CLI, the drills and the
+# material's boxes.
+WORKING_TOKENS_PER_GB = {kind: _working_rate(kind) for kind in ("english", "chinese", "code")}
 
 
 @v.checked
 def tokens_per_gb(language) -> float:
-    """The workbook's rate for a language: the material's worked figure (English 2.8e8, Chinese 3.5e8), or the
-    middle of its range (code)."""
+    """The workbook's rate for a language: the median of the three tokenizers' measured rates
+    (``measured_tokens_per_gb``), to two significant figures."""
     return v.lookup("language", language, WORKING_TOKENS_PER_GB)
 
 
@@ -183,17 +196,6 @@ def mixture_bytes(tokens, mix: dict, rates: dict | None = None) -> dict:
 # Measuring tokens per byte with a real tokenizer
 # ----------------------------------------------------------------------------------------------------------------
 
-TOKENIZERS = ("cl100k_base", "o200k_base")  # GPT-4 and GPT-4o; their tables are compiled into bpe-openai
-
-
-@v.checked
-def sample_text(kind: str) -> str:
-    """Text the workbook ships for measuring (llmest/texts/SOURCES.md): "english" (the GPL, version 3), "chinese"
-    (CPython's codec-test sentences, about 1 KB) or "code" (three modules of CPython's standard library)."""
-    v.check_choice("kind", kind, ("english", "chinese", "code"))
-    return resources.files("llmest").joinpath("texts", f"{kind}.txt").read_text(encoding="utf-8")
-
-
 @v.checked
 def tokens_per_byte(text: str, tokenizer: str = "cl100k_base") -> float:
     """Tokens per UTF-8 byte of ``text`` under a real BPE tokenizer (the bpe-openai package, offline)."""
@@ -203,9 +205,21 @@ def tokens_per_byte(text: str, tokenizer: str = "cl100k_base") -> float:
     n_bytes = len(text.encode("utf-8"))
     if n_bytes == 0:
         raise v.InputError("text", "text is empty: nothing to measure.")
-    return len(bpe_openai.get_encoding(tokenizer).encode(text)) / n_bytes
+    return len(bpe_openai.get_encoding(tokenizer).encode_ordinary(text)) / n_bytes
 
 
 @v.checked
 def measured_tokens_per_gb(kind: str, tokenizer: str = "cl100k_base") -> float:
-    return tokens_per_byte(sample_text(kind), tokenizer) * 1e9
+    """Tokens per GB of a kind's sample (llmest/texts/measured.json) under a tokenizer."""
+    v.check_choice("kind", kind, MEASURED)
+    v.check_choice("tokenizer", tokenizer, TOKENIZERS)
+    return MEASURED[kind]["tokenizers"][tokenizer]["tokens_per_gb"]
+
+
+@v.checked
+def measured_spread(kind: str, tokenizer: str = "cl100k_base") -> tuple:
+    """(lowest, highest) tokens per GB of the ten sub-samples of a kind's sample under a tokenizer."""
+    v.check_choice("kind", kind, MEASURED)
+    v.check_choice("tokenizer", tokenizer, TOKENIZERS)
+    chunks = MEASURED[kind]["tokenizers"][tokenizer]["chunks"]
+    return min(chunks), max(chunks)

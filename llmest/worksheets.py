@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ._validate import InputError
 from .drills import Problem, drill_set
+from .drills.problem import LETTERS
 
 
 INSTRUCTIONS = "Give each answer to within 25% (within 2× counts as close). Show your working."
@@ -21,16 +22,24 @@ def title(problems, seed, key) -> str:
     return f"{kind}: {len(problems)} estimation problems (seed {seed}; {', '.join(topics)})"
 
 
+def _graded(problem):
+    """(" (a)", part), ... for a chained problem, each step with its own answer; ("", the problem) otherwise."""
+    if not problem.parts:
+        return [("", problem)]
+    return [(f" ({letter})", part) for letter, part in zip(LETTERS, problem.parts)]
+
+
 def worksheet_markdown(problems: list[Problem], seed: int, key: bool = False) -> str:
     lines = [f"# {title(problems, seed, key)}", ""]
     if not key:
         lines += [INSTRUCTIONS, ""]
     for i, p in enumerate(problems, 1):
         lines += [f"## {i}. {p.topic} · {p.level}", "", p.question, ""]
-        if key:
-            lines += [f"- {step}" for step in p.steps] + ["", f"**Answer: {p.answer_text}**", ""]
-        else:
-            lines += ["Answer: ______________________", ""]
+        for label, part in _graded(p):
+            if key:
+                lines += [f"- {step}" for step in part.steps] + ["", f"**Answer{label}: {part.answer_text}**", ""]
+            else:
+                lines += [f"Answer{label}: ______________________", ""]
     return "\n".join(lines)
 
 
@@ -42,11 +51,12 @@ def worksheet_html(problems: list[Problem], seed: int, key: bool = False) -> str
         body.append(f"<p>{e(INSTRUCTIONS)}</p>")
     for i, p in enumerate(problems, 1):
         body.append(f"<section><h2>{i}. {e(p.topic)} · {e(p.level)}</h2><p>{e(p.question)}</p>")
-        if key:
-            body.append("<ul>" + "".join(f"<li>{e(step)}</li>" for step in p.steps) + "</ul>")
-            body.append(f"<p><strong>Answer: {e(p.answer_text)}</strong></p>")
-        else:
-            body.append('<p class="blank">Answer: ______________________</p>')
+        for label, part in _graded(p):
+            if key:
+                body.append("<ul>" + "".join(f"<li>{e(step)}</li>" for step in part.steps) + "</ul>")
+                body.append(f"<p><strong>Answer{e(label)}: {e(part.answer_text)}</strong></p>")
+            else:
+                body.append(f'<p class="blank">Answer{e(label)}: ______________________</p>')
         body.append("</section>")
     style = ("body{font-family:sans-serif;max-width:46em;margin:2em auto;line-height:1.45}"
              "section{break-inside:avoid;margin-bottom:1.5em}.blank{margin-top:2.5em}")

@@ -25,7 +25,7 @@ from llmest.config_file import CONFIGS
 
 MODULES = (params, model, kv_cache, memory, zero, comm, compute, data, hardware, runs, plans, units)
 # Functions that take text, not numbers, or that do not take input at all; each is fuzzed elsewhere.
-ELSEWHERE = {"tokens_per_byte", "measured_tokens_per_gb", "sample_text", "halfwidth", "check_length"}
+ELSEWHERE = {"tokens_per_byte", "measured_tokens_per_gb", "measured_spread", "halfwidth", "check_length"}
 CONFIG = str(CONFIGS / "llama-2-7b.json")
 
 LLAMA = model.preset("llama-2-7b")

@@ -126,10 +126,13 @@ def test_the_exchange_delivered_each_students_copy(graded):
         assert collected.exists(), f"{student}'s copy was not collected"
 
 
-def test_the_drill_set_has_a_test_per_problem_from_its_template(graded):
+def test_the_drill_set_has_a_test_per_graded_step_from_its_template(graded):
+    from llmest.drills import drill_set
+
     _, gradebook = graded
     solved = gradebook.find_submission(DRILLS, "solved")
-    assert solved.max_score == 10 * authoring.POINTS
+    steps = [len(p.graded) for p in drill_set(7, 10, None, "mixed")]  # a chained (hard) problem: one test a step
+    assert max(steps) > 1 and solved.max_score == sum(steps) * authoring.POINTS
 
 
 def test_one_wrong_answer_loses_exactly_its_exercise(graded):

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from llmest import authoring, course
 from llmest.authoring import CODE_PROMPT, NOTEBOOKS, SOLUTIONS, strip_cell
+from llmest.drills import drill_set
 from llmest.export import readable
 
 CHAPTERS = sorted(p.stem for p in SOLUTIONS.glob("*.ipynb"))
@@ -109,4 +110,4 @@ def test_the_drill_assignment_is_written_into_a_course(tmp_path):
     assert target == tmp_path / "source" / "drills-seed-3" / "drills-seed-3.ipynb"
     assert "course_id" in (tmp_path / "nbgrader_config.py").read_text(encoding="utf-8")
     nb = nbformat.read(target, as_version=4)
-    assert sum(authoring.is_test(c) for c in nb.cells) == 4
+    assert sum(authoring.is_test(c) for c in nb.cells) == sum(len(p.graded) for p in drill_set(3, 4, None, "mixed"))

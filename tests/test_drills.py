@@ -222,11 +222,13 @@ def test_the_worksheet_command_writes_both_files_and_a_key_that_matches_the_gene
     problems = drills.drill_set(7, 8, "memory,data", "hard")
     key_md, sheet_md = (out / "key.md").read_text(), (out / "worksheet.md").read_text()
     key_html, sheet_html = (out / "key.html").read_text(), (out / "worksheet.html").read_text()
-    assert re.findall(r"\*\*Answer: (.+)\*\*", key_md) == [p.answer_text for p in problems]
-    assert re.findall(r"<strong>Answer: (.+?)</strong>", key_html) == [p.answer_text for p in problems]
+    answers = [part.answer_text for p in problems for part in p.graded]  # a chained problem: one per step
+    assert any(p.parts for p in problems)
+    assert re.findall(r"\*\*Answer(?: \([abc]\))?: (.+)\*\*", key_md) == answers
+    assert re.findall(r"<strong>Answer(?: \([abc]\))?: (.+?)</strong>", key_html) == answers
     for p in problems:
         assert p.question in sheet_md and p.question.replace('"', "&quot;").replace("'", "&#x27;") in sheet_html
-        assert all(step in key_md for step in p.steps)
+        assert all(step in key_md for part in p.graded for step in part.steps)
     assert "**Answer" not in sheet_md and "<strong>Answer" not in sheet_html
     assert sheet_html.startswith("<!DOCTYPE html>") and sheet_html.rstrip().endswith("</html>")
 
@@ -300,3 +302,54 @@ def test_the_flashcard_deck_counts_and_goes_through_the_misses_again():
     assert len(deck.results) == total
     deck.again.click()
     assert deck.deck == missed and deck.index == 0
+
+
+# Every template's hard problem chains two or three graded steps.
+CHAINED = sorted(TEMPLATES)
+
+
+@pytest.mark.parametrize("key", CHAINED)
+def test_every_hard_drill_is_chained_and_every_easy_one_a_single_step(key):
+    for seed in range(10):
+        assert 2 <= len(drills.generate(key, seed, "hard").parts) <= 3
+        assert not drills.generate(key, seed, "easy").parts
+
+
+@settings(max_examples=200, deadline=None)
+@given(key=st.sampled_from(CHAINED), seed=st.integers(0, 10**9), wrong=st.integers(0, 2))
+def test_a_hard_drill_chains_steps_graded_one_by_one(key, seed, wrong):
+    p = drills.generate(key, seed, "hard")
+    assert 2 <= len(p.parts) <= 3 and p.answer == p.parts[-1].answer and p.unit == p.parts[-1].unit
+    assert all(f"({letter})" in p.question for letter in "abc"[:len(p.parts)])
+    exercises = p.part_exercises
+    assert [e.check(part.answer).correct for e, part in zip(exercises, p.parts)] == [True] * len(p.parts)
+    k = wrong % len(p.parts)
+    entry = (lambda x: math.ceil(x)) if p.parts[k].unit == "GPUs" else (lambda x: x)
+    grades = [p.check_part(j, entry(part.answer * (3 if j == k else 1))).grade for j, part in enumerate(p.parts)]
+    assert grades == ["wrong" if j == k else "correct" for j in range(len(p.parts))], "only the wrong step fails"
+    for part in p.parts:  # each worked step names the chapter's formula and links to its section
+        assert part.steps and all(re.search(r"\w+(\(.*\))? = ", step) and "chapter " in step and ".ipynb#cell-id="
+                                  in step for step in part.steps)
+
+
+def test_the_steps_of_a_chained_drill_are_the_chapter_functions():
+    p = drills.generate("corpus-size", 4, "hard")
+    tokens, cleaned, raw = (part.answer for part in p.parts)
+    assert tokens == dt.chinchilla_tokens(p.inputs["n"])
+    assert p.inputs["rate"] in dt.WORKING_TOKENS_PER_GB.values()
+    assert cleaned == dt.cleaned_bytes(tokens, p.inputs["rate"])
+    assert raw == dt.raw_bytes(cleaned, p.inputs["cleaning_yield"])
+    budget = drills.generate("chinchilla-for-budget", 4, "hard")
+    i = budget.inputs
+    assert budget.parts[0].answer == pytest.approx(c.compute_budget(i["gpus"], i["days"], i["peak"], i["mfu"]))
+    assert budget.parts[1].answer == pytest.approx(dt.chinchilla_params_for_flops(budget.parts[0].answer))
+
+
+def test_a_chained_drill_has_an_answer_line_and_a_key_entry_per_step():
+    from llmest import worksheets
+
+    p = drills.generate("corpus-size", 2, "hard")
+    sheet, key = worksheets.worksheet_markdown([p], 2), worksheets.worksheet_markdown([p], 2, key=True)
+    assert [f"Answer ({x}): ____" in sheet for x in "abc"] == [True] * 3
+    assert all(f"**Answer ({x}): {part.answer_text}**" in key for x, part in zip("abc", p.parts))
+    assert all(f"Answer ({x}):" in worksheets.worksheet_html([p], 2) for x in "abc")

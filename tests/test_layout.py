@@ -117,6 +117,8 @@ SURFACES = ["widgets/*.py", "cli.py", "cli_commands.py", "limits.py", "exercises
 QUOTED_ON_PURPOSE = {
     ("drills/memory.py", "_gpus_for_states", "usable_bytes"):
         "a worked step shows the usable memory that the answer (state_gpus) divides by",
+    ("drills/memory.py", "_gpus_for_states_chained", "usable_bytes"):
+        "the same, in the hard drill's last step",
     ("exercises/registry.py", "<module>", "usable_bytes"):
         "the hints say the usable memory of a GPU that the answers (zero_gpus, plan_memory, state_gpus) divide by",
     ("drills/serving.py", "_decode_speed", "decode_step_seconds"):

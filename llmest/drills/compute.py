@@ -7,8 +7,28 @@ from .. import memory as mem
 from .. import plans
 from ..units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, format_bytes, format_count, format_flops, format_int,
                      format_number, format_percent, format_usd)
-from .problem import (CLUSTER, MFUS, PARAMS, TOKENS, TRAINING_GPUS, _A, _Regenerate, _a, _n, _pick, _problem,
-                      _size, gpu_peak, template, tflops_text)
+from .problem import (CLUSTER, MFUS, PARAMS, TOKENS, TRAINING_GPUS, Part, _A, _Regenerate, _a, _chained, _n, _pick,
+                      _problem, _size, gpu_peak, template, tflops_text)
+
+# Where each formula is taught (the notebook and the cell of the section's heading), as a hard drill's steps cite it.
+S31 = "chapter 3, §3.1 (03_flops_and_time.ipynb#cell-id=ac638093)"
+S32 = "chapter 3, §3.2 (03_flops_and_time.ipynb#cell-id=ff6f76d0)"
+S3_BUDGET = "chapter 3, The reverse budget (03_flops_and_time.ipynb#cell-id=303ea96b)"
+S3_CHECKPOINTS = "chapter 3, Checkpoints and data loading (03_flops_and_time.ipynb#cell-id=414a8582)"
+
+
+def _flops_part(n, tokens) -> Part:
+    """Step (a) of a chained training problem: C = training_flops(N, D) = 6·N·D."""
+    return Part("How many training FLOPs?", c.training_flops(n, tokens), "FLOPs",
+                (f"training_flops(N, D) = 6·N·D = 6 × {_size(n)} × {_size(tokens)} = "
+                 f"{format_flops(c.training_flops(n, tokens))}; {S31}",))
+
+
+def _hours_part(est, gpu, mfu) -> Part:
+    return Part("How many GPU-hours?", est.gpu_hours, "GPU-hours",
+                (f"gpu_hours(C, peak, mfu) = C / (peak × MFU) / {SECONDS_PER_HOUR:,} = {format_flops(est.flops)} / "
+                 f"({tflops_text(gpu)} × {format_percent(mfu, 0)}) / {SECONDS_PER_HOUR:,} = "
+                 f"{format_int(est.gpu_hours)}; {S32}",))
 
 
 def _training_run(rng, level):
@@ -25,6 +45,15 @@ def _flops_step(n, tokens):
 def _training_flops(rng, level):
     n, tokens = _pick(rng, level, *PARAMS), _pick(rng, level, *TOKENS)
     answer = c.training_flops(n, tokens)
+    if level == "hard":
+        per_token = c.training_flops(n, 1)
+        parts = (Part("How many training FLOPs per token?", per_token, "FLOPs",
+                      (f"training_flops(N, 1) = 6·N = 6 × {_size(n)} = {format_flops(per_token)}; {S31}",)),
+                 Part(f"How many for {_size(tokens)} tokens?", answer, "FLOPs",
+                      (f"training_flops(N, D) = 6·N·D = {format_flops(per_token)} × {_size(tokens)} = "
+                       f"{format_flops(answer)}; {S31}",)))
+        return _chained("training-flops", level, f"{_A(_size(n))} dense model trains on {_size(tokens)} tokens.",
+                        dict(n=n, tokens=tokens), parts, "2 FLOPs per parameter per token forward, 4 backward: 6·N·D.")
     return _problem(
         "training-flops", level,
         f"How many FLOPs does training {_a(_size(n))} dense model on {_size(tokens)} tokens take?",
@@ -37,6 +66,12 @@ def _gpu_hours(rng, level):
     n, tokens, gpu, mfu = _training_run(rng, level)
     est = plans.estimate_time(tokens, n_params=n, gpu=gpu, mfu=mfu)
     flops, answer = est.flops, est.gpu_hours
+    if level == "hard":
+        return _chained("gpu-hours", level, f"{_A(_size(n))} model trains on {_size(tokens)} tokens on {gpu} GPUs "
+                                            f"({tflops_text(gpu)} BF16) at {format_percent(mfu, 0)} MFU.",
+                        dict(n=n, tokens=tokens, peak=gpu_peak(gpu), mfu=mfu),
+                        (_flops_part(n, tokens), _hours_part(est, gpu, mfu)),
+                        f"C = 6ND; GPU-hours = C / (peak × MFU) / {SECONDS_PER_HOUR:,}.")
     return _problem(
         "gpu-hours", level,
         f"Training {_a(_size(n))} model on {_size(tokens)} tokens on {gpu} GPUs ({tflops_text(gpu)} BF16) "
@@ -59,6 +94,16 @@ def _training_days(rng, level):
     answer = est.days
     if not 1 <= answer <= 365 or not plans.fits(mem.training_state_bytes(n) / gpus, gpu):
         raise _Regenerate  # a run of less than a day or more than a year, or states that do not fit its GPUs
+    if level == "hard":
+        days_part = Part(f"How many days on {gpus:,} of them?", answer, "days",
+                         (f"training_days(C, gpus, peak, mfu) = C / (GPUs × peak × MFU) / {SECONDS_PER_DAY:,} = "
+                          f"{format_flops(est.flops)} / ({gpus:,} × {tflops_text(gpu)} × {format_percent(mfu, 0)}) / "
+                          f"{SECONDS_PER_DAY:,} = {format_number(answer)} days; {S32}",))
+        return _chained("training-days", level, f"{_A(_size(n))} model trains on {_size(tokens)} tokens on {gpu} GPUs "
+                                                f"({tflops_text(gpu)} BF16) at {format_percent(mfu, 0)} MFU.",
+                        dict(n=n, tokens=tokens, gpus=gpus, peak=gpu_peak(gpu), mfu=mfu),
+                        (_flops_part(n, tokens), _hours_part(est, gpu, mfu), days_part),
+                        f"C = 6ND; GPU-hours = C / (peak × MFU × {SECONDS_PER_HOUR:,}); days = GPU-hours / GPUs / 24.")
     return _problem(
         "training-days", level,
         f"{gpus:,} {gpu} GPUs ({tflops_text(gpu)} BF16) at {format_percent(mfu, 0)} MFU train {_a(_size(n))} model on "
@@ -76,6 +121,14 @@ def _training_cost(rng, level):
     n, tokens, gpu, mfu = _training_run(rng, level)
     est = plans.estimate_time(tokens, n_params=n, gpu=gpu, mfu=mfu)   # at the GPU's listed price
     price, hours, answer = est.price_per_gpu_hour, est.gpu_hours, est.cost_usd
+    if level == "hard":
+        cost_part = Part(f"At ${price:g} per GPU-hour, what does it cost?", answer, "USD",
+                         (f"cost(gpu_hours, price) = {format_int(hours)} × ${price:g} = {format_usd(answer)}; {S32}",))
+        return _chained("training-cost", level, f"{_A(_size(n))} model trains on {_size(tokens)} tokens on {gpu} GPUs "
+                                                f"({tflops_text(gpu)} BF16) at {format_percent(mfu, 0)} MFU.",
+                        dict(n=n, tokens=tokens, peak=gpu_peak(gpu), mfu=mfu, price=price),
+                        (_flops_part(n, tokens), _hours_part(est, gpu, mfu), cost_part),
+                        "C = 6ND; GPU-hours = C / (peak × MFU × 3,600); cost = GPU-hours × price.")
     return _problem(
         "training-cost", level,
         f"At ${price:g} per {gpu}-hour ({tflops_text(gpu)} BF16, {format_percent(mfu, 0)} MFU), what does the GPU time "
@@ -95,6 +148,18 @@ def _gpus_for_deadline(rng, level):
     answer = est.gpus_for(days)
     if answer > 20_000:
         raise _Regenerate  # larger than any cluster of these GPUs
+    if level == "hard":
+        gpus_part = Part(f"How many GPUs at least to finish within {days} days?", answer, "GPUs",
+                         (f"gpus_for_deadline(C, days, peak, mfu) = GPU-hours / ({days} × 24) = "
+                          f"{format_int(est.gpu_hours)} / {days * 24:,} = "
+                          f"{est.gpu_seconds / (days * SECONDS_PER_DAY):,.1f}, rounded up: {_n(answer, 'GPU')}; "
+                          f"{S32}",), minimum=True)
+        return _chained("gpus-for-deadline", level,
+                        f"{_A(_size(n))} model must train on {_size(tokens)} tokens on {gpu} GPUs "
+                        f"({tflops_text(gpu)} BF16) at {format_percent(mfu, 0)} MFU.",
+                        dict(n=n, tokens=tokens, days=days, peak=gpu_peak(gpu), mfu=mfu),
+                        (_flops_part(n, tokens), _hours_part(est, gpu, mfu), gpus_part),
+                        "C = 6ND; GPU-hours = C / (peak × MFU × 3,600); GPUs = GPU-hours / (days × 24), rounded up.")
     return _problem(
         "gpus-for-deadline", level,
         f"You must train {_a(_size(n))} model on {_size(tokens)} tokens within {days} days on {gpu} GPUs "
@@ -114,6 +179,18 @@ def _reverse_budget(rng, level):
     tokens = _pick(rng, level, *TOKENS)
     cluster = plans.estimate_budget(gpus, days, gpu=gpu, mfu=mfu)
     budget, answer = cluster.flops, cluster.affordable_params(tokens)
+    if level == "hard":
+        parts = (Part("How many FLOPs can they spend?", budget, "FLOPs",
+                      (f"compute_budget(gpus, days, peak, mfu) = {gpus:,} × {tflops_text(gpu)} × "
+                       f"{format_percent(mfu, 0)} × {days} × {SECONDS_PER_DAY:,} s = {format_flops(budget)}; "
+                       f"{S3_BUDGET}",)),
+                 Part(f"What is the largest model they can train on {_size(tokens)} tokens?", answer, "count",
+                      (f"affordable_params(C, D) = C / (6·D) = {format_flops(budget)} / (6 × {_size(tokens)}) = "
+                       f"{format_count(answer)}; {S3_BUDGET}",)))
+        return _chained("reverse-budget", level, f"You have {gpus:,} {gpu} GPUs ({tflops_text(gpu)} BF16) for {days} "
+                                                 f"days at {format_percent(mfu, 0)} MFU.",
+                        dict(gpus=gpus, days=days, peak=gpu_peak(gpu), mfu=mfu, tokens=tokens), parts,
+                        "Budget C = GPUs × peak × MFU × seconds; then N = C / (6D).")
     return _problem(
         "reverse-budget", level,
         f"You have {gpus:,} {gpu} GPUs ({tflops_text(gpu)} BF16) for {days} days at {format_percent(mfu, 0)} MFU and "
@@ -133,6 +210,17 @@ def _implied_mfu(rng, level):
     hours = float(f"{plans.estimate_time(tokens, n_params=n, gpu=gpu, mfu=true_mfu).gpu_hours:.3g}")
     run = plans.estimate_mfu(n, tokens, gpu_hours=hours, gpu=gpu)
     answer = run.mfu
+    if level == "hard":
+        parts = (_flops_part(n, tokens),
+                 Part("What MFU does that imply?", answer, "fraction",
+                      (f"implied_mfu(N, D, gpu_hours, peak) = C / (GPU-hours × {SECONDS_PER_HOUR:,} × peak) = "
+                       f"{format_flops(run.flops)} / {format_flops(run.peak_work_flops)} = "
+                       f"{format_percent(answer, 1)}; {S32}",), tolerance=0.1))
+        return _chained("implied-mfu", level,
+                        f"A report says {_a(_size(n))} model was trained on {_size(tokens)} tokens in "
+                        f"{format_int(hours)} {gpu}-hours ({tflops_text(gpu)} BF16).",
+                        dict(n=n, tokens=tokens, hours=hours, peak=gpu_peak(gpu)), parts,
+                        f"MFU = 6ND / (GPU-hours × {SECONDS_PER_HOUR:,} × peak).")
     return _problem(
         "implied-mfu", level,
         f"A report says {_a(_size(n))} model was trained on {_size(tokens)} tokens in "
@@ -155,6 +243,20 @@ def _checkpoint_storage(rng, level):
     answer = c.checkpoint_storage_bytes(n, run_hours, interval, keep)
     saved = int(run_hours // interval) if keep is None else min(int(run_hours // interval), keep)
     kept = "all of them" if keep is None else f"only the latest {keep}"
+    if level == "hard":
+        one = c.checkpoint_bytes(n, c.RESUME_CHECKPOINT_BYTES_PER_PARAM)
+        parts = (Part("How big is one checkpoint? (GB)", one, "bytes",
+                      (f"checkpoint_bytes(N, {c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g}) = {_size(n)} × "
+                       f"{c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g} bytes = {format_bytes(one)}; {S3_CHECKPOINTS}",)),
+                 Part("How much disk do the kept checkpoints take? (GB)", answer, "bytes",
+                      (f"checkpoint_storage_bytes(N, hours, interval, keep) = {saved} kept × {format_bytes(one)} = "
+                       f"{format_bytes(answer)}; {S3_CHECKPOINTS}",)))
+        return _chained("checkpoint-storage", level,
+                        f"{_A(_size(n))} run of {run_hours} hours saves a resumable checkpoint (BF16 weights, fp32 "
+                        f"master copy and AdamW moments: {c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g} bytes a parameter) "
+                        f"every {interval:g} h and keeps {kept}.",
+                        dict(n=n, run_hours=run_hours, interval=interval, keep=keep), parts,
+                        "One checkpoint × the number kept; gradients are not saved.")
     return _problem(
         "checkpoint-storage", level,
         f"{_A(_size(n))} run of {run_hours} hours saves a resumable checkpoint (BF16 weights, fp32 master copy "

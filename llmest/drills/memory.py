@@ -7,7 +7,17 @@ from .. import memory as mem
 from .. import model as m
 from .. import plans
 from ..units import format_bytes, format_int, format_percent
-from .problem import KV_MODELS, PARAMS, SHAPES, _A, _Regenerate, _a, _n, _pick, _problem, _size, template
+from ..units import format_count, format_flops
+from .problem import (CLUSTER, KV_MODELS, MFUS, PARAMS, SHAPES, Part, _A, _Regenerate, _a, _chained, _n, _pick,
+                      _problem, _size, gpu_peak, template, tflops_text)
+
+# Where each formula is taught (the notebook and the cell of the section's heading), as a hard drill's steps cite it.
+S21 = "chapter 2, §2.1 (02_memory.ipynb#cell-id=d633d166)"
+S22 = "chapter 2, §2.2 (02_memory.ipynb#cell-id=a5a119c9)"
+S_PARALLEL = "chapter 2, Parallel strategies (02_memory.ipynb#cell-id=58be6083)"
+S2_SERVING = "chapter 2, Serving: weights and quantisation (02_memory.ipynb#cell-id=cc59844e)"
+S2_LORA = "chapter 2, LoRA and QLoRA (02_memory.ipynb#cell-id=11f2a9f5)"
+S41 = "chapter 4, §4.1 (04_data_and_tokens.ipynb#cell-id=9d9488e5)"
 
 
 @template("weight-memory", "memory")
@@ -20,6 +30,15 @@ def _weight_memory(rng, level):
                  "nf4-dq": "NF4 with double quantisation (an 8-bit constant per block of 64, an fp32 one per 256 "
                            "blocks)"}.get(fmt, fmt.upper())
     answer = mem.weight_bytes(n, per_param)
+    if level == "hard":
+        parts = (Part("How many bytes a parameter is that, scales included?", per_param, "bytes/param",
+                      (f"WEIGHT_FORMATS[{fmt!r}].bytes_per_param = {per_param:.4g}; {S2_SERVING}",), tolerance=0.1),
+                 Part("How much memory do the weights take? (GB)", answer, "bytes",
+                      (f"weight_bytes(N, bytes_per_param) = {_size(n)} × {per_param:.4g} = {format_bytes(answer)}; "
+                       f"{S2_SERVING}",)))
+        return _chained("weight-memory", level, f"{_A(_size(n))}-parameter model is stored in {described}.",
+                        dict(n=n, bytes_per_param=per_param), parts,
+                        "Bytes = parameters × bytes per parameter (BF16 2, INT8 1, 4-bit 0.5, plus any scales).")
     return _problem(
         "weight-memory", level,
         f"How much memory do the weights of {_a(_size(n))}-parameter model take in {described}? (GB)",
@@ -35,6 +54,19 @@ def _training_states(rng, level):
     convention = _pick(rng, level, ["mixed"], ["mixed", "fp32", "bf16"], ["megatron-bf16", "bf16-fp32-states"])
     per_param = mem.state_bytes_per_param(convention, "adamw")
     answer = mem.training_state_bytes(n, per_param.total)
+    if level == "hard":
+        parts = (Part("How many bytes a parameter do the weights, master copy, gradients and moments take?",
+                      per_param.total, "count",
+                      (f"state_bytes_per_param(convention, 'adamw'): weights {per_param.weights:g} + master copy "
+                       f"{per_param.master:g} + gradients {per_param.grads:g} + moments {per_param.optimizer:g} = "
+                       f"{per_param.total:g}; {S21}",)),
+                 Part("How much memory is that for the whole model, unsharded? (GB)", answer, "bytes",
+                      (f"training_state_bytes(N, bytes_per_param) = {_size(n)} × {per_param.total:g} bytes = "
+                       f"{format_bytes(answer)}; {S21}",)))
+        return _chained("training-states", level,
+                        f"Training {_a(_size(n))} model with AdamW in the '{convention}' setup "
+                        f"({mem.CONVENTIONS[convention].used_by}).", dict(n=n, convention=convention), parts,
+                        "Add the bytes of each copy, then multiply by the parameters.")
     return _problem(
         "training-states", level,
         f"Training {_a(_size(n))} model with AdamW in the '{convention}' setup "
@@ -57,6 +89,18 @@ def _zero_per_gpu(rng, level):
     answer = sum(parts.values())
     if not plans.fits(answer, "A100 80GB"):
         raise _Regenerate  # a layout nobody would choose: more than an 80 GB GPU holds with 20% free
+    if level == "hard":
+        full = mem.training_state_bytes(n, per_param.total)
+        chained = (Part("How much do the training states take unsharded? (GB)", full, "bytes",
+                        (f"training_state_bytes(N, 16) = {_size(n)} × 16 bytes = {format_bytes(full)}; {S21}",)),
+                   Part(f"How much does each GPU hold under ZeRO stage {stage} over {dp} GPUs? (GB)", answer, "bytes",
+                        (f"sharded_state_bytes(N, per_param, {stage}, {dp}): "
+                         + ", ".join(f"{part} {format_bytes(value)}" for part, value in parts.items())
+                         + f" = {format_bytes(answer)}; {S_PARALLEL}",)))
+        return _chained("zero-per-gpu", level, f"{_A(_size(n))} model trains with mixed-precision AdamW (16 bytes a "
+                                               f"parameter) over {dp} data-parallel GPUs.",
+                        dict(n=n, zero=stage, dp=dp), chained,
+                        "Stage 1 shards optimizer states + master copy, stage 2 also gradients, stage 3 also weights.")
     return _problem(
         "zero-per-gpu", level,
         f"{_A(_size(n))} model trains with mixed-precision AdamW (16 bytes a parameter) and ZeRO stage {stage} "
@@ -75,6 +119,8 @@ def _gpus_for_states(rng, level):
     n = _pick(rng, level, *PARAMS)
     gpu = _pick(rng, level, ["A100 80GB"], ["A100 80GB", "H200"], ["H100 SXM", "H200", "B200"])
     margin = _pick(rng, level, [0.0], [0.0, mem.MEMORY_MARGIN], [mem.MEMORY_MARGIN])
+    if level == "hard":  # a model from a budget, then its states, then the GPUs that hold them
+        return _gpus_for_states_chained(rng, level, gpu, margin)
     answer = plans.state_gpus(n, 16, gpu, margin)
     usable = plans.usable_bytes(gpu, margin)
     kept = f", keeping {format_percent(margin, 0)} of each free" if margin else ""
@@ -89,6 +135,30 @@ def _gpus_for_states(rng, level):
         "Divide 16·N bytes by the usable memory of one GPU and round up.", minimum=True)
 
 
+def _gpus_for_states_chained(rng, level, gpu, margin):
+    gpus, days, mfu = rng.choice(CLUSTER[2]), rng.choice([21, 45]), rng.choice(MFUS[2])
+    cluster = plans.estimate_budget(gpus, days, gpu=gpu, mfu=mfu)
+    n, _ = cluster.chinchilla()
+    states = mem.training_state_bytes(n, 16)
+    answer = plans.state_gpus(n, 16, gpu, margin)
+    usable = plans.usable_bytes(gpu, margin)
+    parts = (Part("Which model size is compute-optimal by the 20-tokens-per-parameter rule?", n, "count",
+                  (f"compute_budget = {format_flops(cluster.flops)}; chinchilla_params_for_flops(C) = √(C / 120) = "
+                   f"{format_count(n)}; {S41}",)),
+             Part("How much memory do its mixed-precision AdamW states take (16 bytes a parameter)? (GB)", states,
+                  "bytes", (f"training_state_bytes(N, 16) = {format_count(n)} × 16 bytes = {format_bytes(states)}; "
+                            f"{S21}",)),
+             Part(f"How many GPUs at least hold them, sharded evenly, keeping {format_percent(margin, 0)} of each "
+                  "free?", answer, "GPUs",
+                  (f"state_gpus(N, 16, gpu, margin) = {format_bytes(states)} / {format_bytes(usable)} usable = "
+                   f"{states / usable:.2f}, rounded up: {_n(answer, 'GPU')}; {S_PARALLEL}",), minimum=True))
+    return _chained("gpus-for-states", level,
+                    f"{gpus:,} {gpu} GPUs ({tflops_text(gpu)} BF16, {hardware.gpu(gpu).memory_text}) for {days} days "
+                    f"at {format_percent(mfu, 0)} MFU.",
+                    dict(n=n, gpu=gpu, margin=margin, gpus=gpus, days=days, peak=gpu_peak(gpu), mfu=mfu), parts,
+                    "N = √(C / 120); states = 16·N bytes; GPUs = states / usable memory, rounded up.")
+
+
 @template("kv-cache", "memory")
 def _kv_cache(rng, level):
     name = rng.choice(KV_MODELS[level])
@@ -97,6 +167,17 @@ def _kv_cache(rng, level):
     batch = _pick(rng, level, [1, 32], [8, 16, 32], [16, 64])
     answer = mem.kv_cache_bytes(cfg.num_layers, cfg.num_kv_heads, cfg.head_dim, seq_len, batch)
     per_token = mem.kv_cache_bytes(cfg.num_layers, cfg.num_kv_heads, cfg.head_dim, 1)
+    if level == "hard":
+        parts = (Part("How many bytes of BF16 KV cache does one token take?", per_token, "count",
+                      (f"kv_cache_bytes(L, kv_heads, head_dim, 1) = 2 × {cfg.num_layers} × {cfg.num_kv_heads} × "
+                       f"{cfg.head_dim} × 2 bytes = {format_int(per_token)} bytes; {S2_SERVING}",)),
+                 Part(f"How much do {_n(batch, 'request')} of {seq_len:,} tokens each need? (GB)", answer, "bytes",
+                      (f"kv_cache_bytes(L, kv_heads, head_dim, seq_len, batch) = {format_int(per_token)} × "
+                       f"{seq_len:,} × {batch} = {format_bytes(answer)}; {S2_SERVING}",)))
+        return _chained("kv-cache", level, f"The model {name} has {cfg.num_layers} layers and {cfg.num_kv_heads} "
+                                           f"key/value heads of width {cfg.head_dim}.",
+                        dict(layers=cfg.num_layers, kv_heads=cfg.num_kv_heads, head_dim=cfg.head_dim, seq_len=seq_len,
+                             batch=batch), parts, "2 · layers · KV heads · head width · 2 bytes, per token.")
     return _problem(
         "kv-cache", level,
         f"The model {name} has {cfg.num_layers} layers and {cfg.num_kv_heads} key/value heads of width "
@@ -119,6 +200,21 @@ def _qlora_memory(rng, level):
     adapter_bytes = mem.state_bytes_per_param("fp32", "adamw").total
     base = mem.weight_bytes(n, 0.5)
     answer = base + adapters * adapter_bytes + activations
+    if level == "hard":
+        parts = (Part("How much does the 4-bit base take? (GB)", base, "bytes",
+                      (f"weight_bytes(N, 0.5) = {_size(n)} × 0.5 = {format_bytes(base)}; {S2_LORA}",)),
+                 Part("How much do the adapters take with their gradients and AdamW moments? (GB)",
+                      adapters * adapter_bytes, "bytes",
+                      (f"state_bytes_per_param('fp32', 'adamw') = {adapter_bytes:g} bytes × {_size(adapters)} = "
+                       f"{format_bytes(adapters * adapter_bytes)}; {S2_LORA}",)),
+                 Part("Total memory, with the activations? (GB)", answer, "bytes",
+                      (f"{format_bytes(base)} + {format_bytes(adapters * adapter_bytes)} + "
+                       f"{format_bytes(activations)} = {format_bytes(answer)}; {S2_LORA}",)))
+        return _chained("qlora-memory", level,
+                        f"QLoRA of {_a(_size(n))} model: a 4-bit base (0.5 bytes a parameter), {_size(adapters)} "
+                        f"adapter parameters trained in fp32 with AdamW, and {format_bytes(activations)} of "
+                        "activations.", dict(n=n, adapters=adapters, activations=activations), parts,
+                        "Base at 0.5 bytes a parameter; adapters carry weights, gradients and AdamW moments.")
     return _problem(
         "qlora-memory", level,
         f"QLoRA of {_a(_size(n))} model: a 4-bit base (0.5 bytes a parameter), {_size(adapters)} adapter "
@@ -139,6 +235,20 @@ def _activations_rule(rng, level):
     seq = _pick(rng, level, [2048, 4096], [2048, 4096, 8192], [4096, 16384])
     factor = _pick(rng, level, [40], [30, 40, 60], [34, 50])
     answer = mem.activation_bytes_rule(layers, batch, seq, hidden, 2, factor)
+    if level == "hard":
+        per_layer = mem.activation_bytes_rule(1, batch, seq, hidden, 2, factor)
+        parts = (Part("How much does one layer keep? (GB)", per_layer, "bytes",
+                      (f"activation_bytes_rule(1, B, S, H, 2, factor) = {batch} × {seq:,} × {hidden:,} × 2 × {factor} "
+                       f"= {format_bytes(per_layer)}; {S22}",)),
+                 Part(f"How much do all {layers} layers keep? (GB)", answer, "bytes",
+                      (f"activation_bytes_rule(L, B, S, H, 2, factor) = {layers} × {format_bytes(per_layer)} = "
+                       f"{format_bytes(answer)}; {S22}",)))
+        return _chained("activations-rule", level,
+                        f"By the rule L·B·S·H·2 bytes·factor with factor {factor}: activations of "
+                        f"{_a(f'{layers}-layer')}, hidden-{hidden:,} model for a batch of {_n(batch, 'sequence')} of "
+                        f"{seq:,} tokens, no recomputation.",
+                        dict(layers=layers, batch=batch, seq=seq, hidden=hidden, factor=factor), parts,
+                        "Multiply all six numbers.")
     return _problem(
         "activations-rule", level,
         f"By the rule L·B·S·H·2 bytes·factor with factor {factor}: activations of {_a(f'{layers}-layer')}, "

@@ -20,6 +20,28 @@ CORRECT_WITHIN = 0.25   # an estimate within 25% of the answer is correct; withi
 
 
 @dataclass(frozen=True)
+class Part:
+    """One graded step of a chained problem: its own question, answer, unit and worked lines."""
+
+    question: str
+    answer: float
+    unit: str
+    steps: tuple
+    minimum: bool = False
+    tolerance: float = CORRECT_WITHIN
+
+    @property
+    def answer_text(self) -> str:
+        value = self.answer
+        if self.unit == "count":
+            return format_count(value) if value >= 1e4 else format_number(value)
+        return show(value, self.unit)
+
+
+LETTERS = "abc"
+
+
+@dataclass(frozen=True)
 class Problem:
     template: str
     topic: str
@@ -32,11 +54,28 @@ class Problem:
     hint: str
     tolerance: float = CORRECT_WITHIN
     minimum: bool = False      # a least number (of GPUs): fewer is wrong however close
+    parts: tuple = ()          # a chained ("hard") problem's graded steps; the last one is ``answer``
 
     @property
     def exercise(self) -> Exercise:
         return Exercise(self.template, self.question, lambda: self.answer, self.unit, self.tolerance,
                         minimum=self.minimum)
+
+    @property
+    def graded(self) -> tuple:
+        """The steps graded one by one: the parts of a chained problem, or the problem itself as one part."""
+        return self.parts or (Part(self.question, self.answer, self.unit, self.steps, self.minimum, self.tolerance),)
+
+    @property
+    def part_exercises(self) -> list:
+        """One Exercise per graded step ("corpus-size (b)"), each with its own answer."""
+        label = (lambda k: f"{self.template} ({LETTERS[k]})") if self.parts else (lambda k: self.template)
+        return [Exercise(label(k), part.question, (lambda a=part.answer: a), part.unit, part.tolerance,
+                         minimum=part.minimum) for k, part in enumerate(self.graded)]
+
+    def check_part(self, k: int, entry) -> Verdict:
+        """Grade the answer to step ``k`` (0 for (a)) of a chained problem; the steps are graded apart."""
+        return self.part_exercises[k].check(entry)
 
     def check(self, entry) -> Verdict:
         """Grade an entry ("7B", "1.2 T", "55 days", "$1.2M", 4.2e22): correct within 25%, close within 2×."""
@@ -51,7 +90,12 @@ class Problem:
         return show(value, self.unit)
 
     def solution(self) -> str:
-        return "\n".join([*self.steps, f"Answer: {self.answer_text}"])
+        if not self.parts:
+            return "\n".join([*self.steps, f"Answer: {self.answer_text}"])
+        lines = []
+        for letter, part in zip(LETTERS, self.parts):
+            lines += [f"({letter}) {step}" for step in part.steps] + [f"({letter}) {part.answer_text}"]
+        return "\n".join([*lines, f"Answer: {self.answer_text}"])
 
 
 @dataclass(frozen=True)
@@ -77,6 +121,16 @@ def _pick(rng: random.Random, level: str, easy, medium, hard):
 
 def _problem(key, level, question, inputs, answer, unit, steps, hint, **grading) -> Problem:
     return Problem(key, TEMPLATES[key].topic, level, question, inputs, answer, unit, tuple(steps), hint, **grading)
+
+
+def _chained(key, level, stem, inputs, parts, hint) -> Problem:
+    """A problem of two or three graded steps, each a plan of its own chapter; the last step's answer is the answer.
+    Its question is the stem, then each step lettered."""
+    question = " ".join([stem, *(f"({letter}) {part.question}" for letter, part in zip(LETTERS, parts))])
+    last = parts[-1]
+    steps = tuple(f"({letter}) {step}" for letter, part in zip(LETTERS, parts) for step in part.steps)
+    return Problem(key, TEMPLATES[key].topic, level, question, inputs, last.answer, last.unit, steps, hint,
+                   last.tolerance, last.minimum, tuple(parts))
 
 
 class _Regenerate(Exception):

@@ -32,8 +32,8 @@ register(
         hints=(f"Divide tokens by parameters; compare with Chinchilla's {dt.TOKENS_PER_PARAM}.",)),
     Exercise(
         "4.5",
-        "300B training tokens from a mix of 70% English, 20% Chinese and 10% code, at the workbook's rates (the "
-        "material's worked figures for English and Chinese, the middle of its range for code: "
+        "300B training tokens from a mix of 70% English, 20% Chinese and 10% code, at the workbook's rates (measured "
+        "in §4.2, the median of three tokenizers: "
         + ", ".join(f"{dt.tokens_per_gb(lang) / 1e8:g}" for lang in ("english", "chinese", "code"))
         + " × 10⁸ tokens per GB): how many GB (10⁹ bytes) of cleaned text?",
         lambda: sum(dt.mixture_bytes(300e9, {"english": 0.7, "chinese": 0.2, "code": 0.1}).values()), unit="bytes",

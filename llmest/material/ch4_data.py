@@ -11,7 +11,8 @@ _S41 = "§4.1 Chinchilla法则：20倍参数量的token数从哪来"
 _S42 = "§4.2 从语料库到token：文本规模怎么换算"
 
 
-_ENGLISH = dt.tokens_per_gb("english")   # the material's worked 2.8亿 tokens per GB, the workbook's English rate
+_ENGLISH = dt.tokens_per_gb("english")   # the workbook's measured English rate
+_CHINESE = dt.tokens_per_gb("chinese")
 
 
 def _english_gb() -> float:
@@ -20,17 +21,19 @@ def _english_gb() -> float:
 
 def _measured(kind):
     def recompute():
-        return dt.measured_tokens_per_gb(kind, "cl100k_base")
+        return dt.tokens_per_gb(kind)
     return recompute
 
 
 def _measured_cause(kind, extra=""):
     def cause():
-        rates = {t: dt.measured_tokens_per_gb(kind, t) for t in dt.TOKENIZERS}
-        size = len(dt.sample_text(kind).encode("utf-8"))
-        shown = ", ".join(f"{format_count(r)} with {t}" for t, r in rates.items())
-        return (f"The material names no tokenizer. Measured on {format_bytes(size)} of the workbook's {kind} sample: "
-                f"{shown}.{extra}")
+        row = dt.MEASURED[kind]
+        shown = ", ".join(f"{format_count(dt.measured_tokens_per_gb(kind, t))} with {t}" for t in dt.TOKENIZERS)
+        low = min(dt.measured_spread(kind, t)[0] for t in dt.TOKENIZERS)
+        high = max(dt.measured_spread(kind, t)[1] for t in dt.TOKENIZERS)
+        return (f"The material names no tokenizer. Measured on {format_bytes(row['bytes'])} of {row['name']}: "
+                f"{shown}; its ten sub-samples range from {format_count(low)} to {format_count(high)}. The workbook "
+                f"uses the tokenizers' median, {format_count(dt.tokens_per_gb(kind))}.{extra}")
     return cause
 
 
@@ -57,37 +60,47 @@ register(
            cause="They measure different things. By loss, two epochs is cautious, not a limit; the material's worry "
                  "is memorisation, which Carlini et al. find grows with every repeat, and which loss does not show."),
     Figure("004-4.2-english", 4, "004", _S42, "tokens per GB of cleaned English", "英语…每GB文本能产出2.5亿到3亿token",
-           (2.5e8, 3e8), _measured("english"), "measured_tokens_per_gb('english', 'cl100k_base'): GPL-3 text",
+           (2.5e8, 3e8), _measured("english"), "tokens_per_gb('english'): man pages, three tokenizers",
            unit="tokens/GB",
            depends_on="the tokenizer and the text",
-           cause=_measured_cause("english", " The sample is legal prose with long words; OpenAI's rule of thumb "
-                                            "for everyday English is about 4 characters a token.")),
+           cause=_measured_cause("english", " Man pages are technical prose, full of options and short words; "
+                                            "everyday prose runs nearer 4 characters a token (OpenAI's rule of "
+                                            "thumb), 2.5e8 tokens per GB.")),
     Figure("004-4.2-chinese", 4, "004", _S42, "tokens per GB of cleaned Chinese", "中文…大约每GB产出3亿到4亿token",
-           (3e8, 4e8), _measured("chinese"), "measured_tokens_per_gb('chinese', 'cl100k_base'): the Chinese sample",
+           (3e8, 4e8), _measured("chinese"), "tokens_per_gb('chinese'): Chinese man pages, three tokenizers",
            unit="tokens/GB",
            depends_on="the tokenizer and the text",
            cause=_measured_cause("chinese", " A Chinese character is 3 bytes in UTF-8; a tokenizer with more "
-                                            "Chinese in its vocabulary needs fewer tokens. The 1 KB sample (simplified "
-                                            "and traditional, some English words) shows that dependence, not whether "
-                                            "the material's range holds for cleaned web text.")),
+                                            "Chinese in its vocabulary (o200k_base, voyage3_base) needs fewer tokens "
+                                            "than cl100k_base. A quarter of the pages' characters are Chinese, the "
+                                            "rest commands and options in ASCII.")),
     Figure("004-4.2-code", 4, "004", _S42, "tokens per GB of code", "代码文本视格式化程度约每GB产出2亿到3亿token",
-           (2e8, 3e8), _measured("code"), "measured_tokens_per_gb('code', 'cl100k_base'): CPython source",
+           (2e8, 3e8), _measured("code"), "tokens_per_gb('code'): Python's standard library, three tokenizers",
            unit="tokens/GB",
            depends_on="the tokenizer and the text", cause=_measured_cause("code")),
     Figure("004-4.2-english-gb", 4, "004", _S42,
            f"cleaned English for 140B tokens at {format_count(_ENGLISH)} tokens per GB",
-           "需要准备大约500GB清洗后的英文文本", 500e9, _english_gb,
-           f"cleaned_bytes(140e9, tokens_per_gb('english') = {format_count(_ENGLISH)})", unit="bytes"),
+           "按照英文语料约2.8亿token/GB来算 … 需要准备大约500GB清洗后的英文文本", 500e9, _english_gb,
+           f"cleaned_bytes(140e9, tokens_per_gb('english') = {format_count(_ENGLISH)})", unit="bytes",
+           depends_on="the tokenizer behind its 2.8亿 tokens per GB",
+           cause=lambda: f"The material's arithmetic is right at its 2.8e8 tokens per GB "
+                         f"({format_bytes(dt.cleaned_bytes(140e9, 2.8e8))}); the workbook's measured "
+                         f"{format_count(_ENGLISH)} gives {format_bytes(_english_gb())}."),
     Figure("004-4.2-raw", 4, "004", _S42, "raw crawl for that, at a 20-30% cleaning yield",
            "可能要准备2到2.5TB的原始数据", (2e12, 2.5e12), lambda: dt.raw_bytes(_english_gb(), dt.WORKING_CLEANING_YIELD),
-           "raw_bytes(500 GB, 0.25), the workbook's yield", unit="bytes", rel_tol=0.0,
-           cause=lambda: f"2-2.5 TB is the 20-25% part of the material's own 20-30% yield (2.5 TB at 20% is exact); "
-                         f"at 30% {format_bytes(dt.raw_bytes(_english_gb(), 0.3))} would do, so the material's range "
-                         f"is the cautious end of its yield."),
+           "raw_bytes(cleaned English, 0.25), the workbook's yield", unit="bytes", rel_tol=0.0,
+           cause=lambda: f"From the material's 500 GB, 2-2.5 TB is the 20-25% part of its own 20-30% yield (2.5 TB "
+                         f"at 20% is exact; 30% would need {format_bytes(dt.raw_bytes(500e9, 0.3))}). From the "
+                         f"workbook's {format_bytes(_english_gb())}: {format_bytes(dt.raw_bytes(_english_gb(), 0.3))} "
+                         f"to {format_bytes(dt.raw_bytes(_english_gb(), 0.2))}."),
     Figure("004-4.2-chinese-gb", 4, "004", _S42,
-           f"cleaned Chinese for 140B tokens at {format_count(dt.tokens_per_gb('chinese'))} tokens per GB",
+           f"cleaned Chinese for 140B tokens at {format_count(_CHINESE)} tokens per GB",
            "按3.5亿token/GB估400GB清洗后的中文文本就差不多了", 400e9,
-           lambda: dt.cleaned_bytes(140e9, dt.tokens_per_gb("chinese")),
-           f"cleaned_bytes(140e9, tokens_per_gb('chinese') = {format_count(dt.tokens_per_gb('chinese'))})",
-           unit="bytes"),
+           lambda: dt.cleaned_bytes(140e9, _CHINESE),
+           f"cleaned_bytes(140e9, tokens_per_gb('chinese') = {format_count(_CHINESE)})",
+           unit="bytes", depends_on="the tokenizer behind its 3.5亿 tokens per GB",
+           cause=lambda: f"The material's arithmetic is right at its 3.5e8 tokens per GB "
+                         f"({format_bytes(dt.cleaned_bytes(140e9, 3.5e8))}); the workbook's measured "
+                         f"{format_count(_CHINESE)} gives {format_bytes(dt.cleaned_bytes(140e9, _CHINESE))}. The "
+                         f"material does not work the raw crawl; chapter 4 does."),
 )

@@ -4,7 +4,7 @@ and returns it."""
 from .base import MEMORY_COLORS, PART_COLORS  # noqa: F401 (the widgets colour their bars the same)
 from .compute import days_vs_gpus, decode_speed, mfu_by_year, published_mfu, roofline  # noqa: F401
 from .layouts import layout_search, mfu_by_gpus  # noqa: F401
-from .data import isoflop_curves, tokens_per_param  # noqa: F401
+from .data import fit_optima, isoflop_curves, tokens_per_gb_spread, tokens_per_param  # noqa: F401
 from .memory import (activations_vs_sequence, bytes_per_param, kv_cache_vs_tokens,  # noqa: F401
                      memory_by_zero_stage, memory_stacks, parallel_layouts)
 from .params import part_shares, rule_error, size_table_curves  # noqa: F401
