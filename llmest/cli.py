@@ -30,6 +30,7 @@ from .cli_commands import cmd_data, cmd_drill, cmd_memory, cmd_params, cmd_time
 from .cli_layout import add_layout_parser
 from .cli_options import (_Parser, _count, _count_help, _gpu_option, _real, _span, _subparser, _targets, _text,
                           _whole)
+from .cli_review import add_review_parser
 from .cli_serve import serve_parser
 from .limits import LIMITS, allowed, bound
 from .zero import OFFLOAD, ZERO_DEFAULTS
@@ -213,6 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     _time_parser(subparsers)
     _data_parser(subparsers)
     add_layout_parser(subparsers)
+    add_review_parser(subparsers)
     serve_parser(subparsers)
 
     from .drills import LEVELS, TOPICS

@@ -104,19 +104,24 @@ def _day(value, param: str) -> date:
     raise InputError(param, f"{param} == {quote(value)}, must be a date such as 2027-01-15 (year-month-day).")
 
 
-def study_plan(store, interview, minutes_per_day: int, today=None, topics=None) -> StudyPlan:
-    """A day-by-day plan from ``today`` (UTC, default the present) to the day before ``interview`` (a date or
-    "YYYY-MM-DD"), ``minutes_per_day`` each: first the cards that fall due that day (overdue ones on the first
-    day; what does not fit moves to the next), then new drill problems on one topic, the weak topics more often
-    (each topic's share is 1 - its accuracy + 0.2), and on the last day a mixed timed session. The reviews are
-    the ones scheduled now: as you review, run the plan again."""
+def plan_inputs(interview, minutes_per_day, today=None, topics=None) -> tuple:
+    """The first day, the interview's day, the minutes a day and the topics of a study plan, checked."""
     minutes = check_int("minutes_per_day", minutes_per_day, minimum=5, maximum=720)
     start = _day(datetime.now(timezone.utc) if today is None else today, "today")
     end = _day(interview, "interview")
     if not 0 < (end - start).days <= MAX_DAYS:
         raise InputError("interview", f"interview == {end.isoformat()}, must be 1 to {MAX_DAYS} days after today "
                                       f"({start.isoformat()}).")
-    chosen = chosen_topics(topics)
+    return start, end, minutes, chosen_topics(topics)
+
+
+def study_plan(store, interview, minutes_per_day: int, today=None, topics=None) -> StudyPlan:
+    """A day-by-day plan from ``today`` (UTC, default the present) to the day before ``interview`` (a date or
+    "YYYY-MM-DD"), ``minutes_per_day`` each: first the cards that fall due that day (overdue ones on the first
+    day; what does not fit moves to the next), then new drill problems on one topic, the weak topics more often
+    (each topic's share is 1 - its accuracy + 0.2), and on the last day a mixed timed session. The reviews are
+    the ones scheduled now: as you review, run the plan again."""
+    start, end, minutes, chosen = plan_inputs(interview, minutes_per_day, today, topics)
     standing = next_topics(store, datetime.combine(start, datetime.min.time(), timezone.utc), chosen)
     kinds = {item.id: item.kind for item in catalog(chosen)}
     scheduled = sorted((card.due.date(), cid) for cid, (topic, card) in store.cards().items() if cid in kinds)

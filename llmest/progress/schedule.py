@@ -86,7 +86,7 @@ class Due:
 
 def due(store, now=None, topics=None) -> list[Due]:
     """The cards to review at ``now`` (UTC, default the present): those due by the end of that day, earliest
-    first, then the new ones in the catalog's order."""
+    first, then the new ones, a flashcard and a drill in turn."""
     now = datetime.now(timezone.utc) if now is None else as_utc(now)
     end_of_day = datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), timezone.utc)
     known = store.cards()
@@ -94,7 +94,9 @@ def due(store, now=None, topics=None) -> list[Due]:
     items = catalog(topics)
     scheduled = sorted(((known[i.id][1].due, i) for i in items if i.id in known and known[i.id][1].due < end_of_day),
                        key=lambda pair: (pair[0], pair[1].id))
-    fresh = [Due(i, None, 0) for i in items if i.id not in known]
+    fresh = [i for i in items if i.id not in known]
+    place = {i.id: n for kind in ("flashcard", "drill") for n, i in enumerate(x for x in fresh if x.kind == kind)}
+    fresh = [Due(i, None, 0) for i in sorted(fresh, key=lambda i: place[i.id])]  # flashcards and drills in turn
     return [Due(i, when, counts.get(i.id, 0)) for when, i in scheduled] + fresh
 
 
@@ -108,3 +110,13 @@ def review_drill(store, problem, verdict, seconds=None, limit_s=None, now=None):
     schedule."""
     return store.review(f"drill:{problem.template}", problem.topic, rating(verdict.grade, seconds, limit_s),
                         verdict.grade == "correct", now, seconds)
+
+
+def due_flashcards(store, deck, now=None) -> list:
+    """The flashcards of ``deck`` to review at ``now``: the due ones, earliest first, then the new ones in the
+    deck's order."""
+    by_id = {flashcard_id(card): card for card in deck}
+    listed = due(store, now, sorted({card.topic for card in deck}) or None)
+    new = {d.item.id for d in listed if d.due is None}
+    return ([by_id[d.item.id] for d in listed if d.due is not None and d.item.id in by_id]
+            + [card for card in deck if flashcard_id(card) in new])

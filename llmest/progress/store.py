@@ -56,14 +56,15 @@ def _now(now) -> datetime:
 
 class Store:
     """Progress kept in the SQLite file at ``path`` (default :func:`default_path`). ``notice`` says what was done
-    to the file on opening (made, or replaced because it was unreadable), or is empty."""
+    to the file on opening (made, or replaced because it was unreadable), or is empty. ``param`` names the path in
+    messages (the command line's --db)."""
 
-    def __init__(self, path=None):
+    def __init__(self, path=None, param: str = "path"):
         if path is not None and not isinstance(path, (str, os.PathLike)):
-            raise InputError("path", f"path == {quote(path)}, must be a file path.")
+            raise InputError(param, f"{param} == {quote(path)}, must be a file path.")
         self.path = Path(path).expanduser() if path is not None else default_path()
         if self.path.is_dir():
-            raise InputError("path", f"path == {quote(str(self.path))} is a folder, must be a file path.")
+            raise InputError(param, f"{param} == {quote(str(self.path))} is a folder, must be a file path.")
         self.scheduler = scheduler()
         self.notice = ""
         self._prepare()

@@ -1,0 +1,31 @@
+"""Chapter 5's progress figure: accuracy by topic over time, from the reviews in a progress store."""
+
+from __future__ import annotations
+
+from .._validate import InputError
+from .base import axes
+
+TOPIC_COLORS = {"parameters": "#4c72b0", "memory": "#dd8452", "compute": "#55a868", "data": "#8172b2",
+                "serving": "#c44e52"}
+
+
+def accuracy_by_topic(accuracy: dict, ax=None):
+    """One line a topic: the share of its reviews answered right, day by day (``progress.accuracy_by_topic``);
+    a point's size grows with the reviews of that day."""
+    if not isinstance(accuracy, dict):
+        raise InputError("accuracy", "accuracy must be the dict of progress.accuracy_by_topic(store).")
+    ax = axes(ax, (7, 3.4))
+    for topic, rows in accuracy.items():
+        days = [day for day, _, _ in rows]
+        ax.plot(days, [share * 100 for _, share, _ in rows], "-", color=TOPIC_COLORS.get(topic), label=topic)
+        ax.scatter(days, [share * 100 for _, share, _ in rows], s=[12 + 6 * n for _, _, n in rows],
+                   color=TOPIC_COLORS.get(topic))
+    ax.set_ylim(-5, 105)
+    ax.set_ylabel("answered right (%)")
+    ax.set_xlabel("day (UTC)")
+    ax.tick_params(axis="x", labelrotation=30)
+    if accuracy:
+        ax.legend(fontsize=8, loc="lower right")
+    else:
+        ax.text(0.5, 0.5, "no reviews yet", transform=ax.transAxes, ha="center", color="#555")
+    return ax
