@@ -65,8 +65,7 @@ class Store:
         self.path = Path(path).expanduser() if path is not None else default_path()
         if self.path.is_dir():
             raise InputError(param, f"{param} == {quote(str(self.path))} is a folder, must be a file path.")
-        self.scheduler = scheduler()
-        self.notice = ""
+        self.param, self.scheduler, self.notice = param, scheduler(), ""
         self._prepare()
 
     def __repr__(self) -> str:
@@ -80,12 +79,21 @@ class Store:
 
     def _prepare(self) -> None:
         """Make the file and its tables if missing; move an unreadable one aside and start again."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        made = not self.path.exists() or self.path.stat().st_size == 0
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            made = not self.path.exists() or self.path.stat().st_size == 0
             self._create_or_check()
-        except (sqlite3.DatabaseError, _NotOurs) as err:
-            kept = self._move_aside()
+        except OSError as err:
+            raise InputError(self.param, f"{self.param} == {quote(str(self.path))} cannot be used: "
+                                         f"{err.strerror or err}.") from None
+        except sqlite3.OperationalError as err:  # cannot open, or another writer held it past the timeout
+            raise InputError(self.param, f"{self.param} == {quote(str(self.path))} cannot be used: {err}.") from None
+        except (sqlite3.DatabaseError, _NotOurs) as err:  # not a database, a damaged one, or not our tables
+            try:
+                kept = self._move_aside()
+            except OSError as moving:
+                raise InputError(self.param, f"{self.param} == {quote(str(self.path))} could not be read ({err}) "
+                                             f"nor moved aside: {moving.strerror or moving}.") from None
             self._create_or_check()
             self.notice = (f"The progress file {self.path} could not be read ({err}); it was moved to {kept.name} "
                            "and a new one was started.")

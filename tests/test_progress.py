@@ -1,0 +1,255 @@
+"""Progress between sessions (llmest.progress): the schedule is FSRS's own (the package's Scheduler run directly
+on the same reviews), intervals grow on success and reset on failure, and the SQLite file survives a writer
+killed mid-transaction, garbage bytes, tables not ours and concurrent writers, with no review lost. Then the
+surfaces: ``llmest review`` on piped stdin, the widgets' records, the progress view and the study plan."""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from fsrs import Card, Rating, Scheduler, State
+
+from llmest import InputError, cli, progress
+from llmest.drills import generate
+from llmest.flashcards import cards
+
+ROOT = Path(__file__).resolve().parent.parent
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+
+@pytest.fixture
+def store(tmp_path):
+    return progress.Store(tmp_path / "progress.sqlite3")
+
+
+def _replay(ratings, start=T0):
+    """The same reviews through fsrs directly, each on the day the card falls due: [(card, interval)]."""
+    scheduler, card, now, out = Scheduler(enable_fuzzing=False), Card(card_id=1, due=start), start, []
+    for rating in ratings:
+        card, _ = scheduler.review_card(card, rating, now)
+        out.append((card, card.due - now))
+        now = card.due
+    return out
+
+
+SEQUENCE = [Rating.Good] * 6 + [Rating.Again] + [Rating.Good] * 3 + [Rating.Hard, Rating.Easy]
+
+
+def test_the_store_schedules_as_fsrs_does(store):
+    now = T0
+    for rating, (expected, _) in zip(SEQUENCE, _replay(SEQUENCE)):
+        card = store.review("drill:training-days", "compute", rating, rating != Rating.Again, now)
+        assert (card.due, card.state, card.step, card.stability, card.difficulty) == \
+               (expected.due, expected.state, expected.step, expected.stability, expected.difficulty)
+        assert store.card("drill:training-days").to_dict() == card.to_dict()   # as stored
+        now = card.due
+    assert [r[2] for r in store.reviews()] == [int(r) for r in SEQUENCE]
+
+
+def test_intervals_grow_on_success_and_reset_on_failure():
+    steps = _replay(SEQUENCE)
+    intervals = [interval for _, interval in steps]
+    review = [i for i, (card, _) in enumerate(steps[:6]) if card.state == State.Review]
+    assert len(review) >= 3
+    assert all(intervals[a] < intervals[b] for a, b in zip(review, review[1:]))   # Good after Good: longer
+    assert intervals[review[-1]] > timedelta(days=7)
+    lapse = 6
+    assert steps[lapse][0].state == State.Relearning
+    assert intervals[lapse] <= timedelta(minutes=10) < timedelta(days=1)           # Again: back to minutes
+    assert intervals[8] < intervals[review[-1]]                                      # and it regrows from lower
+
+
+def test_the_rating_of_a_grade():
+    assert progress.rating("wrong") == progress.rating("empty") == progress.rating("invalid") == Rating.Again
+    assert progress.rating("close") == Rating.Hard
+    assert progress.rating("correct") == Rating.Good
+    assert progress.rating("correct", seconds=30, limit_s=180) == Rating.Easy
+    assert progress.rating("correct", seconds=100, limit_s=180) == Rating.Good
+    with pytest.raises(InputError) as err:
+        progress.rating("great")
+    assert err.value.param == "grade"
+
+
+def test_due_lists_the_cards_due_today_earliest_first_then_the_new(store):
+    deck = cards("memory")
+    progress.review_flashcard(store, deck[0], False, T0)                    # Again: due in a minute
+    progress.review_flashcard(store, deck[1], True, T0 - timedelta(hours=1))  # Good: due 50 minutes ago
+    for _ in range(4):                                                       # well known: due days later
+        card = progress.review_flashcard(store, deck[2], True, store.card(progress.flashcard_id(deck[2])).due
+                                         if store.card(progress.flashcard_id(deck[2])) else T0)
+    assert card.due > T0 + timedelta(days=1)
+    listed = progress.due(store, T0, "memory")
+    assert [d.item.id for d in listed[:2]] == [progress.flashcard_id(deck[1]), progress.flashcard_id(deck[0])]
+    assert progress.flashcard_id(deck[2]) not in {d.item.id for d in listed}
+    new = listed[2:]
+    assert all(d.due is None for d in new) and len(new) == len(progress.catalog("memory")) - 3
+    assert [d.item.kind for d in new[:4]] == ["flashcard", "drill", "flashcard", "drill"]
+    assert [c.front for c in progress.due_flashcards(store, deck, T0)[:2]] == [deck[1].front, deck[0].front]
+
+
+# -- the file --------------------------------------------------------------------------------------------------
+def test_a_missing_file_is_made_with_its_schema_version(tmp_path):
+    path = tmp_path / "new" / "p.sqlite3"
+    made = progress.Store(path)
+    assert path.exists() and made.schema_version() == progress.SCHEMA_VERSION
+    assert "new progress file" in made.notice
+    assert progress.Store(path).notice == ""
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_the_path_comes_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv(progress.ENV_VAR, str(tmp_path / "env.sqlite3"))
+    assert progress.default_path() == tmp_path / "env.sqlite3"
+    assert progress.Store().path == tmp_path / "env.sqlite3"
+    monkeypatch.delenv(progress.ENV_VAR)
+    assert progress.default_path().name == "progress.sqlite3" and "llmest" in str(progress.default_path())
+
+
+@pytest.mark.parametrize("content", [os.urandom(4096), b"SQLite format 3\x00" + b"\x01" * 4000, b"not a database"])
+def test_a_corrupt_file_is_moved_aside_and_made_again(tmp_path, content):
+    path = tmp_path / "progress.sqlite3"
+    path.write_bytes(content)
+    with pytest.warns(progress.ProgressWarning, match="could not be read"):
+        fresh = progress.Store(path)
+    kept = list(tmp_path.glob("progress.sqlite3.corrupt-*Z"))
+    assert len(kept) == 1 and kept[0].read_bytes() == content and kept[0].name in fresh.notice
+    fresh.review("drill:x", "memory", Rating.Good, True, T0)
+    assert len(progress.Store(path).reviews()) == 1
+
+
+def test_tables_that_are_not_ours_are_moved_aside(tmp_path):
+    path = tmp_path / "progress.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE reviews (what TEXT)")
+    with pytest.warns(progress.ProgressWarning, match="table reviews"):
+        progress.Store(path)
+    with sqlite3.connect(path) as db:  # a newer version's file is not written over either
+        db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    with pytest.warns(progress.ProgressWarning, match="schema version 99"):
+        assert progress.Store(path).schema_version() == progress.SCHEMA_VERSION
+    assert len(list(tmp_path.glob("progress.sqlite3.corrupt-*Z"))) == 2   # each with its -wal and -shm
+
+
+WRITER = textwrap.dedent("""
+    import os, sys, sqlite3
+    from datetime import datetime, timedelta, timezone
+    from fsrs import Rating
+    from llmest.progress import Store
+    store, n, hold = Store(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "hold"
+    t0 = datetime(2026, 3, 2, tzinfo=timezone.utc)
+    print("ready", flush=True)
+    sys.stdin.readline()  # every writer starts at once
+    for i in range(n):  # "seconds" holds the writer's process id, to see that the writers took turns
+        store.review(f"drill:card-{i % 5}", "memory", [Rating.Again, Rating.Good][i % 2], i % 2 == 1,
+                     t0 + timedelta(seconds=i), seconds=os.getpid())
+        print(i + 1, flush=True)
+    if hold:  # a transaction begun and written, never committed
+        db = sqlite3.connect(sys.argv[1], isolation_level=None)
+        db.execute("BEGIN IMMEDIATE")
+        db.executemany("INSERT INTO reviews (card, topic, rating, correct, seconds, at) VALUES (?, ?, ?, ?, ?, ?)",
+                       [("drill:lost", "memory", 3, 1, None, "2026-03-02T00:00:00+00:00")] * 2000)
+        print("held", flush=True)
+        sys.stdin.read()
+""")
+
+
+def _writer(path, n, hold):
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(n), "hold" if hold else "go"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=ENV)
+    assert writer.stdout.readline().strip() == "ready"
+    return writer
+
+
+def _go(*writers):
+    for writer in writers:
+        writer.stdin.write("go\n")
+        writer.stdin.flush()
+
+
+def test_a_writer_killed_mid_transaction_loses_only_its_open_transaction(tmp_path):
+    path = tmp_path / "progress.sqlite3"
+    writer = _writer(path, 30, hold=True)
+    _go(writer)
+    lines = []
+    while (line := writer.stdout.readline().strip()) != "held":
+        assert line, "the writer ended early"
+        lines.append(line)
+    writer.send_signal(signal.SIGKILL)
+    writer.wait()
+    reopened = progress.Store(path)
+    assert reopened.notice == ""
+    assert len(reopened.reviews()) == 30 and "drill:lost" not in {r[0] for r in reopened.reviews()}
+    assert sum(reopened.review_counts().values()) == 30
+
+
+def test_a_writer_killed_while_writing_keeps_every_committed_review(tmp_path):
+    path = tmp_path / "progress.sqlite3"
+    writer = _writer(path, 100_000, hold=False)
+    _go(writer)
+    committed = 0
+    while committed < 40:
+        committed = int(writer.stdout.readline())
+    writer.send_signal(signal.SIGKILL)
+    writer.wait()
+    reviews = progress.Store(path).reviews()
+    assert len(reviews) >= committed
+    assert sum(progress.Store(path).review_counts().values()) == len(reviews)
+
+
+def test_concurrent_writers_lose_no_review(tmp_path):
+    path = tmp_path / "progress.sqlite3"
+    progress.Store(path)
+    writers = [_writer(path, 200, hold=False) for _ in range(4)]
+    _go(*writers)
+    for writer in writers:
+        writer.communicate(timeout=300)
+        assert writer.returncode == 0
+    store = progress.Store(path)
+    reviews = store.reviews()
+    assert len(reviews) == 800 and store.review_counts() == {f"drill:card-{i}": 160 for i in range(5)}
+    with sqlite3.connect(path) as db:
+        writers_in_turn = [pid for (pid,) in db.execute("SELECT seconds FROM reviews ORDER BY id")]
+    assert sum(a != b for a, b in zip(writers_in_turn, writers_in_turn[1:])) > 10   # they did write at once
+    # Each card's schedule is its reviews replayed through fsrs in the order they were committed: no update lost.
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT card, rating, at FROM reviews ORDER BY id").fetchall()
+    scheduler = Scheduler(enable_fuzzing=False)
+    for i in range(5):
+        card_id = f"drill:card-{i}"
+        card = Card(card_id=store.card(card_id).card_id, due=datetime.fromisoformat(rows[0][2]))
+        for cid, rating, at in rows:
+            if cid == card_id:
+                card, _ = scheduler.review_card(card, Rating(rating), datetime.fromisoformat(at))
+        assert card.to_dict() == store.card(card_id).to_dict()
+
+
+def test_attempts_keep_the_answer_given_and_sessions_their_score(store):
+    store.record_attempt("5.1", False, "100 days", T0)
+    store.record_session("timed", ["memory"], {"correct": 3, "close": 1, "wrong": 1}, 400.0, T0)
+    assert store.attempts() == [{"exercise": "5.1", "correct": 0, "answer": "100 days", "at": T0.isoformat()}]
+    assert store.sessions()[0] | {} == {"kind": "timed", "topics": "memory", "correct": 3, "close": 1, "total": 5,
+                                        "seconds": 400.0, "at": T0.isoformat()}
+    with sqlite3.connect(store.path) as db:
+        columns = {row[1] for row in db.execute("PRAGMA table_info(attempts)")}
+    assert not columns & {"solution", "expected"}
+
+
+@pytest.mark.parametrize("call, param", [
+    (lambda s: s.review("", "memory", Rating.Good, True), "card_id"),
+    (lambda s: s.review("x", "memory", 3, True), "rating"),
+    (lambda s: s.review("x", "memory", Rating.Good, True, now="today"), "now"),
+    (lambda s: progress.Store(s.path.parent), "path"),
+    (lambda s: progress.Store(42), "path"),
+])
+def test_bad_input_to_the_store_names_its_parameter(store, call, param):
+    with pytest.raises(InputError) as err:
+        call(store)
+    assert err.value.param == param
