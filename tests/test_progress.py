@@ -253,3 +253,169 @@ def test_bad_input_to_the_store_names_its_parameter(store, call, param):
     with pytest.raises(InputError) as err:
         call(store)
     assert err.value.param == param
+
+
+# -- llmest review -----------------------------------------------------------------------------------------------
+def _review(*argv, stdin=""):
+    done = subprocess.run([sys.executable, "-m", "llmest", "review", *argv], input=stdin, capture_output=True,
+                          text=True, env=ENV, timeout=120)
+    assert "Traceback" not in done.stderr
+    return done
+
+
+def test_llmest_review_reads_piped_answers_grades_and_records_them(tmp_path):
+    path = tmp_path / "p.sqlite3"
+    first, drill = progress.due(progress.Store(path), topics="data")[:2]
+    assert (first.item.kind, drill.item.kind) == ("flashcard", "drill")
+    problem = generate(drill.item.prompt, 0, "medium")
+    answers = f"\ny\nlots\n{problem.answer:.6g}\n\nn\n"   # "lots" is no number: asked again
+    done = _review("--db", str(path), "--n", "3", "--topics", "data", stdin=answers)
+    assert done.returncode == 0, done.stderr
+    assert problem.question in done.stdout and "is not a number" in done.stdout
+    assert done.stdout.count("Next review: ") == 3
+    assert "Reviewed 3 cards: 2 right." in done.stdout
+    reviews = progress.Store(path).reviews()
+    assert [(r[0], r[3]) for r in reviews] == [(first.item.id, True), (drill.item.id, True),
+                                               (progress.due(progress.Store(path), topics="data")[0].item.id, False)]
+
+
+def test_the_end_of_the_input_or_ctrl_c_ends_the_session_with_its_summary(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "p.sqlite3"
+    done = _review("--db", str(path), "--topics", "memory", stdin="\ny\n\n")
+    assert done.returncode == 0 and done.stdout.rstrip().splitlines()[-1].startswith("Reviewed 1 card: 1 right.")
+
+    class Interrupted:
+        def readline(self):
+            raise KeyboardInterrupt
+
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(sys, "stdin", Interrupted())
+    assert cli.main(["review", "--db", str(path), "--topics", "memory"]) == 0
+    assert "Reviewed 0 cards" in capsys.readouterr().out
+    assert len(progress.Store(path).reviews()) == 1
+
+
+def test_llmest_review_recreates_a_corrupt_file_with_a_message(tmp_path):
+    path = tmp_path / "p.sqlite3"
+    path.write_bytes(os.urandom(2048))
+    done = _review("--db", str(path), "--n", "1")
+    assert done.returncode == 0 and "could not be read" in done.stderr and "moved to" in done.stderr
+
+
+def test_llmest_review_plan_prints_the_days(tmp_path):
+    done = _review("--db", str(tmp_path / "p.sqlite3"), "--plan", "--interview", "2027-01-15", "--minutes", "30",
+                   "--today", "2027-01-01")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("Study plan: 14 days to the interview on 2027-01-15, 30 minutes a day")
+    assert lines[1].startswith("2027-01-01 Fri:") and lines[-1].startswith("2027-01-14 Thu: a mixed timed session")
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["--topics", "astrology"], "--topics"),
+    (["--plan", "--interview", "2027-02-30"], "--interview"),
+    (["--plan", "--interview", "soon"], "--interview"),
+    (["--plan", "--interview", "2026-01-01", "--today", "2027-01-01"], "--interview"),
+    (["--plan"], "--interview"),
+    (["--plan", "--interview", "2027-01-15", "--minutes", "0"], "--minutes"),
+    (["--plan", "--interview", "2027-01-15", "--today", "yesterday"], "--today"),
+    (["--level", "brutal"], "--level"),
+    (["--n", "0"], "--n"),
+])
+def test_bad_options_of_llmest_review_are_named(tmp_path, argv, option):
+    done = _review("--db", str(tmp_path / "p.sqlite3"), *argv)
+    assert done.returncode == 2 and done.stderr.strip().splitlines()[-1].startswith(f"llmest review: error: {option}")
+
+
+# -- the plan and the view ---------------------------------------------------------------------------------------
+def _history(store):
+    """Memory mostly missed, compute mostly known, over three days."""
+    for day in range(3):
+        for i, card in enumerate(cards("memory")[:4]):
+            progress.review_flashcard(store, card, i == 0, T0 + timedelta(days=day, minutes=i))
+        for i, card in enumerate(cards("compute")[:4]):
+            progress.review_flashcard(store, card, i != 0, T0 + timedelta(days=day, minutes=i))
+
+
+def test_accuracy_by_topic_and_the_topics_to_review_next(store):
+    _history(store)
+    accuracy = progress.accuracy_by_topic(store)
+    assert set(accuracy) == {"memory", "compute"}
+    assert accuracy["memory"] == [(T0.date() + timedelta(days=d), 0.25, 4) for d in range(3)]
+    assert [row[1] for row in accuracy["compute"]] == [0.75] * 3
+    order = [s.topic for s in progress.next_topics(store, T0 + timedelta(days=3))]
+    assert set(order[:3]) == {"parameters", "data", "serving"} and order[3:] == ["memory", "compute"]  # unseen first
+
+
+def test_a_study_plan_fills_each_day_and_favours_the_weak_topics(store):
+    _history(store)
+    today = T0.date() + timedelta(days=3)
+    plan = progress.study_plan(store, today + timedelta(days=21), 30, today, topics="memory,compute")
+    assert len(plan.days) == 21 and plan.order == ("memory", "compute")
+    assert all(d.review_minutes + d.practice_minutes == 30 for d in plan.days)
+    focus = [d.topic for d in plan.days[:-1]]
+    assert focus.count("memory") > focus.count("compute") > 0 and plan.days[-1].topic == "all"
+    due_by_day = {cid: card.due.date() for cid, (_, card) in store.cards().items()}
+    assert sorted(cid for d in plan.days for cid in d.reviews) == sorted(due_by_day)  # each due card once
+    for d in plan.days:
+        assert all(due_by_day[cid] <= d.day for cid in d.reviews)
+    assert plan.days[0].reviews  # the overdue ones come first
+    assert plan.text().splitlines()[0].startswith("Study plan: 21 days")
+
+
+@pytest.mark.parametrize("kwargs, param", [
+    (dict(interview="2027-13-01"), "interview"), (dict(interview=20270115), "interview"),
+    (dict(interview="2026-12-31"), "interview"), (dict(minutes_per_day=0), "minutes_per_day"),
+    (dict(minutes_per_day=1e9), "minutes_per_day"), (dict(topics="astrology"), "topics"),
+    (dict(today="now"), "today"),
+])
+def test_bad_input_to_the_plan_names_its_parameter(store, kwargs, param):
+    args = dict(interview="2027-01-15", minutes_per_day=30, today=date(2027, 1, 1)) | kwargs
+    with pytest.raises(InputError) as err:
+        progress.study_plan(store, **args)
+    assert err.value.param == param
+
+
+def test_the_widgets_record_into_a_store_and_only_when_given_one(store):
+    from llmest import widgets
+
+    default = progress.default_path()
+    deck = widgets.flashcard_deck(topics="data", store=store)
+    deck._reveal()
+    deck.grade(False)
+    session = widgets.timed_session(n=2, seed=3, topics="memory", store=store)
+    session.answer(f"{session.current.answer:.6g}")
+    session._advance()
+    session.answer("1")
+    session._advance()
+    assert [r[3] for r in store.reviews()] == [False, True, False]
+    assert store.sessions()[0]["total"] == 2 and store.sessions()[0]["correct"] == 1
+    box = widgets.exercise_widget(__import__("llmest").exercise("5.1"), store=store)
+    box.entry.value = "100 days"
+    box.check_button.click()
+    assert store.attempts()[0]["answer"] == "100 days"
+    before = default.exists()
+    plain = widgets.flashcard_deck(topics="data")
+    plain._reveal()
+    plain.grade(True)
+    assert default.exists() == before
+
+
+def test_the_progress_view_and_its_plot(store):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from llmest import plots, widgets
+
+    _history(store)
+    now = T0 + timedelta(days=3)
+    view = widgets.progress_view(store, now=now)
+    midnight = datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), timezone.utc)
+    due_today = sum(card.due < midnight for _, card in store.cards().values())
+    assert 0 < due_today < 8 and f"Due today: {due_today}</b>" in view.due.value
+    assert "memory: 25% right (12 reviews)" in view.next.value
+    ax = plots.accuracy_by_topic(progress.accuracy_by_topic(store))
+    assert sorted(line.get_label() for line in ax.get_lines()) == ["compute", "memory"]
+    assert [y for y in ax.get_lines()[0].get_ydata()] in ([25.0] * 3, [75.0] * 3)
