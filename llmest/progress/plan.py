@@ -54,6 +54,15 @@ class Progress:
     accuracy: dict
     next_topics: list[TopicStanding]
 
+    @property
+    def scheduled(self) -> list[Due]:
+        """The cards due that have been reviewed before (the rest of ``due`` is new)."""
+        return [d for d in self.due if d.due is not None]
+
+    @property
+    def new(self) -> int:
+        return len(self.due) - len(self.scheduled)
+
 
 def progress(store, now=None, topics=None) -> Progress:
     """The cards due (due ones first, then new), accuracy by topic over time and the topics to review next."""

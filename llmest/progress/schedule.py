@@ -38,6 +38,17 @@ def rating(grade: str, seconds=None, limit_s=None):
     return Rating.Hard if grade == "close" else Rating.Again
 
 
+def interval_text(delta: timedelta) -> str:
+    """An interval as a schedule says it: "10 min", "5 h", "1 day", "23 days"."""
+    minutes = delta.total_seconds() / 60
+    if minutes < 90:
+        return f"{minutes:.0f} min"
+    if minutes < 22 * 60:
+        return f"{minutes / 60:.0f} h"
+    days = round(minutes / (24 * 60))
+    return f"{days} day{'s' * (days != 1)}"
+
+
 def as_utc(when, param: str = "now") -> datetime:
     """A datetime in UTC (a naive one is taken as UTC already), as FSRS requires."""
     if not isinstance(when, datetime):

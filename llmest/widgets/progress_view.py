@@ -12,9 +12,8 @@ from ..units import format_percent
 SHOWN_DUE = 10   # due cards listed; the count gives the rest
 
 
-def due_html(due) -> str:
-    waiting = [d for d in due if d.due is not None]
-    new = len(due) - len(waiting)
+def due_html(seen) -> str:
+    waiting, new = seen.scheduled, seen.new
     rows = "".join(f"<li>{d.due.strftime('%Y-%m-%d %H:%M')} · {html.escape(d.item.topic)} · "
                    f"{html.escape(d.item.prompt)}</li>" for d in waiting[:SHOWN_DUE])
     more = f"<li>… and {len(waiting) - SHOWN_DUE} more</li>" if len(waiting) > SHOWN_DUE else ""
@@ -47,7 +46,7 @@ class ProgressView:
         from .. import plots, progress
 
         seen = progress.progress(self.store, self.now, self.topics)
-        self.due.value, self.next.value = due_html(seen.due), topics_html(seen.next_topics)
+        self.due.value, self.next.value = due_html(seen), topics_html(seen.next_topics)
         self.plot.clear_output(wait=True)
         with self.plot:
             plots.accuracy_by_topic(seen.accuracy)
