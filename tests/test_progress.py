@@ -343,9 +343,16 @@ def test_accuracy_by_topic_and_the_topics_to_review_next(store):
     _history(store)
     accuracy = progress.accuracy_by_topic(store)
     assert set(accuracy) == {"memory", "compute"}
-    assert accuracy["memory"] == [(T0.date() + timedelta(days=d), 0.25, 4) for d in range(3)]
+    assert [row[:3] for row in accuracy["memory"]] == [(T0.date() + timedelta(days=d), 0.25, 4) for d in range(3)]
     assert [row[1] for row in accuracy["compute"]] == [0.75] * 3
-    order = [s.topic for s in progress.next_topics(store, T0 + timedelta(days=3))]
+    store.review("drill:x", "memory", Rating.Good, True, T0 + timedelta(days=3))
+    for _ in range(9):
+        store.review("drill:y", "memory", Rating.Good, True, T0 + timedelta(days=4))
+    day3, day4 = progress.accuracy_by_topic(store, "memory")["memory"][-2:]
+    assert day3[1:] == (1.0, 1, 4 / 13)          # 3 right of 12, then 1 of 1: of the last 13
+    # The last 20 drop the first two (right, wrong): 2 right of the 10 kept from the first days, 1 and 9.
+    assert day4[1:] == (1.0, 9, 12 / 20)
+    order = [s.topic for s in progress.next_topics(store, T0 + timedelta(days=5), topics=None)]
     assert set(order[:3]) == {"parameters", "data", "serving"} and order[3:] == ["memory", "compute"]  # unseen first
 
 
@@ -418,4 +425,4 @@ def test_the_progress_view_and_its_plot(store):
     assert "memory: 25% right (12 reviews)" in view.next.value
     ax = plots.accuracy_by_topic(progress.accuracy_by_topic(store))
     assert sorted(line.get_label() for line in ax.get_lines()) == ["compute", "memory"]
-    assert [y for y in ax.get_lines()[0].get_ydata()] in ([25.0] * 3, [75.0] * 3)
+    assert sorted(list(line.get_ydata()) for line in ax.get_lines()) == [[25.0] * 3, [75.0] * 3]

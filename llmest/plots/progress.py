@@ -10,18 +10,17 @@ TOPIC_COLORS = {"parameters": "#4c72b0", "memory": "#dd8452", "compute": "#55a86
 
 
 def accuracy_by_topic(accuracy: dict, ax=None):
-    """One line a topic: the share of its reviews answered right, day by day (``progress.accuracy_by_topic``);
-    a point's size grows with the reviews of that day."""
+    """One line a topic: the share of its last 20 reviews answered right, at the end of each day of reviews
+    (``progress.accuracy_by_topic``); a point's size grows with the reviews of that day."""
     if not isinstance(accuracy, dict):
         raise InputError("accuracy", "accuracy must be the dict of progress.accuracy_by_topic(store).")
     ax = axes(ax, (7, 3.4))
     for topic, rows in accuracy.items():
-        days = [day for day, _, _ in rows]
-        ax.plot(days, [share * 100 for _, share, _ in rows], "-", color=TOPIC_COLORS.get(topic), label=topic)
-        ax.scatter(days, [share * 100 for _, share, _ in rows], s=[12 + 6 * n for _, _, n in rows],
-                   color=TOPIC_COLORS.get(topic))
+        days, recent = [row[0] for row in rows], [row[3] * 100 for row in rows]
+        ax.plot(days, recent, "-", color=TOPIC_COLORS.get(topic), label=topic)
+        ax.scatter(days, recent, s=[8 + 4 * row[2] for row in rows], color=TOPIC_COLORS.get(topic))
     ax.set_ylim(-5, 105)
-    ax.set_ylabel("answered right (%)")
+    ax.set_ylabel("right, last 20 reviews (%)")
     ax.set_xlabel("day (UTC)")
     ax.tick_params(axis="x", labelrotation=30)
     if accuracy:

@@ -18,14 +18,22 @@ MAX_DAYS = 730
 
 
 def accuracy_by_topic(store, topics=None) -> dict:
-    """{topic: [(day, share correct, reviews), ...]} by UTC day, oldest first, for the topics reviewed."""
+    """{topic: [(day, share right that day, reviews that day, share right of its last RECENT reviews by the end
+    of that day), ...]} by UTC day, oldest first, for the topics reviewed."""
     chosen = chosen_topics(topics)
-    days = defaultdict(lambda: defaultdict(list))
+    marks = defaultdict(list)
     for _card, topic, _rating, correct, _seconds, at in store.reviews():
         if topic in chosen:
-            days[topic][at.date()].append(correct)
-    return {topic: [(day, sum(marks) / len(marks), len(marks)) for day, marks in sorted(days[topic].items())]
-            for topic in chosen if topic in days}
+            marks[topic].append((at.date(), correct))
+    found = {}
+    for topic in (t for t in chosen if t in marks):
+        rows = []
+        for day in dict.fromkeys(d for d, _ in marks[topic]):
+            today = [c for d, c in marks[topic] if d == day]
+            recent = [c for d, c in marks[topic] if d <= day][-RECENT:]
+            rows.append((day, sum(today) / len(today), len(today), sum(recent) / len(recent)))
+        found[topic] = rows
+    return found
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,17 @@ def flashcard_id(card) -> str:
     return f"flashcard:{card.front}"
 
 
+def _new_place(fresh):
+    """The order of new cards, so that a session meets every topic early: (turn within the topic, topic)."""
+    place = {}
+    for topic in dict.fromkeys(i.topic for i in fresh):
+        ours = [i for i in fresh if i.topic == topic]
+        turns = {i.id: n for kind in ("flashcard", "drill") for n, i in enumerate(x for x in ours if x.kind == kind)}
+        ranked = sorted(ours, key=lambda i: (turns[i.id], i.kind != "flashcard"))
+        place.update({i.id: (n, len(place)) for n, i in enumerate(ranked)})
+    return lambda i: place[i.id]
+
+
 @dataclass(frozen=True)
 class Due:
     item: Item
@@ -97,7 +108,7 @@ class Due:
 
 def due(store, now=None, topics=None) -> list[Due]:
     """The cards to review at ``now`` (UTC, default the present): those due by the end of that day, earliest
-    first, then the new ones, a flashcard and a drill in turn."""
+    first, then the new ones: a card of each topic in turn, within a topic a flashcard and a drill in turn."""
     now = datetime.now(timezone.utc) if now is None else as_utc(now)
     end_of_day = datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), timezone.utc)
     known = store.cards()
@@ -106,8 +117,7 @@ def due(store, now=None, topics=None) -> list[Due]:
     scheduled = sorted(((known[i.id][1].due, i) for i in items if i.id in known and known[i.id][1].due < end_of_day),
                        key=lambda pair: (pair[0], pair[1].id))
     fresh = [i for i in items if i.id not in known]
-    place = {i.id: n for kind in ("flashcard", "drill") for n, i in enumerate(x for x in fresh if x.kind == kind)}
-    fresh = [Due(i, None, 0) for i in sorted(fresh, key=lambda i: place[i.id])]  # flashcards and drills in turn
+    fresh = [Due(i, None, 0) for i in sorted(fresh, key=_new_place(fresh))]
     return [Due(i, when, counts.get(i.id, 0)) for when, i in scheduled] + fresh
 
 

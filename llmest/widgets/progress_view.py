@@ -33,7 +33,8 @@ class ProgressView:
 
     def __init__(self, store, now=None, topics=None):
         self.store, self.now, self.topics = store, now, topics
-        self.due, self.next, self.plot = w.HTML(), w.HTML(), w.Output()
+        # The plot as a PNG image: drawn off pyplot, so that nothing waits on an output area.
+        self.due, self.next, self.plot = w.HTML(), w.HTML(), w.Image(format="png", layout=w.Layout(max_width="100%"))
         self.refresh_button = w.Button(description="Refresh")
         self.refresh_button.on_click(lambda _: self.refresh())
         self.widget = w.VBox([w.HBox([self.due, self.next]), self.plot, self.refresh_button])
@@ -41,16 +42,19 @@ class ProgressView:
         self.refresh()
 
     def refresh(self):
-        import matplotlib.pyplot as plt
+        import io
+
+        from matplotlib.figure import Figure
 
         from .. import plots, progress
 
         seen = progress.progress(self.store, self.now, self.topics)
         self.due.value, self.next.value = due_html(seen), topics_html(seen.next_topics)
-        self.plot.clear_output(wait=True)
-        with self.plot:
-            plots.accuracy_by_topic(seen.accuracy)
-            plt.show()
+        figure = Figure(figsize=(7, 3.4), layout="constrained")
+        plots.accuracy_by_topic(seen.accuracy, figure.add_subplot())
+        png = io.BytesIO()
+        figure.savefig(png, format="png", dpi=90)
+        self.plot.value = png.getvalue()
 
     def _ipython_display_(self):
         from IPython.display import display
