@@ -426,3 +426,33 @@ def test_the_progress_view_and_its_plot(store):
     ax = plots.accuracy_by_topic(progress.accuracy_by_topic(store))
     assert sorted(line.get_label() for line in ax.get_lines()) == ["compute", "memory"]
     assert sorted(list(line.get_ydata()) for line in ax.get_lines()) == [[25.0] * 3, [75.0] * 3]
+
+
+BAD = ["0", "-1", "nan", "inf", "1e400", "", "abc", "7B", "1.5", "9" * 5000, "x" * 5000]
+
+
+def test_no_bad_value_of_an_option_of_llmest_review_escapes(tmp_path, monkeypatch, capsys):
+    import io
+
+    monkeypatch.setenv(progress.ENV_VAR, str(tmp_path / "env.sqlite3"))
+    monkeypatch.chdir(tmp_path)
+    options = {"--n": BAD + ["201"], "--topics": BAD + ["memory,,x"], "--level": BAD,
+               "--db": ["", "x" * 5000, str(tmp_path), "/proc/x", "/proc/x/y.db", "/dev/null"],
+               "--interview": BAD + ["2027-02-30", "1999-01-01"], "--minutes": BAD + ["721"],
+               "--today": BAD + ["2027-02-30"]}
+    wrong = []
+    for option, values in options.items():
+        for value in values:
+            plan = ["--plan", "--interview", "2027-01-15"] if option in ("--minutes", "--today") else \
+                ["--plan"] if option == "--interview" else []
+            monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+            try:
+                status = cli.main(["review", *plan, option, value])
+            except SystemExit as exit_:
+                status = exit_.code
+            err = capsys.readouterr().err.strip().splitlines()
+            named = status == 2 and err and err[-1].startswith(f"llmest review: error: {option}") or \
+                status == 2 and err and err[-1].startswith(f"llmest review: error: argument {option}")
+            if not named:
+                wrong.append((option, value[:20], status, err[-1:]))
+    assert wrong == []
