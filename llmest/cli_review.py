@@ -42,6 +42,11 @@ def _store(args):
 
 
 def cmd_review(args):
+    try:
+        import fsrs  # noqa: F401
+        import platformdirs  # noqa: F401
+    except ImportError as err:  # the command line's other commands need NumPy only
+        raise SystemExit(f"llmest review needs the package {err.name}: pip install 'llmest[workbook]'") from None
     from . import progress
     from .drills import LEVELS, chosen_topics
 
