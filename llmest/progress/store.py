@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .._validate import InputError, check_bool, quote
+from ..drills import chosen_topics
 from .schedule import as_utc, card_from_json, scheduler
 
 SCHEMA_VERSION = 1
@@ -179,7 +180,8 @@ class Store:
         with self._transaction() as db:
             db.execute("INSERT INTO sessions (kind, topics, correct, close, total, seconds, at) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       (_name("kind", kind), ",".join(topics), score.get("correct", 0), score.get("close", 0), total,
+                       (_name("kind", kind), ",".join(chosen_topics(topics)), score.get("correct", 0),
+                        score.get("close", 0), total,
                         seconds, _now(now).isoformat()))
 
     def record_attempt(self, exercise: str, correct: bool, answer=None, now=None) -> None:

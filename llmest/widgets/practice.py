@@ -308,7 +308,7 @@ class TimedSession:
         self.ticker.playing = False
         score = self.score()
         if self.store is not None:
-            self.store.record_session("timed", dict.fromkeys(p.topic for p in self.problems), score,
+            self.store.record_session("timed", list(dict.fromkeys(p.topic for p in self.problems)), score,
                                       sum(seconds for _, _, seconds, _ in self.results))
         self.header.value = (f"<b>Score: {score['correct']} correct, {score['close']} close, "
                              f"{len(self.results) - score['correct'] - score['close']} missed, "
