@@ -8,10 +8,11 @@
     llmest serve llama-2-7b --prompt-tokens 512 --output-tokens 256 --batch 16   TTFT, TPOT and the largest batch
     llmest drill --seed 7 --topics memory          a worksheet and its answer key
     llmest drill --seed 7 --course build/course    ... and the same set as an nbgrader assignment
+    llmest review --n 10                           the cards due (spaced repetition), answered in the terminal
 
 Every subcommand prints a table, or JSON with ``--json``. A bad option, or an option the task does not use, gets
 one line naming it and what it allows, and exit status 2. The subcommands live in ``llmest.cli_commands``
-(``llmest.cli_serve`` for serve), their option types in ``llmest.cli_options``.
+(``llmest.cli_serve`` for serve, ``llmest.cli_review`` for review), their option types in ``llmest.cli_options``.
 """
 
 from __future__ import annotations
