@@ -8,10 +8,11 @@
     llmest serve llama-2-7b --prompt-tokens 512 --output-tokens 256 --batch 16   TTFT, TPOT and the largest batch
     llmest drill --seed 7 --topics memory          a worksheet and its answer key
     llmest drill --seed 7 --course build/course    ... and the same set as an nbgrader assignment
+    llmest review --n 10                           the cards due (spaced repetition), answered in the terminal
 
 Every subcommand prints a table, or JSON with ``--json``. A bad option, or an option the task does not use, gets
 one line naming it and what it allows, and exit status 2. The subcommands live in ``llmest.cli_commands``
-(``llmest.cli_serve`` for serve), their option types in ``llmest.cli_options``.
+(``llmest.cli_serve`` for serve, ``llmest.cli_review`` for review), their option types in ``llmest.cli_options``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from .cli_commands import cmd_data, cmd_drill, cmd_memory, cmd_params, cmd_time
 from .cli_layout import add_layout_parser
 from .cli_options import (_Parser, _count, _count_help, _gpu_option, _real, _span, _subparser, _targets, _text,
                           _whole)
+from .cli_review import add_review_parser
 from .cli_serve import serve_parser
 from .limits import LIMITS, allowed, bound
 from .zero import OFFLOAD, ZERO_DEFAULTS
@@ -213,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     _time_parser(subparsers)
     _data_parser(subparsers)
     add_layout_parser(subparsers)
+    add_review_parser(subparsers)
     serve_parser(subparsers)
 
     from .drills import LEVELS, TOPICS

@@ -8,3 +8,4 @@ from .data import fit_optima, isoflop_curves, tokens_per_gb_spread, tokens_per_p
 from .memory import (activations_vs_sequence, bytes_per_param, kv_cache_vs_tokens,  # noqa: F401
                      memory_by_zero_stage, memory_stacks, parallel_layouts)
 from .params import part_shares, rule_error, size_table_curves  # noqa: F401
+from .progress import accuracy_by_topic  # noqa: F401

@@ -46,9 +46,10 @@ def on_enter(entry: w.Text, callback) -> None:
     entry.on_msg(handle)
 
 
-def exercise_widget(ex) -> w.VBox:
+def exercise_widget(ex, store=None) -> w.VBox:
     """Question, an entry box, Check and Hint buttons, and the verdict. Enter checks too; the verdict goes when
-    the entry changes."""
+    the entry changes. With a progress ``store``, each graded attempt is recorded (the answer typed, not the
+    solution)."""
     entry = entry_box(ex.unit)
     check = w.Button(description="Check", button_style="primary", layout=w.Layout(width="6em"))
     hint = w.Button(description="Hint", layout=w.Layout(width="6em"))
@@ -56,7 +57,10 @@ def exercise_widget(ex) -> w.VBox:
     hints = w.HTML()
 
     def on_check(_=None):
-        verdict.value = verdict_html(ex.check(entry.value))
+        result = ex.check(entry.value)
+        verdict.value = verdict_html(result)
+        if store is not None and result.grade not in ("empty", "invalid"):
+            store.record_attempt(ex.key, result.correct, entry.value)
 
     def on_hint(_=None):
         hints.value = "<br>".join(html.escape(line) for line in ex.hint().splitlines())
@@ -80,15 +84,22 @@ INTERFACES["exercise"] = exercise_widget
 
 class FlashcardDeck:
     """The numbers to know, one card at a time: think of the answer, reveal it, and say whether you knew it.
-    At the end, a summary and the cards you missed, which you can go through again."""
+    At the end, a summary and the cards you missed, which you can go through again. With a progress ``store``
+    (``llmest.progress.Store``) each answer is a review: the deck holds the cards due, earliest first, then the
+    new ones, and what you say schedules each card's next review."""
 
-    def __init__(self, topics=None, seed: int = 0):
+    def __init__(self, topics=None, seed: int = 0, store=None):
         import random
 
         from ..flashcards import cards
 
+        self.store = store
         self.cards = cards(topics)
         random.Random(seed).shuffle(self.cards)
+        if store is not None:
+            from ..progress import due_flashcards
+
+            self.cards = due_flashcards(store, self.cards)
         self.progress, self.front, self.back, self.summary = w.HTML(), w.HTML(), w.HTML(), w.HTML()
         self.reveal = w.Button(description="Show answer", button_style="primary")
         self.knew = w.Button(description="I knew it", button_style="success")
@@ -131,6 +142,10 @@ class FlashcardDeck:
         if self.index >= len(self.deck):
             return
         self.results.append((self.deck[self.index], known))
+        if self.store is not None:
+            from ..progress import review_flashcard
+
+            review_flashcard(self.store, self.deck[self.index], known)
         self.index += 1
         self._show()
 
@@ -155,9 +170,11 @@ class TimedSession:
     does not spend the first question's time; when the time for a question runs out, what is typed is graded.
 
     The clock is a hidden Play widget: the page steps it once a second and each step reads the time here, so the
-    clock runs only where the session is shown, and stops with the page."""
+    clock runs only where the session is shown, and stops with the page. With a progress ``store``, each graded
+    answer is a review of its template's card and the score is kept."""
 
-    def __init__(self, n: int = 5, seed: int = 0, topics=None, level: str = "medium", seconds_per_question=180):
+    def __init__(self, n: int = 5, seed: int = 0, topics=None, level: str = "medium", seconds_per_question=180,
+                 store=None):
         import time
 
         from ..drills import drill_set
@@ -165,6 +182,7 @@ class TimedSession:
         v.check_int("seconds_per_question", seconds_per_question, minimum=10, maximum=3600)
         self.problems = drill_set(seed, n, topics, level)
         self.limit = seconds_per_question
+        self.store = store
         self._clock = time.monotonic
         self._started = None  # when the current question was shown
         self.header, self.question, self.verdict, self.review = w.HTML(), w.HTML(), w.HTML(), w.HTML()
@@ -270,6 +288,10 @@ class TimedSession:
             self.verdict.value = verdict_html(verdict)
             return verdict
         self.results.append((self.current, verdict, self.elapsed(), timed_out))
+        if self.store is not None:
+            from ..progress import review_drill
+
+            review_drill(self.store, self.current, verdict, self.elapsed(), self.limit)
         self.ticker.playing = False
         self.entry.disabled = self.submit.disabled = True
         shown = type(verdict)(verdict.grade, "Time is up. " + verdict.message) if timed_out else verdict
@@ -285,6 +307,9 @@ class TimedSession:
     def _finish(self):
         self.ticker.playing = False
         score = self.score()
+        if self.store is not None:
+            self.store.record_session("timed", list(dict.fromkeys(p.topic for p in self.problems)), score,
+                                      sum(seconds for _, _, seconds, _ in self.results))
         self.header.value = (f"<b>Score: {score['correct']} correct, {score['close']} close, "
                              f"{len(self.results) - score['correct'] - score['close']} missed, "
                              f"of {len(self.results)}</b>")
@@ -308,10 +333,10 @@ class TimedSession:
         display(self.widget)
 
 
-def flashcard_deck(topics=None, seed: int = 0) -> FlashcardDeck:
-    return FlashcardDeck(topics, seed)
+def flashcard_deck(topics=None, seed: int = 0, store=None) -> FlashcardDeck:
+    return FlashcardDeck(topics, seed, store)
 
 
 def timed_session(n: int = 5, seed: int = 0, topics=None, level: str = "medium",
-                  seconds_per_question=180) -> TimedSession:
-    return TimedSession(n, seed, topics, level, seconds_per_question)
+                  seconds_per_question=180, store=None) -> TimedSession:
+    return TimedSession(n, seed, topics, level, seconds_per_question, store)

@@ -1,0 +1,66 @@
+"""Chapter 5's progress view: the cards due, accuracy by topic over time and the topics to review next, from a
+progress store (``llmest.progress``), with a button to read the store again."""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as w
+
+from ..units import format_percent
+
+SHOWN_DUE = 10   # due cards listed; the count gives the rest
+
+
+def due_html(seen) -> str:
+    waiting, new = seen.scheduled, seen.new
+    rows = "".join(f"<li>{d.due.strftime('%Y-%m-%d %H:%M')} · {html.escape(d.item.topic)} · "
+                   f"{html.escape(d.item.prompt)}</li>" for d in waiting[:SHOWN_DUE])
+    more = f"<li>… and {len(waiting) - SHOWN_DUE} more</li>" if len(waiting) > SHOWN_DUE else ""
+    return (f"<b>Due today: {len(waiting)}</b>, new: {new}<ul>{rows}{more}</ul>" if waiting
+            else f"<b>Nothing due today</b>; new cards: {new}.")
+
+
+def topics_html(standing) -> str:
+    rows = "".join(f"<li>{html.escape(s.topic)}: "
+                   f"{'not reviewed yet' if s.accuracy is None else format_percent(s.accuracy, 0) + ' right'}"
+                   f" ({s.reviews} reviews), {s.due} to review today</li>" for s in standing)
+    return f"<b>Review next</b> (weakest first)<ol>{rows}</ol>"
+
+
+class ProgressView:
+    """What the store says at ``now`` (default the present): due cards, topics to review next, the accuracy plot."""
+
+    def __init__(self, store, now=None, topics=None):
+        self.store, self.now, self.topics = store, now, topics
+        # The plot as a PNG image: drawn off pyplot, so that nothing waits on an output area.
+        self.due, self.next, self.plot = w.HTML(), w.HTML(), w.Image(format="png", layout=w.Layout(max_width="100%"))
+        self.refresh_button = w.Button(description="Refresh")
+        self.refresh_button.on_click(lambda _: self.refresh())
+        self.widget = w.VBox([w.HBox([self.due, self.next]), self.plot, self.refresh_button])
+        self.widget.add_class("llmest-progress")
+        self.refresh()
+
+    def refresh(self):
+        import io
+
+        from matplotlib.figure import Figure
+
+        from .. import plots, progress
+
+        seen = progress.progress(self.store, self.now, self.topics)
+        self.due.value, self.next.value = due_html(seen), topics_html(seen.next_topics)
+        figure = Figure(figsize=(7, 3.4), layout="constrained")
+        plots.accuracy_by_topic(seen.accuracy, figure.add_subplot())
+        png = io.BytesIO()
+        figure.savefig(png, format="png", dpi=90)
+        self.plot.value = png.getvalue()
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
+
+
+def progress_view(store, now=None, topics=None) -> ProgressView:
+    return ProgressView(store, now, topics)
