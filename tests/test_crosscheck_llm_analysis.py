@@ -36,3 +36,23 @@ def test_where_it_differs_a_step_has_backward_traffic_and_a_gradient_reduction()
     layer = params.layer_params(4096, 32, 32, 128, 11008, gated=True, norm="rmsnorm")
     step = comm.zero_traffic_bytes(32 * layer, 8, zero=3)
     assert step == pytest.approx(3 * 32 * comm.all_gather_bytes(layer * 2, 8))
+
+
+# llm-analysis, inference(): Llama-2-7B on one A100-SXM-80GB, BF16, batch 1, a prompt of 512 and 128 new tokens,
+# every efficiency at 1 (its defaults)
+LLM_ANALYSIS_PREFILL_S = 22.407e-3
+LLM_ANALYSIS_DECODE_PER_TOKEN_S = 6.779e-3
+
+
+def test_serving_latency_agrees_with_its_roofline():
+    from llmest import plans
+
+    est = plans.estimate_request("llama-2-7b", "A100 80GB", prompt_tokens=512, output_tokens=128, batch=1,
+                                 prefill_efficiency=1.0)
+    # Prefill: both count 2·N·P at the peak; llm-analysis adds the whole S × S attention square (the causal half
+    # here), the embedding table's read and the logits' compute: 2% more.
+    assert est.ttft_s == pytest.approx(LLM_ANALYSIS_PREFILL_S, rel=0.03)
+    assert est.ttft_s < LLM_ANALYSIS_PREFILL_S
+    # Decode: both read the weights each step at the HBM bandwidth; llm-analysis reads the KV cache twice ("load and
+    # store") at its final length where one read at the mean length is right, and skips the output head's read.
+    assert est.tpot_s == pytest.approx(LLM_ANALYSIS_DECODE_PER_TOKEN_S, rel=0.01)
