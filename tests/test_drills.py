@@ -353,3 +353,21 @@ def test_a_chained_drill_has_an_answer_line_and_a_key_entry_per_step():
     assert [f"Answer ({x}): ____" in sheet for x in "abc"] == [True] * 3
     assert all(f"**Answer ({x}): {part.answer_text}**" in key for x, part in zip("abc", p.parts))
     assert all(f"Answer ({x}):" in worksheets.worksheet_html([p], 2) for x in "abc")
+
+
+def test_the_timed_session_asks_and_grades_a_chained_problem_step_by_step():
+    from llmest.widgets import TimedSession
+
+    session = TimedSession(n=2, seed=3, level="hard", seconds_per_question=60)
+    assert all(p.parts for p in session.problems)
+    assert len(session.items) == sum(len(p.parts) for p in session.problems) > len(session.problems)
+    session.start()
+    first, _ = session.items[0]
+    assert "step (a)" in session.header.value and first.parts[0].question in session.question.value
+    # the right answer to step (a) is Correct there, though it is not the problem's final answer
+    assert session.answer(first.parts[0].answer_text).grade == "correct"
+    assert first.check(first.parts[0].answer_text).grade != "correct"
+    session._advance()
+    assert "step (b)" in session.header.value
+    assert session.answer(first.parts[1].answer_text).grade == "correct"
+    assert [k for *_, k in session.results] == [0, 1]

@@ -166,7 +166,8 @@ class FlashcardDeck:
 
 class TimedSession:
     """Interview practice: ``n`` problems from the drill generator, a clock per question, the score, and a review
-    of the misses with their worked solutions. Nothing is timed until Start is pressed, so running a whole chapter
+    of the misses with their worked solutions. A chained ("hard") problem is asked step by step, each step graded
+    on its own clock. Nothing is timed until Start is pressed, so running a whole chapter
     does not spend the first question's time; when the time for a question runs out, what is typed is graded.
 
     The clock is a hidden Play widget: the page steps it once a second and each step reads the time here, so the
@@ -181,6 +182,9 @@ class TimedSession:
 
         v.check_int("seconds_per_question", seconds_per_question, minimum=10, maximum=3600)
         self.problems = drill_set(seed, n, topics, level)
+        # (problem, step): each graded step is asked in turn, a problem without parts as its one step
+        self.items = [(p, k) for p in self.problems for k in range(len(p.graded))]
+        self._numbers = [i for i, p in enumerate(self.problems) for _ in p.graded]
         self.limit = seconds_per_question
         self.store = store
         self._clock = time.monotonic
@@ -190,7 +194,7 @@ class TimedSession:
         self.ticker = w.Play(interval=1000, min=0, max=self.limit + 60, show_repeat=False,
                              layout=w.Layout(display="none"))
         self.start_button = w.Button(description="Start", button_style="primary")
-        self.entry = entry_box(self.problems[0].unit)
+        self.entry = entry_box(self.problems[0].graded[0].unit)
         self.submit = w.Button(description="Submit", button_style="primary")
         self.next = w.Button(description="Next question")
         self.start_button.on_click(lambda _: self.start())
@@ -204,7 +208,7 @@ class TimedSession:
         self.widget.add_class("llmest-timed-session")
         self.timer.add_class("llmest-timer")
         self.start_button.add_class("llmest-start")
-        self.results: list[tuple] = []   # (problem, verdict, seconds, timed_out)
+        self.results: list[tuple] = []   # (problem, verdict, seconds, timed_out, step)
         self.index = 0
         self._show_intro()
 
@@ -214,7 +218,13 @@ class TimedSession:
 
     @property
     def current(self):
-        return self.problems[self.index]
+        return self.items[self.index][0]
+
+    @property
+    def current_part(self):
+        """The step being asked: a part of a chained problem, or the whole problem as its one part."""
+        problem, k = self.items[self.index]
+        return problem.graded[k]
 
     def elapsed(self) -> float:
         """Seconds on the current question (0 before Start)."""
@@ -223,7 +233,9 @@ class TimedSession:
     def _show_intro(self):
         n, minutes, seconds = len(self.problems), self.limit // 60, self.limit % 60
         topics = ", ".join(dict.fromkeys(p.topic for p in self.problems))
-        self.header.value = f"<b>Timed practice: {n} question{'s' * (n != 1)}, {minutes}:{seconds:02d} each</b>"
+        steps = f" in {len(self.items)} graded steps" if len(self.items) > n else ""
+        self.header.value = (f"<b>Timed practice: {n} question{'s' * (n != 1)}{steps}, {minutes}:{seconds:02d} "
+                             f"each{' step' if steps else ''}</b>")
         self.question.value = (f"Topics: {html.escape(topics)}. Each question has its own clock; when it runs out, "
                                "what you have typed is graded. Press Start when you are ready: question 1 and its "
                                "clock start then.")
@@ -243,17 +255,22 @@ class TimedSession:
         if len(self.results) <= self.index:
             return  # the current question is not graded yet
         self.index += 1
-        if self.index >= len(self.problems):
+        if self.index >= len(self.items):
             self._finish()
         else:
             self._show_question()
 
     def _show_question(self):
-        p = self.current
-        self.header.value = f"<b>Question {self.index + 1} of {len(self.problems)}</b> · {p.topic} · {p.level}&nbsp;"
-        self.question.value = html.escape(p.question)
+        from ..drills.problem import LETTERS
+
+        p, k = self.items[self.index]
+        step = f", step ({LETTERS[k]}) of {len(p.parts)}" if p.parts else ""
+        self.header.value = (f"<b>Question {self._numbers[self.index] + 1} of {len(self.problems)}{step}</b> · "
+                             f"{p.topic} · {p.level}&nbsp;")
+        now = f"<br><b>Now ({LETTERS[k]}):</b> {html.escape(p.parts[k].question)}" if p.parts else ""
+        self.question.value = html.escape(p.question) + now
         self.entry.value, self.entry.disabled, self.submit.disabled = "", False, False
-        fit_placeholder(self.entry, p.unit)
+        fit_placeholder(self.entry, self.current_part.unit)
         self.verdict.value = ""
         self.next.layout.display = "none"
         self._started = self._clock()
@@ -266,7 +283,7 @@ class TimedSession:
             self.verdict.value = ""  # a message about what was typed before
 
     def _tick(self, _=None):
-        if not self.started or self.index >= len(self.problems) or self.submit.disabled:
+        if not self.started or self.index >= len(self.items) or self.submit.disabled:
             return
         left = max(self.limit - self.elapsed(), 0)
         shown = math.ceil(left)  # 3:00 as the clock starts, 0:00 only when the time is up
@@ -283,11 +300,12 @@ class TimedSession:
         return self._grade(entry, timed_out)
 
     def _grade(self, entry, timed_out):
-        verdict = self.current.check(entry)
+        problem, k = self.items[self.index]
+        verdict = problem.check_part(k, entry) if problem.parts else problem.check(entry)
         if verdict.grade in ("empty", "invalid") and not timed_out:
             self.verdict.value = verdict_html(verdict)
             return verdict
-        self.results.append((self.current, verdict, self.elapsed(), timed_out))
+        self.results.append((problem, verdict, self.elapsed(), timed_out, k))
         if self.store is not None:
             from ..progress import review_drill
 
@@ -295,13 +313,14 @@ class TimedSession:
         self.ticker.playing = False
         self.entry.disabled = self.submit.disabled = True
         shown = type(verdict)(verdict.grade, "Time is up. " + verdict.message) if timed_out else verdict
-        self.verdict.value = f"{verdict_html(shown)}<br><small>Answer: {html.escape(self.current.answer_text)}</small>"
-        self.next.description = "See the score" if self.index == len(self.problems) - 1 else "Next question"
+        answer = self.current_part.answer_text
+        self.verdict.value = f"{verdict_html(shown)}<br><small>Answer: {html.escape(answer)}</small>"
+        self.next.description = "See the score" if self.index == len(self.items) - 1 else "Next question"
         self.next.layout.display = None
         return verdict
 
     def score(self) -> dict:
-        grades = [verdict.grade for _, verdict, _, _ in self.results]
+        grades = [verdict.grade for _, verdict, *_ in self.results]
         return {grade: grades.count(grade) for grade in ("correct", "close", "wrong", "empty", "invalid")}
 
     def _finish(self):
@@ -309,7 +328,7 @@ class TimedSession:
         score = self.score()
         if self.store is not None:
             self.store.record_session("timed", list(dict.fromkeys(p.topic for p in self.problems)), score,
-                                      sum(seconds for _, _, seconds, _ in self.results))
+                                      sum(seconds for _, _, seconds, *_ in self.results))
         self.header.value = (f"<b>Score: {score['correct']} correct, {score['close']} close, "
                              f"{len(self.results) - score['correct'] - score['close']} missed, "
                              f"of {len(self.results)}</b>")
@@ -317,13 +336,17 @@ class TimedSession:
         for part in (self.entry, self.submit, self.next):
             part.layout.display = "none"
         rows = []
-        for problem, verdict, seconds, timed_out in self.results:
+        for problem, verdict, seconds, timed_out, k in self.results:
             took = f"{seconds:.0f} s" + (", time up" if timed_out else "")
+            name = problem.part_exercises[k].key
             if verdict.grade == "correct":
-                rows.append(f"<li>✓ {html.escape(problem.template)} ({took})</li>")
+                rows.append(f"<li>✓ {html.escape(name)} ({took})</li>")
                 continue
-            steps = "<br>".join(html.escape(step) for step in problem.solution().splitlines())
-            rows.append(f"<li>✗ {html.escape(problem.question)} ({took})<br>{verdict_html(verdict)}"
+            part = problem.graded[k]
+            worked = [*part.steps, f"Answer: {part.answer_text}"] if problem.parts else problem.solution().splitlines()
+            asked = f"{problem.question} Step: {part.question}" if problem.parts else problem.question
+            steps = "<br>".join(html.escape(step) for step in worked)
+            rows.append(f"<li>✗ {html.escape(asked)} ({took})<br>{verdict_html(verdict)}"
                         f"<div style='margin:4px 0 8px 1em;font-size:0.9em'>{steps}</div></li>")
         self.review.value = "<ul>" + "".join(rows) + "</ul>"
 
