@@ -19,6 +19,13 @@ TOPICS = ("parameters", "memory", "compute", "data", "serving")
 CORRECT_WITHIN = 0.25   # an estimate within 25% of the answer is correct; within 2× (grading.CLOSE_FACTOR) close
 
 
+def answer_text(value, unit: str) -> str:
+    """An answer as an estimate is given: three significant figures, with its unit."""
+    if unit == "count":
+        return format_count(value) if value >= 1e4 else format_number(value)
+    return show(value, unit)
+
+
 @dataclass(frozen=True)
 class Part:
     """One graded step of a chained problem: its own question, answer, unit and worked lines."""
@@ -32,10 +39,7 @@ class Part:
 
     @property
     def answer_text(self) -> str:
-        value = self.answer
-        if self.unit == "count":
-            return format_count(value) if value >= 1e4 else format_number(value)
-        return show(value, self.unit)
+        return answer_text(self.answer, self.unit)
 
 
 LETTERS = "abc"
@@ -84,10 +88,7 @@ class Problem:
     @property
     def answer_text(self) -> str:
         """The answer as an estimate is given: three significant figures, with its unit."""
-        value = self.answer
-        if self.unit == "count":
-            return format_count(value) if value >= 1e4 else format_number(value)
-        return show(value, self.unit)
+        return answer_text(self.answer, self.unit)
 
     def solution(self) -> str:
         if not self.parts:
