@@ -7,12 +7,13 @@ Widgets (``llmest.widgets``), plots (``llmest.plots``), tables (``llmest.tables`
 
 from . import material, model, units
 from ._validate import InputError
+from .i18n import set_language
 from .model import PRESETS, ModelConfig, ParamCount, count_params, preset
 from .units import format_bytes, format_count, format_int, parse_bytes, parse_count
 
 __all__ = [
     "InputError", "ModelConfig", "ParamCount", "PRESETS", "count_params", "preset", "material", "model", "units",
-    "format_bytes", "format_count", "format_int", "parse_bytes", "parse_count", "exercise",
+    "format_bytes", "format_count", "format_int", "parse_bytes", "parse_count", "exercise", "set_language",
 ]
 
 __version__ = "0.1.0"

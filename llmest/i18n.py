@@ -1,0 +1,82 @@
+"""The language the workbook speaks: English, the source, or Chinese from catalogs keyed by the English text.
+
+``set_language("zh")`` switches what the library shows a reader (exercises, verdicts, hints, widgets, drills,
+worksheets) to Chinese; the API's names stay English. In the library, ``_("...")`` translates a string where it is
+shown; ``N_("...")`` marks a string defined ahead of time (a module constant) for the catalog, to be passed through
+``_`` where it is shown. Both take a literal, so the catalog can be extracted from the source; values go in with
+``.format``: ``_("{n} GPUs fit").format(n=n)``. The catalogs are ``llmest/locale/zh_CN/*.po``, compiled to ``.mo``
+by ``python -m llmest.edition update``; an entry missing or fuzzy (its English changed) shows the English.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gettext
+from pathlib import Path
+
+LANGUAGES = {"en": "English", "zh": "中文"}
+CATALOGS = Path(__file__).resolve().parent / "locale" / "zh_CN"
+# Fonts with Chinese glyphs, most common first (Linux, macOS, Windows), for plots in the Chinese edition.
+CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Zen Hei",
+             "PingFang SC", "Microsoft YaHei", "SimHei")
+_current = {"language": "en"}
+
+
+def set_language(language: str) -> None:
+    """Show the library's text in ``language``: "en" (English) or "zh" (Chinese)."""
+    from ._validate import check_choice
+
+    _current["language"] = check_choice("language", language, LANGUAGES)
+    if language == "zh":
+        _use_cjk_font()
+
+
+def language() -> str:
+    return _current["language"]
+
+
+@contextlib.contextmanager
+def speaking(language: str):
+    """Within the block, speak ``language``; the previous language afterwards."""
+    before = _current["language"]
+    set_language(language)
+    try:
+        yield
+    finally:
+        _current["language"] = before
+
+
+@functools.cache
+def _translations() -> gettext.NullTranslations:
+    chain = gettext.NullTranslations()
+    for path in sorted(CATALOGS.glob("*.mo")):
+        with path.open("rb") as handle:
+            catalog = gettext.GNUTranslations(handle)
+        catalog.add_fallback(chain)
+        chain = catalog
+    return chain
+
+
+def _(message: str) -> str:
+    """``message`` in the current language (the English where the catalog has no finished entry)."""
+    if _current["language"] == "en" or not message:
+        return message
+    return _translations().gettext(message)
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` for the catalog; it is translated where it is shown, with ``_``."""
+    return message
+
+
+def _use_cjk_font() -> None:
+    """Put a font with Chinese glyphs first for matplotlib, where one is installed (else plots keep theirs)."""
+    try:
+        from matplotlib import font_manager, rcParams
+    except ImportError:
+        return
+    installed = {font.name for font in font_manager.fontManager.ttflist}
+    found = [name for name in CJK_FONTS if name in installed]
+    rcParams["font.sans-serif"] = found + [f for f in rcParams["font.sans-serif"] if f not in found]
+    rcParams["axes.unicode_minus"] = False  # CJK fonts often lack U+2212
