@@ -163,10 +163,12 @@ def compile_catalog(path: Path, catalog) -> None:
         write_mo(handle, catalog, use_fuzzy=False)
 
 
-def update() -> dict[Path, tuple[int, int]]:
-    """Bring every catalog in step with its source; (entries, unfinished) for each."""
+def update(names=None) -> dict[Path, tuple[int, int]]:
+    """Bring every catalog (or those named) in step with its source; (entries, unfinished) for each."""
     report = {}
     for path, template in templates().items():
+        if names and path.stem not in names:
+            continue
         catalog = read_catalog(path)
         catalog.update(template, update_header_comment=False)
         write_catalog(path, catalog)
@@ -235,6 +237,14 @@ def check(paths=None) -> dict[Path, list[tuple[str, list[str]]]]:
     return report
 
 
+_PROSE = re.compile(r"(?<![\w`'/.-])[A-Za-z][a-z]+(?:[ ,]+[a-z]{2,}){2,}(?![\w`'/-])")
+
+
+def english_prose(text: str) -> list[str]:
+    """Runs of three or more English words outside code spans and formulas: prose a Chinese reader would meet."""
+    return _PROSE.findall(_MATH.sub("", _CODE_SPAN.sub("", text)))
+
+
 # ---- the Chinese chapters ----------------------------------------------------------------------------------------
 
 def chinese(nb, name: str, catalog=None):
@@ -260,10 +270,10 @@ def chinese(nb, name: str, catalog=None):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("action", choices=("update", "check"))
-    parser.add_argument("catalogs", nargs="*", help="catalogs to check, e.g. 01_parameters or widgets")
+    parser.add_argument("catalogs", nargs="*", help="catalogs to update or check, e.g. 01_parameters or widgets")
     args = parser.parse_args(argv)
     if args.action == "update":
-        for path, (entries, unfinished) in update().items():
+        for path, (entries, unfinished) in update(args.catalogs).items():
             print(f"{path.relative_to(ROOT)}: {entries} entries, {unfinished} to translate")
         return 0
     report = check(args.catalogs)
