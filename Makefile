@@ -28,13 +28,13 @@ $(COURSE): $(WORKBOOK)
 	$(BIN)/python -m pip install --quiet -e '.[course]'
 	touch $@
 
-## Create .venv, install the workbook, and open it in JupyterLab.
+## Create .venv, install the workbook, and open it in JupyterLab at the index of both editions (English, 中文).
 # Jupyter refuses to run as root (containers, CI machines) unless told to.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 lab: $(WORKBOOK)
-	$(BIN)/jupyter trust notebooks/*.ipynb
-	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/
+	$(BIN)/jupyter trust notebooks/*.ipynb notebooks/zh/*.ipynb
+	$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=notebooks notebooks/index.ipynb
 
 ## Run the whole test suite (library, notebooks with nbval, transformers cross-checks, the browser test).
 test: $(TESTING)
@@ -56,8 +56,10 @@ course: $(COURSE)
 	cd $(COURSE_DIR) && PATH="$(CURDIR)/$(BIN):$$PATH" $(CURDIR)/$(BIN)/nbgrader generate_assignment --force \
 		--CourseDirectory.assignment_id='*'
 
-## Rebuild notebooks/ from solutions/ and execute both (after editing a chapter in solutions/).
+## Rebuild notebooks/ from solutions/, and the Chinese edition (solutions/zh/, notebooks/zh/) from them and the
+## catalogs in locale/zh_CN/ (brought in step first: a changed English paragraph marks its translation fuzzy).
 notebooks: $(TESTING)
+	$(BIN)/python -m llmest.edition update
 	$(BIN)/python -m llmest.authoring
 
 ## Print the performance figures (import time, counting speed, calculator update, chapter run times).

@@ -7,7 +7,8 @@ keeps its printed text, tables and plots but not its widgets: a stored widget ne
 would open as raw text (untrusted) or "Error displaying widget" (trusted) until the reader runs the cell.
 A code solution must end by assigning ``answer``, which the exercise's check cell grades. The solved chapters also
 carry nbgrader's metadata and an autograded test cell per exercise (:func:`mark`, applied on each rebuild);
-the student copy leaves the test cells out.
+the student copy leaves the test cells out. The Chinese edition (``solutions/zh/``, ``notebooks/zh/``) is made the
+same way from each solved chapter and its catalog (:mod:`llmest.edition`); ``--lang`` builds one edition only.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 CODE_PROMPT = ['# YOUR ANSWER HERE: a number, or text with its unit ("6.7B", "80 GB")', "answer = None"]
 MARKDOWN_PROMPT = ["*Your answer here.*"]
+PROMPTS = {"en": (CODE_PROMPT, MARKDOWN_PROMPT),
+           "zh": (['# 在此作答：一个数，或带单位的文字（"67亿"、"80 GB"、"约 15 天"）', "answer = None"], ["*在此作答。*"])}
 POINTS = 1  # what each exercise's autograded test cell is worth
 CHECK_CALL = re.compile(r'le\.exercise\("([\d.]+)"\)\.check\(answer\)')
 QUESTION_CALL = re.compile(r'^le\.exercise\("([\d.]+)"\)$')
@@ -47,12 +50,13 @@ def solution_regions(source: str) -> list[str]:
     return [match.group(2) for match in _REGION.finditer(source)]
 
 
-def strip_cell(cell) -> None:
-    """Replace each solution region of a cell by a prompt, in place."""
+def strip_cell(cell, language: str = "en") -> None:
+    """Replace each solution region of a cell by a prompt (in ``language``), in place."""
     source = cell.source
     if BEGIN not in source and END not in source:
         return
-    prompt = CODE_PROMPT if cell.cell_type == "code" else MARKDOWN_PROMPT
+    code_prompt, markdown_prompt = PROMPTS[language]
+    prompt = code_prompt if cell.cell_type == "code" else markdown_prompt
 
     def replace(match):
         indent, body = match.group(1), match.group(2)
@@ -66,12 +70,12 @@ def strip_cell(cell) -> None:
     cell.source = stripped.rstrip("\n")
 
 
-def student_version(solution_nb):
+def student_version(solution_nb, language: str = "en"):
     """A copy of a solved notebook with the solutions replaced by prompts, no outputs and no autograder's cells."""
     nb = self_study(copy.deepcopy(solution_nb))
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
-        strip_cell(cell)
+        strip_cell(cell, language)
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     return nb
@@ -163,31 +167,71 @@ def self_study(nb):
     return nb
 
 
-def build(names: list[str] | None = None) -> None:
+def chinese_solutions(path: Path):
+    """The solved chapter ``path`` in Chinese, as ``solutions/zh/`` holds it (before execution)."""
+    from .edition import chinese
+
+    return mark(chinese(nbformat.read(path, as_version=4), path.stem))
+
+
+INDEX = NOTEBOOKS / "index.ipynb"
+
+
+def index_notebook():
+    """The page ``make lab`` opens: every chapter in English and in Chinese, titled by its first two headings."""
+    rows = []
+    for path in sorted(SOLUTIONS.glob("*.ipynb")):
+        english, chinese = (line.lstrip("# ").strip() for line in
+                            nbformat.read(path, as_version=4).cells[0].source.splitlines()[:2])
+        rows.append(f"| [{english}]({path.name}) | [{chinese}](zh/{path.name}) |")
+    text = "\n".join([
+        "# llmest: what a large language model costs · 大模型训练与推理成本估算", "",
+        "Open a chapter in the language you read; both editions have the same code, exercises and numbers.",
+        "选择你阅读的语言打开一章；两个版本的代码、练习和数字完全相同。", "",
+        "| English | 中文 |", "|---|---|", *rows])
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text)])
+    nb.cells[0].id = "index"
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return nb
+
+
+def build(names: list[str] | None = None, languages=("en", "zh")) -> None:
+    """Execute and write the solved and the student copy of each chapter (or those named), in each language."""
     paths = sorted(SOLUTIONS.glob("*.ipynb"))
     if names:
         paths = [p for p in paths if p.stem in names or p.name in names]
         if not paths:
             raise SystemExit(f"no notebook in {SOLUTIONS} matches {names}")
-    NOTEBOOKS.mkdir(exist_ok=True)
     for path in paths:
-        for label, make, finish, target in (
-                ("solutions", mark, lambda nb: nb, path),
-                ("notebooks", student_version, without_widgets, NOTEBOOKS / path.name)):
+        steps = []
+        if "en" in languages:
+            steps += [(lambda p=path: mark(nbformat.read(p, as_version=4)), lambda nb: nb, path),
+                      (lambda p=path: student_version(nbformat.read(p, as_version=4)), without_widgets,
+                       NOTEBOOKS / path.name)]
+        if "zh" in languages:
+            zh = SOLUTIONS / "zh" / path.name
+            steps += [(lambda p=path: chinese_solutions(p), lambda nb: nb, zh),
+                      (lambda z=zh: student_version(nbformat.read(z, as_version=4), "zh"), without_widgets,
+                       NOTEBOOKS / "zh" / path.name)]
+        for make, finish, target in steps:
             start = time.perf_counter()
-            print(f"executing {label}/{path.name} ...", end=" ", flush=True)
-            nb = make(nbformat.read(path, as_version=4))
+            print(f"executing {target.relative_to(ROOT)} ...", end=" ", flush=True)
+            nb = make()
+            target.parent.mkdir(parents=True, exist_ok=True)
             execute(nb, target.parent)
             nbformat.write(finish(nb), target)
             print(f"{time.perf_counter() - start:.1f} s", flush=True)
+    nbformat.write(index_notebook(), INDEX)
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="chapters to build, e.g. 01_parameters (default: all)")
+    parser.add_argument("--lang", choices=("en", "zh"), action="append",
+                        help="build only this edition (repeatable; default: both)")
     args = parser.parse_args(argv)
     try:
-        build(args.names)
+        build(args.names, tuple(args.lang or ("en", "zh")))
     except AuthoringError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

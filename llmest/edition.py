@@ -241,8 +241,9 @@ _PROSE = re.compile(r"(?<![\w`'/.-])[A-Za-z][a-z]+(?:[ ,]+[a-z]{2,}){2,}(?![\w`'
 
 
 def english_prose(text: str) -> list[str]:
-    """Runs of three or more English words outside code spans and formulas: prose a Chinese reader would meet."""
-    return _PROSE.findall(_MATH.sub("", _CODE_SPAN.sub("", text)))
+    """Runs of three or more English words outside code spans, formulas and authors' names ("Hoffmann et al."):
+    prose a Chinese reader would meet."""
+    return _PROSE.findall(re.sub(r"\bet al\.", "", _MATH.sub("", _CODE_SPAN.sub("", text))))
 
 
 # ---- the Chinese chapters ----------------------------------------------------------------------------------------

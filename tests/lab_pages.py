@@ -49,7 +49,7 @@ def lab_server(work_dir: Path):
     env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings), JUPYTERLAB_WORKSPACES_DIR=str(work_dir / "ws"),
                JUPYTER_DATA_DIR=str(work_dir / "data"))
     jupyter = Path(sys.executable).parent / "jupyter"
-    subprocess.run([str(jupyter), "trust", *map(str, sorted(notebooks.glob("*.ipynb")))], env=env, check=True,
+    subprocess.run([str(jupyter), "trust", *map(str, sorted(notebooks.rglob("*.ipynb")))], env=env, check=True,
                    capture_output=True)  # what make lab does before it opens them
     with _serve(["-m", "jupyterlab", "--no-browser", "--allow-root", "--ip", "127.0.0.1", "--IdentityProvider.token=",
                  "--ServerApp.password=", f"--ServerApp.root_dir={work_dir / 'notebooks'}"], "/api/status",
@@ -168,10 +168,15 @@ def screenshot(page, name: str) -> Path:
     return path
 
 
-# Draws each Chinese character of the headings and a code point no font has (U+0378) on a canvas in the heading's
-# font: a character drawn exactly like that one is the missing-glyph box, whatever font the page fell back to.
-BOXED_CHARACTERS = """() => {
-    const headings = [...document.querySelectorAll('.jp-MarkdownOutput h1, .jp-MarkdownOutput h2')]
+# Draws each Chinese character of the elements a selector finds and a code point no font has (U+0378) on a canvas in
+# the element's font: a character drawn exactly like that one is the missing-glyph box, whatever font the page fell
+# back to.
+HEADINGS = ".jp-MarkdownOutput h1, .jp-MarkdownOutput h2"
+CHINESE_TEXT = (".jp-MarkdownOutput h1, .jp-MarkdownOutput h2, .jp-MarkdownOutput h3, .jp-MarkdownOutput p, "
+                ".jp-MarkdownOutput li, .jp-MarkdownOutput td, .llmest-exercise, .jupyter-button, .widget-label, "
+                ".jp-OutputArea-output pre")
+BOXED_CHARACTERS = """(selector) => {
+    const headings = [...document.querySelectorAll(selector)]
         .filter(h => /[\u4e00-\u9fff]/.test(h.textContent));
     const canvas = document.createElement('canvas');
     canvas.width = canvas.height = 80;

@@ -14,9 +14,10 @@ import nbformat
 import pytest
 
 from conftest import IN_CI
-from lab_pages import (BOXED_CHARACTERS, CHROMIUM, NOTEBOOKS, RAW_WIDGET, READING, SCREENSHOTS, WIDER_THAN_THE_WINDOW,
-                       chromium, lab_server, open_chapter, screenshot, voila_server)
+from lab_pages import (BOXED_CHARACTERS, CHINESE_TEXT, CHROMIUM, HEADINGS, NOTEBOOKS, RAW_WIDGET, READING, SCREENSHOTS,
+                       WIDER_THAN_THE_WINDOW, chromium, lab_server, open_chapter, screenshot, voila_server)
 from llmest.exercises import get as exercise
+from llmest.i18n import _, speaking
 from llmest.units import show
 
 if not Path(CHROMIUM).exists() and not IN_CI:
@@ -109,10 +110,32 @@ def test_the_chapter_opens_without_raw_widget_text(chapters, name):
 def test_the_chinese_headings_render_as_glyphs(chapters, name):
     page = chapters(name)[0]
     page.evaluate("() => document.fonts.ready")
-    found = page.evaluate(BOXED_CHARACTERS)
+    found = page.evaluate(BOXED_CHARACTERS, HEADINGS)
     assert found["headings"] and found["drawn"] > 5, found
     assert not found["boxed"], (f"{name}: {found['boxed']!r} render as boxes: no font with Chinese glyphs "
                                 "(apt-get install fonts-noto-cjk)")
+
+
+def test_a_chinese_chapter_renders_its_glyphs_and_grades_in_chinese(lab, browser):
+    """The Chinese edition's first chapter, run in full: no character on the page drawn as a box, and a Chinese
+    answer ("约 ...") in the exercise box graded in Chinese."""
+    page, on_open = open_chapter(browser, lab, "zh/01_parameters.ipynb", CHAPTERS["01_parameters"].widget)
+    assert "第1章" in on_open and "Error displaying widget" not in on_open
+    page.evaluate("() => document.fonts.ready")
+    found = page.evaluate(BOXED_CHARACTERS, CHINESE_TEXT)
+    assert found["headings"] > 20 and found["drawn"] > 300, found
+    assert not found["boxed"], f"{found['boxed']!r} render as boxes (apt-get install fonts-noto-cjk)"
+    ex = exercise("1.3")
+    with speaking("zh"):
+        entry = "约 " + show(ex.expected(), ex.unit)
+        check, question, verdict = _("Check"), _(ex.question), ex.check(entry)
+    assert verdict.grade == "correct" and re.search("[\u4e00-\u9fff]", verdict.message + check)
+    box = page.locator(".llmest-exercise", has_text=question[:24])
+    box.scroll_into_view_if_needed()
+    box.locator("input").fill(entry)
+    box.locator("button", has_text=check).click()
+    box.locator("span", has_text=re.split("[:：]", verdict.message)[0]).wait_for()
+    assert screenshot(page, "zh-01_parameters").stat().st_size > 10_000
 
 
 def _changed(page, css: str, old: str):

@@ -120,7 +120,7 @@ def _printed(cell) -> str:
     return "".join(out.text for out in cell.outputs if out.output_type == "stream")
 
 
-CHAPTERS = [*sorted((ROOT / "solutions").glob("*.ipynb")), *sorted((ROOT / "notebooks").glob("*.ipynb"))]
+CHAPTERS = [*sorted((ROOT / "solutions").glob("*.ipynb")), *sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))]
 
 
 def _first_code_cell(path):
@@ -184,7 +184,7 @@ def test_the_readme_opens_binder_colab_and_the_pages():
     app = re.search(rf"https://mybinder\.org/v2/gh/{OWNER_REPO}/HEAD\?urlpath=voila/render/(\S+?\.ipynb)", first_screen)
     assert app and (ROOT / app.group(1)).is_file()  # Voila's server extension serves the app on Binder
     colab = f"https://colab.research.google.com/github/{OWNER_REPO}/blob/main/notebooks"
-    for chapter in sorted((ROOT / "notebooks").glob("*.ipynb")):
+    for chapter in sorted((ROOT / "notebooks").glob("[0-9]*.ipynb")):
         assert f"{colab}/{chapter.name}" in first_screen
     assert "make html" in first_screen and "make lab" in first_screen and "make test" in first_screen
     for image in re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", first_screen):

@@ -1,0 +1,163 @@
+"""The Chinese edition: complete, faithful catalogs, and chapters made from the English source by construction.
+
+Every catalog entry must be translated and current (an English paragraph changed since marks it fuzzy, and fuzzy
+fails here), keep the English's numbers, code, formulas and links, and use the glossary's terms. The Chinese chapters
+are generated: the same code cells, the markdown from the catalogs."""
+
+import io
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from babel.messages.mofile import write_mo
+from hypothesis import given
+from hypothesis import strategies as st
+
+from llmest import authoring, edition
+from llmest.i18n import _, speaking
+
+ROOT = Path(__file__).resolve().parent.parent
+CHAPTERS = sorted(p.stem for p in (ROOT / "solutions").glob("*.ipynb"))
+SEEDS = ROOT / "tests" / "fixtures" / "material"
+TEMPLATES = edition.templates()
+
+
+def read(path):
+    return nbformat.read(path, as_version=4)
+
+
+def test_both_editions_hold_every_chapter():
+    for folder in ("solutions/zh", "notebooks/zh"):
+        assert sorted(p.stem for p in (ROOT / folder).glob("*.ipynb")) == CHAPTERS, folder
+
+
+@pytest.mark.parametrize("path", sorted(TEMPLATES), ids=lambda p: p.stem)
+def test_the_catalog_is_complete_and_faithful(path):
+    problems = edition.check([path.stem])[path]
+    assert not problems, "\n".join(f"{english[:80]!r}: {'; '.join(found)}" for english, found in problems[:20])
+
+
+@pytest.mark.parametrize("path", sorted(p for p in TEMPLATES if p.parent == edition.LIBRARY_CATALOGS),
+                         ids=lambda p: p.stem)
+def test_the_compiled_catalog_is_the_current_one(path):
+    compiled = io.BytesIO()
+    write_mo(compiled, edition.read_catalog(path), use_fuzzy=False)
+    assert path.with_suffix(".mo").read_bytes() == compiled.getvalue(), "run: python -m llmest.edition update"
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_the_chinese_chapters_are_generated_from_the_source_and_the_catalog(name):
+    solved = read(ROOT / "solutions" / "zh" / f"{name}.ipynb")
+    expected = authoring.chinese_solutions(ROOT / "solutions" / f"{name}.ipynb")
+    assert [(c.cell_type, c.source) for c in solved.cells] == [(c.cell_type, c.source) for c in expected.cells]
+    student = read(ROOT / "notebooks" / "zh" / f"{name}.ipynb")
+    blank = authoring.student_version(solved, "zh")
+    assert [(c.cell_type, c.source) for c in student.cells] == [(c.cell_type, c.source) for c in blank.cells]
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_the_code_cells_are_the_english_ones(name):
+    english = [c.source for c in read(ROOT / "solutions" / f"{name}.ipynb").cells if c.cell_type == "code"]
+    chinese = [c.source for c in read(ROOT / "solutions" / "zh" / f"{name}.ipynb").cells if c.cell_type == "code"]
+    speak = "\n" + "\n".join(edition.SPEAK_CHINESE)
+    changed = [(en, zh) for en, zh in zip(english, chinese) if en != zh]
+    assert len(english) == len(chinese) and len(changed) == 1, "one cell differs: the one switching to Chinese"
+    assert changed[0][1] == changed[0][0].rstrip("\n") + speak
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_a_chinese_reader_meets_no_english_prose(name):
+    for cell in read(ROOT / "notebooks" / "zh" / f"{name}.ipynb").cells:
+        if cell.cell_type == "markdown":
+            assert not edition.english_prose(cell.source), cell.source[:300]
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_no_solution_text_reaches_the_chinese_student_copy(name):
+    student = (ROOT / "notebooks" / "zh" / f"{name}.ipynb").read_text(encoding="utf-8")
+    for cell in read(ROOT / "solutions" / "zh" / f"{name}.ipynb").cells:
+        for region in authoring.solution_regions(cell.source):
+            for line in (line.strip() for line in region.splitlines()):
+                if len(line) > 12 and line not in authoring.PROMPTS["zh"][0]:
+                    assert line not in student, f"solution line in notebooks/zh/{name}: {line}"
+
+
+def test_a_changed_english_paragraph_marks_its_translation_fuzzy_and_fails():
+    from babel.messages.catalog import Catalog
+
+    old = "Mixed precision keeps 16 bytes per parameter."
+    catalog = Catalog(locale="zh_CN")
+    catalog.add(old, "混合精度每个参数占 16 字节。")
+    template = Catalog(locale="zh_CN")
+    template.add("Mixed precision keeps 18 bytes per parameter.")
+    catalog.update(template)
+    entry = catalog.get("Mixed precision keeps 18 bytes per parameter.")
+    assert entry.fuzzy and entry.string == "混合精度每个参数占 16 字节。" and entry.previous_id == [old]
+    assert edition.faults(entry, [])[0].startswith("fuzzy")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(entry.id),
+                                         nbformat.v4.new_code_cell("import llmest as le")])
+    assert edition.chinese(nb, "x", catalog).cells[0].source == entry.id  # the English stays until revised
+
+
+@pytest.mark.parametrize("english, chinese, fault", [
+    ("A 7B model holds 112 GB.", "一个 7B 模型占 GB。", "lost '112'"),
+    ("Call `rule_params(h, l, v)` for it.", "用 rule_params 计算。", "lost '`rule_params(h, l, v)`'"),
+    ("So $N = 12LH^2$ here.", "所以 N = 12LH^2。", "lost '$N = 12LH^2$'"),
+    ("See [chapter 3](03_flops_and_time.ipynb).", "见第3章。", "lost '03_flops_and_time.ipynb'"),
+    ("The optimizer states take 12 bytes.", "优化器的状态占 12 字节。", "glossary: 'optimizer states' is '优化器状态'"),
+    ("{n} GPUs fit.", "{m} 张卡放得下。", "placeholders differ"),
+])
+def test_the_check_catches_an_unfaithful_translation(english, chinese, fault):
+    from babel.messages.catalog import Message
+
+    assert fault in edition.faults(Message(english, chinese), edition.glossary())
+    assert not edition.faults(Message("A 7B model holds 112 GB.", "一个 7B（70亿）模型占 112 GB。"), edition.glossary())
+
+
+def test_the_glossary_follows_the_material():
+    material = "".join(p.read_text(encoding="utf-8") for p in SEEDS.glob("*.txt"))
+    rows = [line for line in edition.GLOSSARY.read_text(encoding="utf-8").splitlines() if line.startswith("| ")]
+    terms = edition.glossary()
+    assert len(terms) >= 40 and len({en.lower() for en, _ in terms}) == len(terms)
+    for english, chinese in terms:
+        row = next(r for r in rows if r.startswith(f"| {english} |"))
+        if "资料" in row.split("|")[3]:
+            assert chinese in material, f"{chinese} is marked as the material's term but the material lacks it"
+    for required in ("显存", "激活值", "优化器状态", "卡时", "算力利用率", "张量并行", "流水并行"):
+        assert required in {zh for _, zh in terms}
+
+
+@given(st.lists(st.sampled_from(["text", "", "### BEGIN SOLUTION", "### END SOLUTION", "```python", "```", "$$",
+                                 "x = 1", "- a list item", "| a | b |"]), max_size=12))
+def test_a_cell_splits_into_pieces_that_give_it_back(lines):
+    source = "\n".join(lines)
+    assert "\n".join(text for _, text in edition.pieces(source)) == source
+
+
+def test_the_pieces_of_every_chapter_give_it_back():
+    for name in CHAPTERS:
+        for cell in read(ROOT / "solutions" / f"{name}.ipynb").cells:
+            if cell.cell_type == "markdown":
+                assert "\n".join(text for _, text in edition.pieces(cell.source)) == cell.source
+
+
+def test_the_library_speaks_chinese_only_when_asked():
+    from llmest import InputError, set_language
+
+    entries = [m for path in TEMPLATES if path.parent == edition.LIBRARY_CATALOGS
+               for m in edition.read_catalog(path) if m.id and m.string and not m.fuzzy]
+    assert len(entries) > 100
+    with speaking("zh"):
+        assert [_(m.id) for m in entries] == [m.string for m in entries]
+    assert [_(m.id) for m in entries] == [m.id for m in entries]
+    with pytest.raises(InputError, match="language == 'fr'"):
+        set_language("fr")
+
+
+def test_the_index_make_lab_opens_offers_both_editions():
+    index = read(authoring.INDEX)
+    assert [c.source for c in index.cells] == [c.source for c in authoring.index_notebook().cells]
+    links = re.findall(r"\]\(([^)]+\.ipynb)\)", index.cells[0].source)
+    assert sorted(links) == sorted([f"{n}.ipynb" for n in CHAPTERS] + [f"zh/{n}.ipynb" for n in CHAPTERS])
+    assert all((ROOT / "notebooks" / link).is_file() for link in links)
