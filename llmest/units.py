@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ._validate import InputError, checked, lookup, quote
+from .i18n import language
 
 COUNT_SCALES = {
     "": 1.0,
@@ -96,7 +97,14 @@ def _split(text, name: str, example: str) -> tuple[float, str]:
 
 
 def parse_count(text, name: str = "value") -> float:
-    """A count such as "7B", "6.7e9", "7 billion", "1.2 T", "65亿" or "7B params"."""
+    """A count such as "7B", "6.7e9", "7 billion", "1.2 T", "65亿", "7B params" or, as the Chinese edition shows
+    one, "6.74B（67.4亿）"."""
+    pair = re.fullmatch(r"\s*([^（(]+?)\s*[（(]([^)）]+)[)）]\s*", text) if isinstance(text, str) else None
+    if pair:
+        first, second = parse_count(pair[1], name), parse_count(pair[2], name)
+        if not math.isclose(first, second, rel_tol=0.01):
+            raise InputError(name, f"{name} == {text!r}: {pair[1]} and {pair[2]} are not the same count; type one.")
+        return first
     value, unit = _split(text, name, '"7B", "6.7e9" or "7 billion"')
     for noun in COUNT_NOUNS:
         if unit.endswith(noun):
@@ -160,12 +168,26 @@ def _scaled(value: float, units, digits: int, separator: str) -> str | None:
 
 @checked
 def format_count(value: float, digits: int = 3) -> str:
-    """6738415616 -> '6.74B'; 131072000 -> '131M'."""
+    """6738415616 -> '6.74B'; 131072000 -> '131M'. In the Chinese edition the Chinese reading follows a count from
+    10,000 on: '6.74B（67.4亿）'."""
     if abs(_real(value)) >= _HUGE:
         return format_flops(value, digits)
     units = (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3))
     small = format_int(value) if float(value).is_integer() else _significant(value, digits)
-    return _scaled(value, units, digits, "") or small
+    text = _scaled(value, units, digits, "") or small
+    return f"{text}（{chinese_count(value, digits)}）" if language() == "zh" and abs(value) >= 1e4 else text
+
+
+def chinese_count(value: float, digits: int = 3) -> str:
+    """A count as a Chinese reader writes it: 7e9 -> '70亿', 6738415616 -> '67.4亿', 1.8e12 -> '1.8万亿'."""
+    number = float(f"{_real(value):.{digits}g}")  # rounded first: 99,996,000 is 1亿, not 10000万
+    for name, scale in (("万亿", 1e12), ("亿", 1e8), ("万", 1e4)):
+        if abs(number) >= scale:
+            scaled = number / scale
+            places = max(digits - 1 - math.floor(math.log10(abs(scaled))), 0)
+            shown = f"{round(scaled, places):.{places}f}"
+            return (shown.rstrip("0").rstrip(".") if places else shown) + name
+    return format_number(number)
 
 
 def format_int(value) -> str:
