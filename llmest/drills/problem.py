@@ -155,9 +155,9 @@ def _n(count, noun: str) -> str:
 
 
 def _size(value) -> str:
-    """An input size as an interview says it: 7B, 1.4T, 175B (no trailing zeros)."""
-    number, suffix = re.fullmatch(r"([\d.,]+)(\D*)", format_count(value)).groups()
-    return f"{float(number.replace(',', '')):g}{suffix}"
+    """An input size as an interview says it: 7B, 1.4T, 175B (no trailing zeros); 7B（70亿） in Chinese."""
+    number, suffix, reading = re.fullmatch(r"([\d.,]+)([^\d（]*)(（.*）)?", format_count(value)).groups()
+    return f"{float(number.replace(',', '')):g}{suffix}{reading or ''}"
 
 
 # Pools of round inputs by difficulty: easy ones are the numbers interviews use, hard ones are not round.
