@@ -178,6 +178,7 @@ def format_count(value: float, digits: int = 3) -> str:
     return f"{text}（{chinese_count(value, digits)}）" if language() == "zh" and abs(value) >= 1e4 else text
 
 
+@checked
 def chinese_count(value: float, digits: int = 3) -> str:
     """A count as a Chinese reader writes it: 7e9 -> '70亿', 6738415616 -> '67.4亿', 1.8e12 -> '1.8万亿'."""
     number = float(f"{_real(value):.{digits}g}")  # rounded first: 99,996,000 is 1亿, not 10000万

@@ -82,7 +82,7 @@ NAMED_AS = {("gpu", "name"): "gpu", ("price_per_gpu_hour", "name"): "gpu", ("pre
 LABELS = {("parse_count", "name"), ("parse_bytes", "name"), ("config_from_file", "param"),
           ("config_from_json", "param")}
 # Formatters write a negative difference as readily as a positive figure.
-SIGNED = {"format_count", "format_bytes", "format_flops", "format_int", "format_number", "format_percent",
+SIGNED = {"format_count", "chinese_count", "format_bytes", "format_flops", "format_int", "format_number", "format_percent",
           "format_usd", "show"}
 
 
