@@ -42,7 +42,7 @@ class TrainingPlanner(Form):
             "gpu": gpu_field(gpu),
             "gpus": w.IntText(value=whole("gpus", gpus), description=_("GPUs"), style=style, layout=layout),
             "mfu": w.FloatSlider(value=in_slider("mfu", mfu, *self.MFU_RANGE), min=self.MFU_RANGE[0],
-                                 max=self.MFU_RANGE[1], step=0.01, description="MFU", style=style,
+                                 max=self.MFU_RANGE[1], step=0.01, description=_("MFU"), style=style,
                                  layout=layout, continuous_update=False, readout_format=".0%"),
             "price": price_field(price),
         }
