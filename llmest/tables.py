@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import re
 import textwrap
+import unicodedata
 from dataclasses import dataclass, field
 
 from . import _validate as v
@@ -25,6 +26,38 @@ _LONGEST_UNBROKEN = 24  # a longer word (a web address, a file path) may break a
 # A cell that reads as a number: "16", "-7%", "+7%", "$1,000", "4.2e22", "6.61B", "14.0 GB", "88,239 (+7%)", or a
 # dash for none.
 _NUMERIC = re.compile(r"[-+−]?\$?\d[\d,]*(\.\d+)?(e[-+]?\d+)?[a-z%×]*(\s.*)?|[-–—]", re.IGNORECASE)
+
+
+def _width(text: str) -> int:
+    """The columns ``text`` takes in a terminal: two for a wide (Chinese) character."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int, right: bool) -> str:
+    room = " " * max(width - _width(text), 0)
+    return room + text if right else text + room
+
+
+# A wide character (a line may break beside it), a run of other characters, or spaces.
+_PIECES = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]|[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+|\s+")
+
+
+def _wrap(text: str, width: int) -> list:
+    """``text`` in lines of at most ``width`` columns where it can be broken, a wide character taking two."""
+    if _width(text) == len(text):
+        return textwrap.wrap(text, width, break_on_hyphens=False)
+    lines, line = [], ""
+    for piece in _PIECES.findall(text):
+        if line and _width(line + piece.rstrip()) > width:
+            lines.append(line.rstrip())
+            line = piece.lstrip()
+        else:
+            line += piece
+        while _width(line) > width:  # a word longer than a line breaks across lines
+            cut = max([1] + [k for k in range(len(line)) if _width(line[:k]) <= width])
+            lines.append(line[:cut])
+            line = line[cut:]
+    return [*lines, line.rstrip()] if line.strip() else lines
 
 
 def _cell(value, row: int, column: int) -> str:
@@ -92,7 +125,7 @@ class Table:
     def _widths(self, width: int) -> list:
         """Column widths; while the line is too long, the widest text column narrows to the next widest (or as far
         as needed), never below its longest word (up to _LONGEST_UNBROKEN: a web address may break) nor _NARROWEST."""
-        widths = [max([len(h)] + [len(row[j]) for row in self.rows]) for j, h in enumerate(self.headers)]
+        widths = [max([_width(h)] + [_width(row[j]) for row in self.rows]) for j, h in enumerate(self.headers)]
         text_columns = [j for j, numeric in enumerate(self.numeric) if not numeric]
         while (over := sum(widths) + 2 * (len(widths) - 1) - width) > 0:
             by_width = sorted(text_columns, key=lambda j: -widths[j])
@@ -100,7 +133,7 @@ class Table:
                 break
             widest = by_width[0]
             runner_up = widths[by_width[1]] if len(by_width) > 1 else 0
-            longest_word = min(_LONGEST_UNBROKEN, max(len(w) for row in [self.headers, *self.rows]
+            longest_word = min(_LONGEST_UNBROKEN, max(_width(w) for row in [self.headers, *self.rows]
                                                       for w in row[widest].split() or [""]))
             narrowed = max(widths[widest] - over, runner_up, _NARROWEST, longest_word)
             if narrowed >= widths[widest]:
@@ -117,14 +150,13 @@ class Table:
         widths, numeric = self._widths(width), self.numeric
 
         def lines(cells):
-            wrapped = [textwrap.wrap(cell, w, break_on_hyphens=False) or [""] if not numeric[j] and len(cell) > w
+            wrapped = [_wrap(cell, w) or [""] if not numeric[j] and _width(cell) > w
                        else [cell] for j, (cell, w) in enumerate(zip(cells, widths))]
             for k in range(max(len(w) for w in wrapped)):
-                parts = [(w[k] if k < len(w) else "").rjust(widths[j]) if numeric[j] else
-                         (w[k] if k < len(w) else "").ljust(widths[j]) for j, w in enumerate(wrapped)]
+                parts = [_pad(w[k] if k < len(w) else "", widths[j], numeric[j]) for j, w in enumerate(wrapped)]
                 yield "  ".join(parts).rstrip()
 
-        out = textwrap.wrap(self.caption, width, break_on_hyphens=False) if self.caption else []
+        out = _wrap(self.caption, width) if self.caption else []
         out += list(lines(self.headers))
         out.append("  ".join("-" * w for w in widths))
         for row in self.rows:

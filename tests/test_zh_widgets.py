@@ -270,3 +270,26 @@ def test_published_mfu_in_chinese_says_its_own_words():
     bases = {run.basis for run in runs.mfu_range().runs}
     assert _english([t for t in texts if not any(basis in t for basis in bases)]) == []
     assert any(t.startswith("依据：") for t in texts)
+
+
+def test_a_chinese_table_as_text_lines_up_in_a_terminal():
+    """A Chinese character takes two columns of a terminal: the plain text pads and wraps by columns, not
+    characters, so the cells stay under their headers and the lines within the width."""
+    from llmest.tables import TEXT_WIDTH, _width
+
+    with speaking("zh"):
+        made = [tables.conventions(), tables.gpu_sources(), tables.decode_limits("llama-3-8b", ["H100 SXM"], batch=4)]
+    for table in made:
+        lines = table.text().splitlines()
+        rule = next(line for line in lines if set(line) <= {"-", " "})
+        assert all(_width(line) <= TEXT_WIDTH for line in lines)
+        header = lines[lines.index(rule) - 1]
+        starts = [m.start() for m in re.finditer(r"(?<=  )-|^-", rule)]
+        assert [m.start() for m in re.finditer(r"(?:(?<=  )|^)\S", _columns(header))] == starts
+
+
+def _columns(line: str) -> str:
+    """A line with each wide character written as two, so that positions are columns."""
+    from llmest.tables import _width
+
+    return "".join(ch * _width(ch) for ch in line)

@@ -116,10 +116,10 @@ class MemoryPlanner:
         usable = format_bytes(plan.usable_bytes)
         per_gpu = _("{total} per GPU on {gpus} GPU(s)").format(total=format_bytes(self.breakdown.total),
                                                                gpus=self.breakdown.gpus)
-        verdict = ('<b style="color:#1b7f3b">{}</b>: {}'.format(
-            _("Fits"), _("{per_gpu}, within the {usable} usable.").format(per_gpu=per_gpu, usable=usable))
-            if plan.fits else '<b style="color:#b00020">{}</b>: {}'.format(
-                _("Does not fit"), _("{per_gpu}, over the {usable} usable.").format(per_gpu=per_gpu, usable=usable)))
+        word, color = (_("Fits"), "#1b7f3b") if plan.fits else (_("Does not fit"), "#b00020")
+        detail = (_("{per_gpu}, within the {usable} usable.") if plan.fits else
+                  _("{per_gpu}, over the {usable} usable.")).format(per_gpu=per_gpu, usable=usable)
+        verdict = _("{verdict}: {detail}").format(verdict=f'<b style="color:{color}">{word}</b>', detail=detail)
         if plan.least is None:
             smallest = _("No count fits: {reason}.").format(reason=plan.no_fit_reason)
         elif training:
