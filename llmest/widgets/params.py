@@ -140,7 +140,7 @@ class ParamCalculator:
     def config(self) -> m.ModelConfig:
         """The ModelConfig the fields describe (raises InputError naming the bad field)."""
         values = {field: box.value for field, box in self.inputs.items()}
-        for field, (_, low, high) in self.NUMBERS.items():
+        for field, (_label, low, high) in self.NUMBERS.items():
             v.check_int(field, values[field], minimum=low, maximum=high)
         if values["num_experts"] == 0:
             moe_fields = ("experts_per_token", "expert_ffn_hidden_size", "shared_expert_ffn_hidden_size",
