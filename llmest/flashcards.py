@@ -13,6 +13,7 @@ from . import model as m
 from . import plans
 from . import runs
 from ._validate import InputError, quote
+from .i18n import N_, _
 from .drills.problem import TOPICS, chosen_topics, tflops_text
 from .units import format_bytes, format_count, format_flops, format_int, format_percent
 
@@ -24,13 +25,20 @@ class Card:
     back: str
 
 
+# The tokens-per-GB cards' fronts, by kind of text.
+TEXT_KINDS = {"english": N_("Tokens per GB of cleaned English (the material's range)"),
+              "chinese": N_("Tokens per GB of cleaned Chinese (the material's range)"),
+              "code": N_("Tokens per GB of cleaned code (the material's range)")}
+
+
 def _kv_card(name) -> Card:
     cfg = m.preset(name)
     per_token = mem.kv_cache_bytes_for(cfg, 1)
-    return Card("serving", f"KV cache per token of {name} in BF16 ({cfg.num_layers} layers, {cfg.num_kv_heads} KV "
-                           f"heads × {cfg.head_dim})",
-                f"{format_int(per_token / 1024)} KiB ({format_bytes(mem.kv_cache_bytes_for(cfg, 4096))} for 4,096 "
-                "tokens)")
+    return Card("serving", _("KV cache per token of {name} in BF16 ({layers} layers, {kv_heads} KV heads × "
+                             "{head_dim})").format(name=name, layers=cfg.num_layers, kv_heads=cfg.num_kv_heads,
+                                                   head_dim=cfg.head_dim),
+                _("{per_token} KiB ({total} for 4,096 tokens)").format(
+                    per_token=format_int(per_token / 1024), total=format_bytes(mem.kv_cache_bytes_for(cfg, 4096))))
 
 
 def cards(topics=None) -> list[Card]:
@@ -44,59 +52,65 @@ def cards(topics=None) -> list[Card]:
     llama7 = m.preset("llama-2-7b")
     mixtral = m.count_params(m.preset("mixtral-8x7b"))
     every = [
-        Card("parameters", "Parameters of one Transformer layer of hidden size H (the rule)",
-             f"12·H²: 4H² attention + 8H² FFN ({format_count(m.rule_layer_params(4096))} at H = 4,096)"),
-        Card("parameters", "The 7B shape: layers, hidden size, vocabulary, and the exact count of Llama-2-7B",
-             f"{llama7.num_layers} layers, {llama7.hidden_size:,} hidden, {llama7.vocab_size:,} tokens: "
-             f"{format_int(m.count_params(llama7).total)}"),
-        Card("parameters", "Mixtral-8x7B: total and active parameters",
-             f"{format_count(mixtral.total)} total, {format_count(mixtral.active)} active (2 of 8 experts)"),
-        Card("parameters", "Extra parameters of rank-r LoRA on a d_in × d_out matrix",
-             f"r·(d_in + d_out): {format_int(mem.lora_matrix_params(16, 4096, 4096))} for r = 16 on 4,096 × 4,096"),
+        Card("parameters", _("Parameters of one Transformer layer of hidden size H (the rule)"),
+             _("12·H²: 4H² attention + 8H² FFN ({count} at H = 4,096)").format(count=format_count(
+                 m.rule_layer_params(4096)))),
+        Card("parameters", _("The 7B shape: layers, hidden size, vocabulary, and the exact count of Llama-2-7B"),
+             _("{layers} layers, {hidden} hidden, {vocab} tokens: {count}").format(
+                 layers=llama7.num_layers, hidden=f"{llama7.hidden_size:,}", vocab=f"{llama7.vocab_size:,}",
+                 count=format_int(m.count_params(llama7).total))),
+        Card("parameters", _("Mixtral-8x7B: total and active parameters"),
+             _("{total} total, {active} active (2 of 8 experts)").format(total=format_count(mixtral.total),
+                                                                         active=format_count(mixtral.active))),
+        Card("parameters", _("Extra parameters of rank-r LoRA on a d_in × d_out matrix"),
+             _("r·(d_in + d_out): {count} for r = 16 on 4,096 × 4,096").format(
+                 count=format_int(mem.lora_matrix_params(16, 4096, 4096)))),
     ] + [
-        Card("memory", f"Bytes per parameter of {fmt.upper()} weights", f"{mem.WEIGHT_FORMATS[fmt].bytes_per_param:g}")
+        Card("memory", _("Bytes per parameter of {format} weights").format(format=fmt.upper()),
+             f"{mem.WEIGHT_FORMATS[fmt].bytes_per_param:g}")
         for fmt in ("fp32", "bf16", "int8")
     ] + [
-        Card("memory", "Bytes per parameter of 4-bit weights, bare and with GPTQ's scales (groups of 128)",
-             f"0.5 bare; {mem.WEIGHT_FORMATS['int4'].bytes_per_param:.3g} with an fp16 scale and a 4-bit zero point "
-             "per group"),
-        Card("memory", "Training bytes per parameter, mixed-precision AdamW",
-             f"{mixed.total:g}: weights {mixed.weights:g} + master {mixed.master:g} + gradients {mixed.grads:g} + "
-             f"moments {mixed.optimizer:g}"),
-        Card("memory", "Training bytes per parameter, AdamW on a model cast to BF16 (no master copy)",
+        Card("memory", _("Bytes per parameter of 4-bit weights, bare and with GPTQ's scales (groups of 128)"),
+             _("0.5 bare; {bytes} with an fp16 scale and a 4-bit zero point per group").format(
+                 bytes=f"{mem.WEIGHT_FORMATS['int4'].bytes_per_param:.3g}")),
+        Card("memory", _("Training bytes per parameter, mixed-precision AdamW"),
+             _("{total}: weights {weights} + master {master} + gradients {grads} + moments {moments}").format(
+                 total=f"{mixed.total:g}", weights=f"{mixed.weights:g}", master=f"{mixed.master:g}",
+                 grads=f"{mixed.grads:g}", moments=f"{mixed.optimizer:g}")),
+        Card("memory", _("Training bytes per parameter, AdamW on a model cast to BF16 (no master copy)"),
              f"{mem.state_bytes_per_param('bf16', 'adamw').total:g}"),
-        Card("memory", "Optimizer state bytes per parameter (FP32 states): AdamW, 8-bit Adam, SGD with momentum, "
-                       "Adafactor",
+        Card("memory", _("Optimizer state bytes per parameter (FP32 states): AdamW, 8-bit Adam, SGD with momentum, "
+                         "Adafactor"),
              ", ".join(f"{name} {mem.state_bytes_per_param('fp32', name).optimizer:.3g}"
                        for name in ("adamw", "adam8bit", "sgd-momentum", "adafactor"))),
-        Card("memory", "Training states of a 7B with mixed-precision AdamW",
+        Card("memory", _("Training states of a 7B with mixed-precision AdamW"),
              format_bytes(mem.training_state_bytes(7e9, mixed.total))),
-        Card("memory", "Weights of a 70B in BF16, and in 4 bits",
+        Card("memory", _("Weights of a 70B in BF16, and in 4 bits"),
              f"{format_bytes(mem.weight_bytes(70e9, 2))}, {format_bytes(mem.weight_bytes(70e9, 0.5))}"),
-        Card("memory", "Memory margin to keep free on a GPU", f"{format_percent(mem.MEMORY_MARGIN, 0)}"),
-        Card("compute", "Forward FLOPs per token of an N-parameter dense model",
-             f"2N ({format_flops(c.forward_flops_per_token(7e9))} for a 7B)"),
-        Card("compute", "Training FLOPs per token (forward + backward)",
-             f"6N = 2N forward + 4N backward ({format_flops(c.training_flops_per_token(7e9))} for a 7B)"),
-        Card("compute", "FLOPs to train a 7B on 1T tokens", format_flops(c.training_flops(7e9, 1e12))),
-        Card("compute", "Typical MFU of large pre-training runs, and a well-measured one",
-             f"{format_percent(typical_mfu[0], 0)}-{format_percent(typical_mfu[1], 0)} (the material); PaLM 540B "
-             "measured "
-             f"{format_percent(runs.palm_mfu(with_attention=True), 1)} "
-             f"({format_percent(runs.palm_mfu(with_attention=False), 1)} without the "
-             "attention FLOPs)"),
-        Card("compute", "Time margin on a training estimate",
+        Card("memory", _("Memory margin to keep free on a GPU"), f"{format_percent(mem.MEMORY_MARGIN, 0)}"),
+        Card("compute", _("Forward FLOPs per token of an N-parameter dense model"),
+             _("2N ({flops} for a 7B)").format(flops=format_flops(c.forward_flops_per_token(7e9)))),
+        Card("compute", _("Training FLOPs per token (forward + backward)"),
+             _("6N = 2N forward + 4N backward ({flops} for a 7B)").format(
+                 flops=format_flops(c.training_flops_per_token(7e9)))),
+        Card("compute", _("FLOPs to train a 7B on 1T tokens"), format_flops(c.training_flops(7e9, 1e12))),
+        Card("compute", _("Typical MFU of large pre-training runs, and a well-measured one"),
+             _("{low}-{high} (the material); PaLM 540B measured {palm} ({palm_bare} without the attention "
+               "FLOPs)").format(low=format_percent(typical_mfu[0], 0), high=format_percent(typical_mfu[1], 0),
+                                palm=format_percent(runs.palm_mfu(with_attention=True), 1),
+                                palm_bare=format_percent(runs.palm_mfu(with_attention=False), 1))),
+        Card("compute", _("Time margin on a training estimate"),
              plans.TIME_MARGIN_TEXT),
-        Card("compute", "A100 GPU-hours to train a 7B on 1T tokens at 40% MFU",
+        Card("compute", _("A100 GPU-hours to train a 7B on 1T tokens at 40% MFU"),
              format_int(plans.estimate_time(1e12, n_params=7e9, gpu="A100 80GB", mfu=0.4).gpu_hours)),
-        Card("data", "Compute-optimal tokens per parameter (Chinchilla's rule)", f"{dt.TOKENS_PER_PARAM}"),
-        Card("data", "Chinchilla-optimal tokens for a 70B", format_count(dt.chinchilla_tokens(70e9))),
+        Card("data", _("Compute-optimal tokens per parameter (Chinchilla's rule)"), f"{dt.TOKENS_PER_PARAM}"),
+        Card("data", _("Chinchilla-optimal tokens for a 70B"), format_count(dt.chinchilla_tokens(70e9))),
     ] + [
-        Card("data", f"Tokens per GB of cleaned {'code' if language == 'code' else language.capitalize()} (the "
-                     "material's range)",
-             f"{format_count(low)} to {format_count(high)}") for language, (low, high) in dt.TOKENS_PER_GB.items()
+        Card("data", _(TEXT_KINDS[language]), _("{low} to {high}").format(low=format_count(low),
+                                                                           high=format_count(high)))
+        for language, (low, high) in dt.TOKENS_PER_GB.items()
     ] + [
-        Card("compute", f"{name}: dense BF16 peak, memory and its bandwidth",
+        Card("compute", _("{gpu}: dense BF16 peak, memory and its bandwidth").format(gpu=name),
              f"{tflops_text(name)}, {hardware.gpu(name).memory_text}, "
              f"{format_bytes(hardware.gpu(name).bandwidth_bytes_per_s)}/s")
         for name in ("A100 80GB", "H100 SXM", "H200", "B200")

@@ -13,9 +13,11 @@ from __future__ import annotations
 import html
 import re
 import textwrap
+import unicodedata
 from dataclasses import dataclass, field
 
 from . import _validate as v
+from .i18n import N_, _
 from .units import format_number
 
 TEXT_WIDTH = 100     # the plain-text form wraps its widest text column to stay within this many characters
@@ -26,11 +28,43 @@ _LONGEST_UNBROKEN = 24  # a longer word (a web address, a file path) may break a
 _NUMERIC = re.compile(r"[-+−]?\$?\d[\d,]*(\.\d+)?(e[-+]?\d+)?[a-z%×]*(\s.*)?|[-–—]", re.IGNORECASE)
 
 
+def _width(text: str) -> int:
+    """The columns ``text`` takes in a terminal: two for a wide (Chinese) character."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int, right: bool) -> str:
+    room = " " * max(width - _width(text), 0)
+    return room + text if right else text + room
+
+
+# A wide character (a line may break beside it), a run of other characters, or spaces.
+_PIECES = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]|[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+|\s+")
+
+
+def _wrap(text: str, width: int) -> list:
+    """``text`` in lines of at most ``width`` columns where it can be broken, a wide character taking two."""
+    if _width(text) == len(text):
+        return textwrap.wrap(text, width, break_on_hyphens=False)
+    lines, line = [], ""
+    for piece in _PIECES.findall(text):
+        if line and _width(line + piece.rstrip()) > width:
+            lines.append(line.rstrip())
+            line = piece.lstrip()
+        else:
+            line += piece
+        while _width(line) > width:  # a word longer than a line breaks across lines
+            cut = max([1] + [k for k in range(len(line)) if _width(line[:k]) <= width])
+            lines.append(line[:cut])
+            line = line[cut:]
+    return [*lines, line.rstrip()] if line.strip() else lines
+
+
 def _cell(value, row: int, column: int) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     if isinstance(value, (int, float)):
         try:
             return format_number(value)
@@ -91,7 +125,7 @@ class Table:
     def _widths(self, width: int) -> list:
         """Column widths; while the line is too long, the widest text column narrows to the next widest (or as far
         as needed), never below its longest word (up to _LONGEST_UNBROKEN: a web address may break) nor _NARROWEST."""
-        widths = [max([len(h)] + [len(row[j]) for row in self.rows]) for j, h in enumerate(self.headers)]
+        widths = [max([_width(h)] + [_width(row[j]) for row in self.rows]) for j, h in enumerate(self.headers)]
         text_columns = [j for j, numeric in enumerate(self.numeric) if not numeric]
         while (over := sum(widths) + 2 * (len(widths) - 1) - width) > 0:
             by_width = sorted(text_columns, key=lambda j: -widths[j])
@@ -99,7 +133,7 @@ class Table:
                 break
             widest = by_width[0]
             runner_up = widths[by_width[1]] if len(by_width) > 1 else 0
-            longest_word = min(_LONGEST_UNBROKEN, max(len(w) for row in [self.headers, *self.rows]
+            longest_word = min(_LONGEST_UNBROKEN, max(_width(w) for row in [self.headers, *self.rows]
                                                       for w in row[widest].split() or [""]))
             narrowed = max(widths[widest] - over, runner_up, _NARROWEST, longest_word)
             if narrowed >= widths[widest]:
@@ -116,14 +150,13 @@ class Table:
         widths, numeric = self._widths(width), self.numeric
 
         def lines(cells):
-            wrapped = [textwrap.wrap(cell, w, break_on_hyphens=False) or [""] if not numeric[j] and len(cell) > w
+            wrapped = [_wrap(cell, w) or [""] if not numeric[j] and _width(cell) > w
                        else [cell] for j, (cell, w) in enumerate(zip(cells, widths))]
             for k in range(max(len(w) for w in wrapped)):
-                parts = [(w[k] if k < len(w) else "").rjust(widths[j]) if numeric[j] else
-                         (w[k] if k < len(w) else "").ljust(widths[j]) for j, w in enumerate(wrapped)]
+                parts = [_pad(w[k] if k < len(w) else "", widths[j], numeric[j]) for j, w in enumerate(wrapped)]
                 yield "  ".join(parts).rstrip()
 
-        out = textwrap.wrap(self.caption, width, break_on_hyphens=False) if self.caption else []
+        out = _wrap(self.caption, width) if self.caption else []
         out += list(lines(self.headers))
         out.append("  ".join("-" * w for w in widths))
         for row in self.rows:
@@ -178,8 +211,9 @@ def conventions(optimizer: str = "adamw") -> Table:
     for name, convention in mem.CONVENTIONS.items():
         s = mem.state_bytes_per_param(name, optimizer)
         rows.append((name, s.weights, s.master, s.grads, s.optimizer, s.total, convention.used_by))
-    return Table(("convention", "weights", "master", "gradients", "optimizer", "total", "used by"), rows,
-                 caption=f"bytes per parameter of each training state, {optimizer}")
+    return Table((_("convention"), _("weights"), _("master"), _("gradients"), _("optimizer"), _("total"),
+                  _("used by")), rows,
+                 caption=_("bytes per parameter of each training state, {optimizer}").format(optimizer=optimizer))
 
 
 def state_bytes_by_optimizer(optimizers=None, conventions=None) -> Table:
@@ -189,8 +223,8 @@ def state_bytes_by_optimizer(optimizers=None, conventions=None) -> Table:
     optimizers = list(mem.OPTIMIZERS) if optimizers is None else list(optimizers)
     conventions = list(mem.CONVENTIONS) if conventions is None else list(conventions)
     rows = [(c, *(mem.state_bytes_per_param(c, o).total for o in optimizers)) for c in conventions]
-    return Table(("convention", *optimizers), rows,
-                 caption="bytes per parameter, all training states, by convention and optimizer")
+    return Table((_("convention"), *optimizers), rows,
+                 caption=_("bytes per parameter, all training states, by convention and optimizer"))
 
 
 def weight_formats(model="llama-2-70b") -> Table:
@@ -202,8 +236,9 @@ def weight_formats(model="llama-2-70b") -> Table:
     cfg = config_from(model)
     rows = [(name, f"{fmt.bytes_per_param:.4f}", format_bytes(mem.model_weight_bytes(cfg, name)), fmt.note)
             for name, fmt in mem.WEIGHT_FORMATS.items()]
-    return Table(("format", "bytes/param", cfg.name or "model", "note"), rows,
-                 caption=f"weight formats; {cfg.name or 'the model'} in each (embeddings, head and norms in 16 bits)")
+    return Table((_("format"), _("bytes/param"), cfg.name or _("model"), _("note")), rows,
+                 caption=_("weight formats; {model} in each (embeddings, head and norms in 16 bits)").format(
+                     model=cfg.name or _("the model")))
 
 
 def _tflops(flops_per_s) -> str:
@@ -219,10 +254,11 @@ def gpu_catalog() -> Table:
     rows = [(g.name, _tflops(g.bf16_flops_per_s), _tflops(g.fp8_flops_per_s), _tflops(g.tf32_flops_per_s),
              _tflops(g.fp32_flops_per_s), f"{g.memory_gib:.1f}", f"{g.memory_gb:.1f}",
              f"{g.bandwidth_bytes_per_s / hardware.TERA:.2f}", g.interconnect) for g in hardware.CATALOG.values()]
-    return Table(("GPU", "BF16", "FP8", "TF32", "FP32", "GiB", "GB", "bandwidth", "interconnect"), rows,
-                 caption="dense peaks in TFLOPS (FP32: CUDA cores, not tensor cores); memory as the device exposes "
-                         "it, in GiB (2^30 bytes) and GB (1e9 bytes)",
-                 units={"bandwidth": "TB/s"})
+    bandwidth = _("bandwidth")
+    return Table(("GPU", "BF16", "FP8", "TF32", "FP32", "GiB", "GB", bandwidth, _("interconnect")), rows,
+                 caption=_("dense peaks in TFLOPS (FP32: CUDA cores, not tensor cores); memory as the device exposes "
+                           "it, in GiB (2^30 bytes) and GB (1e9 bytes)"),
+                 units={bandwidth: "TB/s"})
 
 
 def gpu_sources() -> Table:
@@ -230,15 +266,19 @@ def gpu_sources() -> Table:
     a stored copy of the source."""
     from . import hardware
 
-    rows = [(g.name, f"{g.source}; exposed memory: {g.memory_source}", g.note, ", ".join(g.recalled) or "-")
-            for g in hardware.CATALOG.values()]
-    return Table(("GPU", "source", "note", "not found in a stored copy"), rows)
+    rows = [(g.name, _("{source}; exposed memory: {memory_source}").format(source=g.source,
+                                                                         memory_source=g.memory_source),
+             g.note, ", ".join(g.recalled) or "-") for g in hardware.CATALOG.values()]
+    return Table(("GPU", _("source"), _("note"), _("not found in a stored copy")), rows)
+
+
+_BOUNDS = {"memory": N_("memory"), "compute": N_("compute")}  # what bounds a decoding step
 
 
 def _tokens(limit: float) -> str:
     from .units import format_int
 
-    return "none (every layer windowed)" if limit == float("inf") else format_int(limit)
+    return _("none (every layer windowed)") if limit == float("inf") else format_int(limit)
 
 
 def decode_limits(model, gpus, seq_len: int = 1024, batch: int = 1, weights: str = "bf16") -> Table:
@@ -259,9 +299,14 @@ def decode_limits(model, gpus, seq_len: int = 1024, batch: int = 1, weights: str
         rows.append((g.name,
                      format_int(c.compute_bound_batch(weight_bytes, n, g.bandwidth_bytes_per_s, g.bf16_flops_per_s)),
                      _tokens(c.kv_context_limit_for(cfg, g.bandwidth_bytes_per_s, g.bf16_flops_per_s)),
-                     format_int(speed.tokens_per_s), speed.bound))
-    return Table(("GPU", "compute-bound from batch", "never past", f"speed at batch {batch}", "bound"), rows,
-                 caption=f"decoding {cfg.name or 'the model'} in {weights}: the batch from which it is compute-bound "
-                         f"with no KV cache, the context past which no batch is, and the speed of {batch} "
-                         f"sequence{'s' if batch > 1 else ''} at {seq_len:,} tokens",
-                 units={"never past": "tokens", f"speed at batch {batch}": "tokens/s"})
+                     format_int(speed.tokens_per_s), _(_BOUNDS.get(speed.bound, speed.bound))))
+    never, speed = _("never past"), _("speed at batch {batch}").format(batch=batch)
+    caption = (_("decoding {model} in {weights}: the batch from which it is compute-bound with no KV cache, the "
+                 "context past which no batch is, and the speed of {batch} sequence at {seq_len} tokens")
+               if batch <= 1 else
+               _("decoding {model} in {weights}: the batch from which it is compute-bound with no KV cache, the "
+                 "context past which no batch is, and the speed of {batch} sequences at {seq_len} tokens"))
+    return Table(("GPU", _("compute-bound from batch"), never, speed, _("bound")), rows,
+                 caption=caption.format(model=cfg.name or _("the model"), weights=weights, batch=batch,
+                                        seq_len=f"{seq_len:,}"),
+                 units={never: _("tokens"), speed: "tokens/s"})

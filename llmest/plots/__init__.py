@@ -1,7 +1,7 @@
 """Figures for the chapters, a module a chapter. Each function draws on an Axes (a new figure when none is given)
 and returns it."""
 
-from .base import MEMORY_COLORS, PART_COLORS  # noqa: F401 (the widgets colour their bars the same)
+from .base import MEMORY_COLORS, PART_COLORS, part_label  # noqa: F401 (the widgets colour and name their bars the same)
 from .compute import days_vs_gpus, decode_speed, mfu_by_year, published_mfu, roofline  # noqa: F401
 from .layouts import layout_search, mfu_by_gpus  # noqa: F401
 from .data import fit_optima, isoflop_curves, tokens_per_gb_spread, tokens_per_param  # noqa: F401

@@ -4,14 +4,29 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 
+from ..i18n import N_, _
+
 PART_COLORS = {
     "embeddings": "#4c72b0", "positions": "#64b5cd", "embedding_projections": "#8172b2", "attention": "#dd8452",
     "ffn": "#55a868", "experts": "#55a868", "shared_experts": "#8fbc8f", "router": "#c44e52", "norms": "#937860",
     "output_head": "#da8bc3",
 }
+# The parts as the figures and bars name them (the English: the part's name, spaced).
+PART_LABELS = {"embeddings": N_("embeddings"), "positions": N_("positions"),
+               "embedding_projections": N_("embedding projections"), "attention": N_("attention"),
+               "ffn": N_("ffn"), "experts": N_("experts"), "shared_experts": N_("shared experts"),
+               "router": N_("router"), "norms": N_("norms"), "output_head": N_("output head"),
+               "weights": N_("weights"), "master": N_("master"), "gradients": N_("gradients"),
+               "optimizer": N_("optimizer"), "adapters": N_("adapters"), "buffers": N_("buffers"),
+               "activations": N_("activations"), "kv_cache": N_("kv cache"), "overhead": N_("overhead")}
 MEMORY_COLORS = {"weights": "#4c72b0", "master": "#8172b2", "gradients": "#dd8452", "optimizer": "#c44e52",
                  "adapters": "#937860", "buffers": "#da8bc3", "activations": "#55a868", "kv_cache": "#64b5cd",
                  "overhead": "#8c8c8c"}
+
+
+def part_label(part: str) -> str:
+    """A part of a model or of memory in the reader's language."""
+    return _(PART_LABELS[part]) if part in PART_LABELS else part.replace("_", " ")
 
 
 def axes(ax, size):

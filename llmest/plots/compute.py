@@ -6,8 +6,12 @@ import numpy as np
 
 from .. import model as m
 from .._validate import InputError, quote
+from ..i18n import N_, _
 from ..units import format_int, format_percent
 from .base import axes as _axes
+
+
+BOUNDS = {"memory": N_("memory-bound"), "compute": N_("compute-bound")}  # what bounds a decoding step
 
 
 def days_vs_gpus(flops, gpu="A100 80GB", mfus=(0.3, 0.4, 0.5), ax=None, marks=(), peak_flops_per_s=None):
@@ -20,15 +24,16 @@ def days_vs_gpus(flops, gpu="A100 80GB", mfus=(0.3, 0.4, 0.5), ax=None, marks=()
     peak = hardware.gpu(gpu).bf16_flops_per_s if peak_flops_per_s is None else peak_flops_per_s
     counts = np.logspace(3, 14, 23, base=2)
     for mfu in mfus:
-        ax.plot(counts, cp.training_days(flops, counts, peak, mfu), label=f"MFU {format_percent(mfu, 0)}")
+        ax.plot(counts, cp.training_days(flops, counts, peak, mfu),
+                label=_("MFU {mfu}").format(mfu=format_percent(mfu, 0)))
     for gpus, label in marks:
         days = cp.training_days(flops, gpus, peak, mfus[len(mfus) // 2])
         ax.plot(gpus, days, "o", color="black")
         ax.annotate(label, (gpus, days), textcoords="offset points", xytext=(6, 6), fontsize=8)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel(f"GPUs ({peak / 1e12:g} TFLOPS each)")
-    ax.set_ylabel("days")
+    ax.set_xlabel(_("GPUs ({peak} TFLOPS each)").format(peak=f"{peak / 1e12:g}"))
+    ax.set_ylabel(_("days"))
     ax.legend(fontsize=8)
     return ax
 
@@ -41,21 +46,21 @@ def published_mfu(ax=None):
     span = runs.mfu_range()
     ax = _axes(ax, (7, 0.32 * len(span.runs) + 2.2))
     colors = dict(zip(dict.fromkeys(r.basis for r in span.runs), ("#4c72b0", "#c44e52", "#55a868", "#8172b2")))
-    ax.axvspan(30, 50, color="#dd8452", alpha=0.18, label="seed 000: 30-50%")
-    ax.axvspan(40, 60, color="#937860", alpha=0.10, label="seed 004: 40-60%")
+    ax.axvspan(30, 50, color="#dd8452", alpha=0.18, label=_("seed 000: 30-50%"))
+    ax.axvspan(40, 60, color="#937860", alpha=0.10, label=_("seed 004: 40-60%"))
     labelled = set()
     for y, run in enumerate(span.runs):
-        label = None if run.basis in labelled else f"from {run.basis}"
+        label = None if run.basis in labelled else _("from {basis}").format(basis=run.basis)
         labelled.add(run.basis)
         ax.barh(y, run.mfu * 100, color=colors[run.basis], label=label)
         ax.text(run.mfu * 100, y, f" {format_percent(run.mfu, 0)}", va="center", fontsize=8)
     ax.set_yticks(range(len(span.runs)), [r.name for r in span.runs])
     ax.invert_yaxis()
     ax.set_xlim(0, 70)
-    ax.set_xlabel("implied MFU, % (6·N FLOPs per token)")
-    ax.set_title(f"published runs: {format_percent(span.low.mfu, 0)} ({span.low.name}) to "
-                 f"{format_percent(span.high.mfu, 0)} ({span.high.name}), "
-                 f"median {format_percent(span.median, 0)}", fontsize=9)
+    ax.set_xlabel(_("implied MFU, % (6·N FLOPs per token)"))
+    ax.set_title(_("published runs: {low} ({low_name}) to {high} ({high_name}), median {median}").format(
+        low=format_percent(span.low.mfu, 0), low_name=span.low.name, high=format_percent(span.high.mfu, 0),
+        high_name=span.high.name, median=format_percent(span.median, 0)), fontsize=9)
     ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.45, -0.18))
     return ax
 
@@ -75,15 +80,16 @@ def decode_speed(model, gpus, batch=1, seq_len=1024, weights="bf16", ax=None):
         rows = [i for i, e in enumerate(estimates) if e.bound == bound]
         if rows:
             ax.barh(rows, [estimates[i].tokens_per_s for i in rows], color=color,
-                    label=f"{bound}-bound")
+                    label=_(BOUNDS[bound]))
     for y, e in enumerate(estimates):
         ax.text(e.tokens_per_s, y, f" {format_int(e.tokens_per_s)}", va="center", fontsize=8)
     ax.set_yticks(range(len(names)), names)
     ax.invert_yaxis()
     ax.set_xlim(0, max(e.tokens_per_s for e in estimates) * 1.15)
-    ax.set_xlabel("tokens/s per GPU")
+    ax.set_xlabel(_("tokens/s per GPU"))
     name = m.config_from(model).name or model
-    ax.set_title(f"{name} in {weights}: decode speed, batch {batch}, {seq_len:,}-token context", fontsize=10)
+    ax.set_title(_("{name} in {weights}: decode speed, batch {batch}, {seq_len}-token context").format(
+        name=name, weights=weights, batch=batch, seq_len=f"{seq_len:,}"), fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
     return ax
 
@@ -96,7 +102,8 @@ def mfu_by_year(ax=None):
     span = runs.mfu_range()
     ax = _axes(ax, (8, 4.4))
     ax.axhspan(span.assume[0] * 100, span.assume[1] * 100, color="#dd8452", alpha=0.18,
-               label=f"middle half: {format_percent(span.assume[0], 0)} to {format_percent(span.assume[1], 0)}")
+               label=_("middle half: {low} to {high}").format(low=format_percent(span.assume[0], 0),
+                                                              high=format_percent(span.assume[1], 0)))
     kinds = list(dict.fromkeys(r.hardware for r in runs.RUNS))
     style = {kind: (marker, color) for kind, marker, color in
              zip(kinds, "osD^vP*X", ("#8c8c8c", "#4c72b0", "#55a868", "#8172b2", "#c44e52", "#dd8452", "#937860"))}
@@ -112,9 +119,10 @@ def mfu_by_year(ax=None):
     ax.set_xticks(sorted({r.year for r in runs.RUNS}))
     ax.set_xlim(min(in_year) - 0.5, max(in_year) + 0.9)
     ax.set_ylim(0, 62)
-    ax.set_xlabel("year of the run")
-    ax.set_ylabel("implied MFU, % (6·N FLOPs per token)")
-    ax.set_title(f"{len(runs.RUNS)} published runs: median {format_percent(span.median, 0)}", fontsize=9)
+    ax.set_xlabel(_("year of the run"))
+    ax.set_ylabel(_("implied MFU, % (6·N FLOPs per token)"))
+    ax.set_title(_("{n} published runs: median {median}").format(n=len(runs.RUNS),
+                                                                  median=format_percent(span.median, 0)), fontsize=9)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     return ax
 
@@ -130,13 +138,14 @@ def roofline(model, gpu, seq_len=2048, weights="bf16", ax=None):
                                       gpu)])
     estimates = [plans.decode_estimate(model, gpu, batch=int(b), seq_len=seq_len, weights=weights)
                  for b in batches]
-    ax.plot(batches, [b / e.memory_seconds for b, e in zip(batches, estimates)], "--", label="memory bound")
-    ax.plot(batches, [b / e.compute_seconds for b, e in zip(batches, estimates)], "--", label="compute bound")
-    ax.plot(batches, [e.tokens_per_s for e in estimates], "o-", color="black", label="roofline")
+    ax.plot(batches, [b / e.memory_seconds for b, e in zip(batches, estimates)], "--", label=_("memory bound"))
+    ax.plot(batches, [b / e.compute_seconds for b, e in zip(batches, estimates)], "--", label=_("compute bound"))
+    ax.plot(batches, [e.tokens_per_s for e in estimates], "o-", color="black", label=_("roofline"))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel("batch (sequences decoded together)")
+    ax.set_xlabel(_("batch (sequences decoded together)"))
     ax.set_ylabel("tokens/s")
-    ax.set_title(f"{model} on {gpu}, {seq_len:,}-token context, {weights}", fontsize=10)
+    ax.set_title(_("{model} on {gpu}, {seq_len}-token context, {weights}").format(
+        model=model, gpu=gpu, seq_len=f"{seq_len:,}", weights=weights), fontsize=10)
     ax.legend(fontsize=8)
     return ax

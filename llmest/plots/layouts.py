@@ -4,6 +4,7 @@ best layout as the GPUs grow."""
 from __future__ import annotations
 
 from .._validate import InputError, quote
+from ..i18n import _
 from ..units import format_percent
 from .base import axes as _axes
 
@@ -18,23 +19,24 @@ def layout_search(found, ax=None):
         raise InputError("found", f"found == {quote(found)}, must be what plans.search_layouts returns.")
     ax = _axes(ax, (7, 4.2))
     c = found.columns
-    for rows, color, label in ((c["fits"], "#4c72b0", "fits"), (~c["fits"], "#c44e52", "does not fit")):
+    for rows, color, label in ((c["fits"], "#4c72b0", _("fits")), (~c["fits"], "#c44e52", _("does not fit"))):
         if rows.any():
             ax.scatter(c["memory_per_gpu_bytes"][rows] / 1e9, c["step_time_s"][rows], s=4, alpha=0.4, color=color,
                        label=f"{label} ({rows.sum():,})", linewidths=0)
     usable = hardware.gpu(found.gpu).memory_bytes * (1 - found.settings["margin"])
-    ax.axvline(usable / 1e9, color="black", linestyle="--", linewidth=1, label="usable memory")
+    ax.axvline(usable / 1e9, color="black", linestyle="--", linewidth=1, label=_("usable memory"))
     best = found.best
     if best:
         ax.plot(best["memory_per_gpu_bytes"] / 1e9, best["step_time_s"], "o", markersize=10, markerfacecolor="none",
                 markeredgecolor="#b00020", markeredgewidth=2,
-                label=f"fastest that fits: TP {best['tp']} CP {best['cp']} PP {best['pp']} DP {best['dp']}, "
-                      f"ZeRO-{best['zero']}")
+                label=_("fastest that fits: TP {tp} CP {cp} PP {pp} DP {dp}, ZeRO-{zero}").format(
+                    tp=best["tp"], cp=best["cp"], pp=best["pp"], dp=best["dp"], zero=best["zero"]))
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("memory per GPU (GB)")
-    ax.set_ylabel("step time (s)")
-    ax.set_title(f"{found.model} on {found.gpus:,} × {found.gpu}: {len(found):,} layouts")
+    ax.set_xlabel(_("memory per GPU (GB)"))
+    ax.set_ylabel(_("step time (s)"))
+    ax.set_title(_("{model} on {gpus} × {gpu}: {n} layouts").format(model=found.model, gpus=f"{found.gpus:,}",
+                                                                    gpu=found.gpu, n=f"{len(found):,}"))
     ax.legend(fontsize=8, loc="upper right")
     return ax
 
@@ -51,7 +53,7 @@ def mfu_by_gpus(searches, ax=None):
         ax.annotate(f"{format_percent(b['mfu'], 0)}\nTP{b['tp']} PP{b['pp']} DP{b['dp']}", (n, b["mfu"] * 100),
                     textcoords="offset points", xytext=(0, 8), ha="center", fontsize=7)
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("GPUs (the same global batch)")
-    ax.set_ylabel("MFU of the best layout (%)")
+    ax.set_xlabel(_("GPUs (the same global batch)"))
+    ax.set_ylabel(_("MFU of the best layout (%)"))
     ax.set_ylim(0, max(b["mfu"] for _, b in best) * 130)
     return ax

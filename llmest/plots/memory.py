@@ -7,8 +7,9 @@ import numpy as np
 
 from .. import model as m
 from .._validate import InputError, quote
+from ..i18n import _
 from ..units import format_bytes, format_number, format_percent
-from .base import MEMORY_COLORS, axes as _axes
+from .base import MEMORY_COLORS, axes as _axes, part_label
 
 
 def memory_stacks(breakdowns: dict, gpu=None, ax=None, margin=None, xmax=None):
@@ -27,14 +28,14 @@ def memory_stacks(breakdowns: dict, gpu=None, ax=None, margin=None, xmax=None):
     for part, color in MEMORY_COLORS.items():
         values = np.array([b.parts.get(part, 0) / 1e9 for b in breakdowns.values()])
         if values.any():
-            ax.barh(labels, values, left=left, color=color, label=part.replace("_", " "))
+            ax.barh(labels, values, left=left, color=color, label=part_label(part))
             left += values
     if gpu is not None:
         card = hardware.gpu(gpu)
         ax.axvline(card.memory_bytes / 1e9, color="black", lw=1,
                    label=f"{card.name}: {card.memory_text}")
         ax.axvline(plans.usable_bytes(gpu, margin) / 1e9, color="black", lw=1, ls="--",
-                   label=f"usable ({format_percent(1 - margin, 0)})")
+                   label=_("usable ({share})").format(share=format_percent(1 - margin, 0)))
     # room for the totals' labels beyond the longest bar (or the GPU's line)
     ax.set_xlim(0, xmax if xmax is not None else 1.15 * max(ax.get_xlim()[1], left.max()))
     end = ax.get_xlim()[1]
@@ -44,7 +45,7 @@ def memory_stacks(breakdowns: dict, gpu=None, ax=None, margin=None, xmax=None):
                 ha="right" if over else "left", fontsize=8, color="white" if over else "black",
                 bbox=None if over else dict(facecolor="white", edgecolor="none", pad=0.3, alpha=0.8))
     ax.invert_yaxis()
-    ax.set_xlabel("GB per GPU")
+    ax.set_xlabel(_("GB per GPU"))
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     return ax
 
@@ -77,7 +78,8 @@ def memory_by_zero_stage(model, gpu="A100 80GB", stages=(0, 1, 2, 3), ax=None, *
     plan = _plans_by("stages", {f"ZeRO-{z}": z for z in stages},
                      lambda zero: plans.training_memory(model, zero=zero, **settings), own=("zero",))
     ax = memory_stacks(plan, gpu=gpu, ax=ax)
-    ax.set_title(f"{m.config_from(model).name or model}: memory per GPU by ZeRO stage", fontsize=10)
+    ax.set_title(_("{model}: memory per GPU by ZeRO stage").format(model=m.config_from(model).name or model),
+                 fontsize=10)
     return ax
 
 
@@ -93,8 +95,9 @@ def parallel_layouts(model, layouts: dict, gpu="A100 80GB", ax=None, xmax=None, 
     found = _plans_by("layouts", layouts, plan, own=("zero", "dp", "tp", "pp"))
     xmax = 2 * hardware.gpu(gpu).memory_bytes / 1e9 if xmax is None else xmax
     ax = memory_stacks(found, gpu=gpu, ax=ax, xmax=xmax)
-    ax.set_title(f"{m.config_from(model).name or model}: memory per GPU by layout", fontsize=10)
-    ax.set_yticks(range(len(found)), [f"{name}, {b.gpus} GPUs" for name, b in found.items()])
+    ax.set_title(_("{model}: memory per GPU by layout").format(model=m.config_from(model).name or model), fontsize=10)
+    ax.set_yticks(range(len(found)), [_("{name}, {gpus} GPUs").format(name=name, gpus=b.gpus)
+                                      for name, b in found.items()])
     return ax
 
 
@@ -110,20 +113,19 @@ def bytes_per_param(optimizers=None, conventions=None, axes=None):
             raise InputError(param, f"{param} == [], must name at least one.")
     states = {o: [mem.state_bytes_per_param(c, o) for c in conventions] for o in optimizers}
     if axes is None:
-        _, axes = plt.subplots(1, len(optimizers), figsize=(10, 0.4 * len(conventions) + 1.6), sharex=True,
-                               sharey=True, layout="constrained", squeeze=False)
-        axes = axes[0]
+        axes = plt.subplots(1, len(optimizers), figsize=(10, 0.4 * len(conventions) + 1.6), sharex=True,
+                            sharey=True, layout="constrained", squeeze=False)[1][0]
     parts = (("weights", "weights"), ("master", "master"), ("grads", "gradients"), ("optimizer", "optimizer"))
     for ax, optimizer in zip(axes, optimizers):
         left = np.zeros(len(conventions))
         for field, part in parts:
             values = np.array([getattr(s, field) for s in states[optimizer]])
-            ax.barh(conventions, values, left=left, color=MEMORY_COLORS[part], label=part)
+            ax.barh(conventions, values, left=left, color=MEMORY_COLORS[part], label=part_label(part))
             left += values
         for y, s in enumerate(states[optimizer]):
             ax.text(s.total, y, f" {format_number(s.total)}", va="center", fontsize=8)
         ax.set_title(optimizer, fontsize=10)
-        ax.set_xlabel("bytes per parameter")
+        ax.set_xlabel(_("bytes per parameter"))
     axes[0].invert_yaxis()
     axes[0].set_xlim(0, max(s.total for row in states.values() for s in row) * 1.25)
     axes[0].legend(fontsize=7, loc="lower right")
@@ -136,27 +138,30 @@ def activations_vs_sequence(cfg, micro_batch=1, ax=None):
 
     ax = _axes(ax, (7, 4))
     seqs = np.array([512, 1024, 2048, 4096, 8192, 16384, 32768])
-    settings = [("no recomputation", dict(recompute="none", flash=False)),
-                ("FlashAttention (= selective)", dict(recompute="none", flash=True)),
-                ("full recomputation", dict(recompute="full", flash=True))]
+    settings = [(_("no recomputation"), dict(recompute="none", flash=False)),
+                (_("FlashAttention (= selective)"), dict(recompute="none", flash=True)),
+                (_("full recomputation"), dict(recompute="full", flash=True))]
     for label, kw in settings:
         values = [mem.activations_per_gpu(cfg, micro_batch, int(s), **kw) / 1e9 for s in seqs]
         ax.plot(seqs, values, "o-", label=label)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel("sequence length (tokens)")
-    ax.set_ylabel(f"activations, GB (micro-batch {micro_batch})")
-    ax.set_title(f"{cfg.name}: the S² attention scores dominate without FlashAttention", fontsize=10)
+    ax.set_xlabel(_("sequence length (tokens)"))
+    ax.set_ylabel(_("activations, GB (micro-batch {micro_batch})").format(micro_batch=micro_batch))
+    ax.set_title(_("{name}: the S² attention scores dominate without FlashAttention").format(name=cfg.name),
+                 fontsize=10)
     ax.legend(fontsize=8)
     return ax
 
 
 def _kv_label(name, cfg) -> str:
     if cfg.is_mla:
-        return f"{name} (MLA: latent {cfg.kv_lora_rank} + rotary {cfg.qk_rope_head_dim} a layer)"
-    window = (f", {cfg.local_layers} of {cfg.num_layers} layers in a {cfg.local_window:,}-token window"
-              if cfg.local_layers else "")
-    return f"{name} ({cfg.attention_kind}, {cfg.num_kv_heads} KV heads{window})"
+        return _("{name} (MLA: latent {rank} + rotary {rope} a layer)").format(name=name, rank=cfg.kv_lora_rank,
+                                                                                rope=cfg.qk_rope_head_dim)
+    window = (_(", {local} of {layers} layers in a {window}-token window").format(
+        local=cfg.local_layers, layers=cfg.num_layers, window=f"{cfg.local_window:,}") if cfg.local_layers else "")
+    return _("{name} ({kind}, {kv_heads} KV heads{window})").format(name=name, kind=cfg.attention_kind,
+                                                                    kv_heads=cfg.num_kv_heads, window=window)
 
 
 def kv_cache_vs_tokens(models, batch=1, ax=None, max_tokens=32768):
@@ -168,7 +173,7 @@ def kv_cache_vs_tokens(models, batch=1, ax=None, max_tokens=32768):
     for name in models:
         cfg = m.preset(name)
         ax.plot(tokens, [mem.kv_cache_bytes_for(cfg, t, batch) / 1e9 for t in tokens], label=_kv_label(name, cfg))
-    ax.set_xlabel("tokens in context")
-    ax.set_ylabel(f"KV cache, GB (batch {batch}, BF16)")
+    ax.set_xlabel(_("tokens in context"))
+    ax.set_ylabel(_("KV cache, GB (batch {batch}, BF16)").format(batch=batch))
     ax.legend(fontsize=8)
     return ax

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import model as m
+from ..i18n import _
 from ..units import format_percent
-from .base import PART_COLORS, axes as _axes
+from .base import PART_COLORS, axes as _axes, part_label
 
 
 def part_shares(names, ax=None):
@@ -17,11 +18,11 @@ def part_shares(names, ax=None):
     for part in m.PARTS:
         shares = np.array([c.parts[part] / c.total for c in counts])
         if shares.any():
-            ax.barh(names, shares, left=left, color=PART_COLORS[part], label=part.replace("_", " "))
+            ax.barh(names, shares, left=left, color=PART_COLORS[part], label=part_label(part))
             left += shares
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
-    ax.set_xlabel("share of all parameters")
+    ax.set_xlabel(_("share of all parameters"))
     ax.legend(ncol=4, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(names) < 6 else -0.15))
     return ax
 
@@ -43,8 +44,8 @@ def rule_error(names, ax=None):
                 fontsize=8)
     span = max(abs(errors).max() * 100 * 1.4, 5)
     ax.set_xlim(-span, span)
-    ax.set_xlabel("rule − exact, % of exact")
-    ax.set_title("the rule L·12·H² + V·H against each model's exact count", fontsize=10)
+    ax.set_xlabel(_("rule − exact, % of exact"))
+    ax.set_title(_("the rule L·12·H² + V·H against each model's exact count"), fontsize=10)
     return ax
 
 
@@ -59,9 +60,9 @@ def size_table_curves(rows, vocab_size=32000, ax=None):
         ax.plot([h, h], [low / 1e9, high / 1e9], color=line.get_color(), lw=6, alpha=0.35)
         ax.plot(h, m.rule_params(h, layers, vocab_size) / 1e9, "o", color=line.get_color())
         ax.annotate(label, (h, high / 1e9), textcoords="offset points", xytext=(-10, 6), fontsize=8)
-    ax.set_xlabel("hidden size H")
-    ax.set_ylabel("parameters (billions)")
-    ax.set_title("dots: the rule at the table's L and H; bands: the table's stated range", fontsize=9)
+    ax.set_xlabel(_("hidden size H"))
+    ax.set_ylabel(_("parameters (billions)"))
+    ax.set_title(_("dots: the rule at the table's L and H; bands: the table's stated range"), fontsize=9)
     ax.legend(fontsize=8)
     return ax
 

@@ -10,10 +10,15 @@ from .. import _validate as v
 from .. import hardware
 from .. import memory as mem
 from .. import plans
+from ..i18n import N_, _
 from ..units import format_bytes, format_count, format_flops, format_int, format_percent, format_usd, parse_count
 from ..limits import check_plausible
 from .form import Form, field_style, gpu_field, in_slider, model_field, option, price_field, text, whole
 from .render import svg_chart
+
+
+# What bounds a decoding step, as a summary says it.
+BOUNDS = {"memory": N_("memory-bound"), "compute": N_("compute-bound")}
 
 
 class TrainingPlanner(Form):
@@ -28,15 +33,16 @@ class TrainingPlanner(Form):
         style, layout = field_style()
         inputs = {
             "model": model_field(model),
-            "params": w.Text(value=text("params", params), placeholder="e.g. 7B, or empty",
-                             description="parameters N", style=style, layout=layout),
-            "tokens": w.Text(value=text("tokens", tokens), description="training tokens", style=style, layout=layout),
-            "seq_len": w.Text(value=text("seq_len", seq_len), placeholder="e.g. 4096, or empty",
-                              description="sequence length", style=style, layout=layout),
+            "params": w.Text(value=text("params", params), placeholder=_("e.g. 7B, or empty"),
+                             description=_("parameters N"), style=style, layout=layout),
+            "tokens": w.Text(value=text("tokens", tokens), description=_("training tokens"), style=style,
+                             layout=layout),
+            "seq_len": w.Text(value=text("seq_len", seq_len), placeholder=_("e.g. 4096, or empty"),
+                              description=_("sequence length"), style=style, layout=layout),
             "gpu": gpu_field(gpu),
-            "gpus": w.IntText(value=whole("gpus", gpus), description="GPUs", style=style, layout=layout),
+            "gpus": w.IntText(value=whole("gpus", gpus), description=_("GPUs"), style=style, layout=layout),
             "mfu": w.FloatSlider(value=in_slider("mfu", mfu, *self.MFU_RANGE), min=self.MFU_RANGE[0],
-                                 max=self.MFU_RANGE[1], step=0.01, description="MFU", style=style,
+                                 max=self.MFU_RANGE[1], step=0.01, description=_("MFU"), style=style,
                                  layout=layout, continuous_update=False, readout_format=".0%"),
             "price": price_field(price),
         }
@@ -66,24 +72,28 @@ class TrainingPlanner(Form):
             price_per_gpu_hour=value["price"], seq_len=seq_len)
         self.result = dict(flops=est.flops, days=est.days, gpu_hours=est.gpu_hours, cost=est.cost_usd)
         low, high = est.days_with_margin
-        n_from = (f"<br><small>{html.escape(est.n_params_from)}. Type a count under 'parameters' (e.g. 7B, as the "
-                  "material's exercises do) to use it instead; the hours scale with N.</small>"
-                  if est.n_params_from else "")
-        flops = (f"6·N·D = 6 × {format_count(est.n_params)} × {format_count(est.tokens)} = "
-                 f"<b>{format_flops(est.flops)}</b> FLOPs" if est.seq_len is None else
-                 f"6·N·D + attention at {est.seq_len:,} tokens = {format_flops(est.matmul_flops)} + "
-                 f"{format_flops(est.attention_flops)} = <b>{format_flops(est.flops)}</b> FLOPs (the MFU counts the "
-                 f"attention; on 6·N·D alone it is {format_percent(est.mfu_without_attention, 1)})")
-        self.summary.value = (
-            f"{flops}<br><b>{est.days:,.1f} days</b> on {est.gpus:,} × {est.gpu} ({low:,.1f}-{high:,.1f} with the "
-            f"{plans.TIME_MARGIN_TEXT} margin) · {format_int(est.gpu_hours)} GPU-hours · "
-            f"<b>{format_usd(est.cost_usd)}</b> at "
-            f"${est.price_per_gpu_hour:g}/GPU-hour{n_from}")
+        n_from = ("<br><small>{}. {}</small>".format(html.escape(est.n_params_from), _(
+            "Type a count under 'parameters' (e.g. 7B, as the material's exercises do) to use it instead; the hours "
+            "scale with N.")) if est.n_params_from else "")
+        flops = (_("6·N·D = 6 × {n} × {d} = <b>{flops}</b> FLOPs").format(
+            n=format_count(est.n_params), d=format_count(est.tokens), flops=format_flops(est.flops))
+            if est.seq_len is None else
+            _("6·N·D + attention at {seq_len} tokens = {matmul} + {attention} = <b>{flops}</b> FLOPs (the MFU counts "
+              "the attention; on 6·N·D alone it is {mfu})").format(
+                seq_len=f"{est.seq_len:,}", matmul=format_flops(est.matmul_flops),
+                attention=format_flops(est.attention_flops), flops=format_flops(est.flops),
+                mfu=format_percent(est.mfu_without_attention, 1)))
+        self.summary.value = flops + "<br>" + _(
+            "<b>{days} days</b> on {gpus} × {gpu} ({low}-{high} with the {margin} margin) · {gpu_hours} GPU-hours · "
+            "<b>{cost}</b> at ${price}/GPU-hour").format(
+            days=f"{est.days:,.1f}", gpus=f"{est.gpus:,}", gpu=est.gpu, low=f"{low:,.1f}", high=f"{high:,.1f}",
+            margin=plans.TIME_MARGIN_TEXT, gpu_hours=format_int(est.gpu_hours), cost=format_usd(est.cost_usd),
+            price=f"{est.price_per_gpu_hour:g}") + n_from
         counts = [2 ** k for k in range(3, 15)]
         series = [(counts, [est.days_on(g, mfu) for g in counts], color,
-                   f"MFU {format_percent(mfu, 0)}")
+                   _("MFU {mfu}").format(mfu=format_percent(mfu, 0)))
                   for mfu, color in ((est.mfu, "#4c72b0"), (0.6, "#55a868"), (0.2, "#c44e52"))]
-        self.chart.value = svg_chart(series, "GPUs", "days", marker=(est.gpus, est.days))
+        self.chart.value = svg_chart(series, _("GPUs"), _("days"), marker=(est.gpus, est.days))
 
 
 class RooflineExplorer(Form):
@@ -99,13 +109,14 @@ class RooflineExplorer(Form):
         inputs = {
             "model": model_field(model),
             "gpu": gpu_field(gpu),
-            "weights": w.Dropdown(options=list(mem.WEIGHT_FORMATS), description="weights", style=style, layout=layout,
+            "weights": w.Dropdown(options=list(mem.WEIGHT_FORMATS), description=_("weights"), style=style,
+                                  layout=layout,
                                   value=option("weights", weights, mem.WEIGHT_FORMATS)),
-            "context": w.IntText(value=whole("context", context), description="context tokens", style=style,
+            "context": w.IntText(value=whole("context", context), description=_("context tokens"), style=style,
                                  layout=layout),
             "batch": w.IntSlider(value=v.check_int("batch", batch, minimum=low, maximum=high), min=low, max=high,
-                                 description="batch", style=style, layout=layout, continuous_update=False),
-            "tp": w.IntText(value=1, description="tensor parallel", style=style, layout=layout),
+                                 description=_("batch"), style=style, layout=layout, continuous_update=False),
+            "tp": w.IntText(value=1, description=_("tensor parallel"), style=style, layout=layout),
             "price": price_field(price),
         }
         self.summary, self.chart = w.HTML(), w.HTML()
@@ -130,19 +141,22 @@ class RooflineExplorer(Form):
             weights=value["weights"], tp=value["tp"], price_per_gpu_hour=value["price"])
         est = self.estimate = serving.decode
         per_gpu, fits, dollars = serving.memory, serving.fits, serving.usd_per_million_tokens
-        self.summary.value = (
-            f"step {est.step_seconds * 1e3:.2f} ms (memory {est.memory_seconds * 1e3:.2f} ms, compute "
-            f"{est.compute_seconds * 1e3:.2f} ms): <b>{est.bound}-bound</b> · <b>{est.tokens_per_s:,.0f} tokens/s</b>"
-            f" · ${dollars:,.2f} per million tokens<br>memory per GPU {format_bytes(per_gpu.total)}: "
-            + ('<span style="color:#1b7f3b">fits</span>' if fits else
-               '<span style="color:#b00020">does not fit</span>') + f" with {format_percent(serving.margin, 0)} kept "
-                                                                    "free")
+        fit = ('<span style="color:#1b7f3b">{}</span>'.format(_("fits")) if fits else
+               '<span style="color:#b00020">{}</span>'.format(_("does not fit")))
+        self.summary.value = _(
+            "step {step} ms (memory {memory} ms, compute {compute} ms): <b>{bound}</b> · <b>{speed} tokens/s</b> · "
+            "${dollars} per million tokens<br>memory per GPU {per_gpu}: {fit} with {margin} kept free").format(
+            step=f"{est.step_seconds * 1e3:.2f}", memory=f"{est.memory_seconds * 1e3:.2f}",
+            compute=f"{est.compute_seconds * 1e3:.2f}", bound=_(BOUNDS[est.bound]), speed=f"{est.tokens_per_s:,.0f}",
+            dollars=f"{dollars:,.2f}", per_gpu=format_bytes(per_gpu.total), fit=fit,
+            margin=format_percent(serving.margin, 0))
         batches = [2 ** k for k in range(0, 11)]
         estimates = [at(b) for b in batches]
-        series = [(batches, [e.tokens_per_s for e in estimates], "#4c72b0", "tokens/s (roofline)"),
-                  (batches, [b / e.memory_seconds for b, e in zip(batches, estimates)], "#dd8452", "memory bound"),
-                  (batches, [b / e.compute_seconds for b, e in zip(batches, estimates)], "#55a868", "compute bound")]
-        self.chart.value = svg_chart(series, "batch", "tokens/s", marker=(value["batch"], est.tokens_per_s))
+        series = [(batches, [e.tokens_per_s for e in estimates], "#4c72b0", _("tokens/s (roofline)")),
+                  (batches, [b / e.memory_seconds for b, e in zip(batches, estimates)], "#dd8452", _("memory bound")),
+                  (batches, [b / e.compute_seconds for b, e in zip(batches, estimates)], "#55a868",
+                   _("compute bound"))]
+        self.chart.value = svg_chart(series, _("batch"), "tokens/s", marker=(value["batch"], est.tokens_per_s))
 
 
 def training_planner(**kwargs) -> TrainingPlanner:

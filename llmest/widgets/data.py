@@ -6,10 +6,15 @@ import ipywidgets as w
 
 from .. import data as dt
 from .. import plans
+from ..i18n import N_, _
 from ..units import format_bytes, format_count, format_percent, parse_count
 from ..limits import check_plausible
 from .form import Form, field_style, in_slider, option, real, text
 from .render import svg_chart
+
+
+# The languages of the mix, as a summary names them.
+LANGUAGES = {"english": N_("english"), "chinese": N_("chinese"), "code": N_("code")}
 
 
 class DataPlanner(Form):
@@ -19,19 +24,18 @@ class DataPlanner(Form):
                  cleaning_yield=dt.WORKING_CLEANING_YIELD):
         style, layout = field_style()
 
-        def share(name, value, low=0.0, label=None):
+        def share(name, value, label, low=0.0):
             return w.FloatSlider(value=in_slider(name, value, low, 1), min=low, max=1, step=0.05, style=style,
-                                 description=label or f"{name.capitalize()} share", layout=layout,
-                                 continuous_update=False, readout_format=".0%")
+                                 description=label, layout=layout, continuous_update=False, readout_format=".0%")
 
         inputs = {
-            "params": w.Text(value=text("params", params), description="parameters", style=style, layout=layout),
+            "params": w.Text(value=text("params", params), description=_("parameters"), style=style, layout=layout),
             "tokens_per_param": w.FloatText(value=real("tokens_per_param", tokens_per_param),
-                                            description="tokens per parameter", style=style, layout=layout),
-            "english": share("english", english),
-            "chinese": share("chinese", chinese),
-            "code": share("code", code, label="code share"),
-            "cleaning_yield": share("cleaning_yield", cleaning_yield, 0.05, "cleaning yield"),
+                                            description=_("tokens per parameter"), style=style, layout=layout),
+            "english": share("english", english, _("English share")),
+            "chinese": share("chinese", chinese, _("Chinese share")),
+            "code": share("code", code, _("code share")),
+            "cleaning_yield": share("cleaning_yield", cleaning_yield, _("cleaning yield"), 0.05),
         }
         self.summary = w.HTML()
         self.summary.add_class("llmest-data-summary")
@@ -53,7 +57,7 @@ class DataPlanner(Form):
             return str(err)
         total = sum(self.inputs[name].value for name in self.SHARES)
         digits = 0 if abs(total - 1) >= 0.005 else 2  # never "add up to 100%" for a total just off it
-        return f"shares add up to {format_percent(total, digits)}; set them to add up to 100%."
+        return _("shares add up to {total}; set them to add up to 100%.").format(total=format_percent(total, digits))
 
     def _update(self):
         value = {name: box.value for name, box in self.inputs.items()}
@@ -64,13 +68,15 @@ class DataPlanner(Form):
             mix={language: value[language] for language in self.SHARES},
             cleaning_yield=value["cleaning_yield"])
         self.result = dict(tokens=est.tokens, cleaned=est.cleaned_bytes, raw=est.raw_bytes)
-        rows = "".join(f"<li>{language}: {format_bytes(b)} cleaned, at {format_count(est.rates[language])} tokens "
-                       "per GB</li>" for language, b in est.cleaned.items())
-        self.summary.value = (f"<b>{format_count(est.tokens)} tokens</b> ({est.tokens_per_param:g} per parameter)"
-                              f"<ul>{rows}</ul>in all <b>{format_bytes(est.cleaned_bytes)}</b> of cleaned text, "
-                              f"<b>{format_bytes(est.raw_bytes)}</b> of raw crawl at a "
-                              f"{format_percent(est.cleaning_yield, 0)} "
-                              "yield")
+        rows = "".join("<li>{}</li>".format(_("{language}: {cleaned} cleaned, at {rate} tokens per GB").format(
+            language=_(LANGUAGES.get(language, language)), cleaned=format_bytes(b),
+            rate=format_count(est.rates[language]))) for language, b in est.cleaned.items())
+        self.summary.value = _(
+            "<b>{tokens} tokens</b> ({ratio} per parameter)<ul>{rows}</ul>in all <b>{cleaned}</b> of cleaned text, "
+            "<b>{raw}</b> of raw crawl at a {share} yield").format(
+            tokens=format_count(est.tokens), ratio=f"{est.tokens_per_param:g}", rows=rows,
+            cleaned=format_bytes(est.cleaned_bytes), raw=format_bytes(est.raw_bytes),
+            share=format_percent(est.cleaning_yield, 0))
 
 
 class ScalingExplorer(Form):
@@ -80,9 +86,9 @@ class ScalingExplorer(Form):
         style, layout = field_style()
         inputs = {
             "flops": w.FloatLogSlider(value=in_slider("flops", flops, 1e18, 1e27), base=10, min=18, max=27, step=0.1,
-                                      description="FLOP budget", style=style, layout=layout, continuous_update=False,
+                                      description=_("FLOP budget"), style=style, layout=layout, continuous_update=False,
                                       readout_format=".2e"),
-            "fit": w.Dropdown(options=list(dt.FITS), value=option("fit", fit, dt.FITS), description="loss fit",
+            "fit": w.Dropdown(options=list(dt.FITS), value=option("fit", fit, dt.FITS), description=_("loss fit"),
                               style=style, layout=layout),
         }
         self.summary, self.chart = w.HTML(), w.HTML()
@@ -99,13 +105,15 @@ class ScalingExplorer(Form):
         law = dt.fit(self.inputs["fit"].value)
         n, d = self.optimum = law.optimal(budget)
         rule_n = dt.chinchilla_params_for_flops(budget)
-        self.summary.value = (
-            f"optimum: <b>N = {format_count(n)}</b>, <b>D = {format_count(d)}</b> tokens "
-            f"({d / n:,.1f} per parameter), loss {law.loss(n, d):.3f}<br>the {dt.TOKENS_PER_PARAM}× rule: N = "
-            f"{format_count(rule_n)}, D = {format_count(dt.chinchilla_tokens(rule_n))}")
+        self.summary.value = _(
+            "optimum: <b>N = {n}</b>, <b>D = {d}</b> tokens ({ratio} per parameter), loss {loss}<br>the {rule}× rule: "
+            "N = {rule_n}, D = {rule_d}").format(
+            n=format_count(n), d=format_count(d), ratio=f"{d / n:,.1f}", loss=f"{law.loss(n, d):.3f}",
+            rule=dt.TOKENS_PER_PARAM, rule_n=format_count(rule_n), rule_d=format_count(dt.chinchilla_tokens(rule_n)))
         sizes = [n * 10 ** (k / 10) for k in range(-13, 14)]
-        series = [(sizes, [law.loss(s, budget / (6 * s)) for s in sizes], "#4c72b0", "loss at this budget")]
-        self.chart.value = svg_chart(series, "parameters N", "fitted loss", marker=(n, law.loss(n, d)), y_log=False)
+        series = [(sizes, [law.loss(s, budget / (6 * s)) for s in sizes], "#4c72b0", _("loss at this budget"))]
+        self.chart.value = svg_chart(series, _("parameters N"), _("fitted loss"), marker=(n, law.loss(n, d)),
+                                     y_log=False)
 
 
 def data_planner(**kwargs) -> DataPlanner:

@@ -12,6 +12,7 @@ from .. import _validate as v
 from .. import hardware
 from .. import model as m
 from .._validate import InputError
+from ..i18n import _
 from ..limits import LIMITS, check_plausible
 from .render import error_html
 
@@ -141,6 +142,13 @@ def in_slider(name: str, value, low, high):
 FIT = "calc(100% - 2 * var(--jp-widgets-margin, 2px))"
 
 
+def choices(values) -> list:
+    """A toggle's options: each value shown by its label in the reader's language, (label, value) where they
+    differ, so that the value stays the library's name."""
+    pairs = [(_(value), value) for value in values]
+    return [value for label, value in pairs] if all(label == value for label, value in pairs) else pairs
+
+
 def row(*children) -> w.HBox:
     """A field and its message side by side, the message below on a screen too narrow for both."""
     return w.HBox(list(children), layout=w.Layout(flex_flow="row wrap", align_items="center"))
@@ -153,7 +161,7 @@ def field_style():
 
 def model_field(value):
     style, layout = field_style()
-    return w.Dropdown(options=list(m.PRESETS), value=option("model", value, m.PRESETS), description="model",
+    return w.Dropdown(options=list(m.PRESETS), value=option("model", value, m.PRESETS), description=_("model"),
                       style=style, layout=layout)
 
 
@@ -165,4 +173,4 @@ def gpu_field(value):
 
 def price_field(value):
     style, layout = field_style()
-    return w.FloatText(value=real("price", value), description="$ per GPU-hour", style=style, layout=layout)
+    return w.FloatText(value=real("price", value), description=_("$ per GPU-hour"), style=style, layout=layout)

@@ -10,6 +10,7 @@ import ipywidgets as w
 from .. import _validate as v
 from .. import comm, hardware
 from .. import plans
+from ..i18n import N_, _
 from ..memory import MEMORY_MARGIN
 from ..plans.layout_plan import COMPUTE_EFFICIENCY, OVERLAP
 from ..units import format_bytes, format_int, format_percent, parse_count
@@ -17,7 +18,8 @@ from .form import Form, field_style, gpu_field, in_slider, model_field, option, 
 from .render import svg_scatter
 
 SHOWN = 5
-_RECOMPUTE = {"none": "no recomputation", "selective": "selective recomputation", "full": "full recomputation"}
+_RECOMPUTE = {"none": N_("no recomputation"), "selective": N_("selective recomputation"),
+              "full": N_("full recomputation")}
 
 
 class LayoutExplorer(Form):
@@ -38,15 +40,15 @@ class LayoutExplorer(Form):
         inputs = {
             "model": model_field(model),
             "gpu": gpu_field(gpu),
-            "gpus": w.IntText(value=whole("gpus", gpus), description="GPUs", style=style, layout=layout),
-            "seq_len": w.IntText(value=whole("seq_len", seq_len), description="sequence length", style=style,
+            "gpus": w.IntText(value=whole("gpus", gpus), description=_("GPUs"), style=style, layout=layout),
+            "seq_len": w.IntText(value=whole("seq_len", seq_len), description=_("sequence length"), style=style,
                                  layout=layout),
-            "batch_tokens": w.Text(value=text("batch_tokens", batch_tokens), description="tokens per step",
-                                   placeholder="e.g. 4194304", style=style, layout=layout),
+            "batch_tokens": w.Text(value=text("batch_tokens", batch_tokens), description=_("tokens per step"),
+                                   placeholder=_("e.g. 4194304"), style=style, layout=layout),
             "schedule": w.Dropdown(options=list(comm.SCHEDULES), value=option("schedule", schedule, comm.SCHEDULES),
-                                   description="pipeline schedule", style=style, layout=layout),
-            "overlap": slider("overlap", overlap, "overlap", 0),
-            "efficiency": slider("efficiency", efficiency, "matmul efficiency", 0.05),
+                                   description=_("pipeline schedule"), style=style, layout=layout),
+            "overlap": slider("overlap", overlap, _("overlap"), 0),
+            "efficiency": slider("efficiency", efficiency, _("matmul efficiency"), 0.05),
         }
         self.summary, self.table, self.chart = w.HTML(), w.HTML(), w.HTML()
         self.summary.add_class("llmest-layout-summary")
@@ -62,38 +64,42 @@ class LayoutExplorer(Form):
         value = {name: box.value for name, box in self.inputs.items()}
         tokens = parse_count(value["batch_tokens"], "batch_tokens")
         if tokens != int(tokens):
-            raise v.InputError("batch_tokens", f"batch_tokens == {tokens:g}, must be a whole number of tokens.")
+            raise v.InputError("batch_tokens", _("batch_tokens == {tokens}, must be a whole number of tokens.").format(
+                tokens=f"{tokens:g}"))
         found = self.search = plans.search_layouts(
             value["model"], value["gpus"], value["gpu"], value["seq_len"], int(tokens), schedule=value["schedule"],
             overlap=value["overlap"], compute_efficiency=value["efficiency"])
         best = found.best
         usable = hardware.gpu(found.gpu).memory_bytes * (1 - MEMORY_MARGIN)
         if best is None:
-            self.summary.value = (f"{format_int(len(found))} layouts, <b>none fits</b> in "
-                                  f"{format_bytes(usable)} per GPU: more GPUs, or a smaller model.")
+            self.summary.value = _("{n} layouts, <b>none fits</b> in {usable} per GPU: more GPUs, or a smaller "
+                                   "model.").format(n=format_int(len(found)), usable=format_bytes(usable))
         else:
-            self.summary.value = (
-                f"{format_int(len(found))} layouts, {format_int(found.fitting)} fit. <b>Fastest that fits: TP "
-                f"{best['tp']} × CP {best['cp']} × PP {best['pp']} × DP {best['dp']}</b>, ZeRO-{best['zero']}, "
-                f"micro-batch {best['micro_batch']} ({best['micro_batches']} a step), "
-                f"{_RECOMPUTE[best['recompute']]}: step <b>{best['step_time_s']:.2f} s</b>, MFU "
-                f"<b>{format_percent(best['mfu'], 1)}"
-                f"</b>, {format_bytes(best['memory_per_gpu_bytes'])} per GPU")
+            self.summary.value = _(
+                "{n} layouts, {fitting} fit. <b>Fastest that fits: TP {tp} × CP {cp} × PP {pp} × DP {dp}</b>, "
+                "ZeRO-{zero}, micro-batch {micro_batch} ({micro_batches} a step), {recompute}: step <b>{step} s</b>, "
+                "MFU <b>{mfu}</b>, {memory} per GPU").format(
+                n=format_int(len(found)), fitting=format_int(found.fitting), tp=best["tp"], cp=best["cp"],
+                pp=best["pp"], dp=best["dp"], zero=best["zero"], micro_batch=best["micro_batch"],
+                micro_batches=best["micro_batches"], recompute=_(_RECOMPUTE[best["recompute"]]),
+                step=f"{best['step_time_s']:.2f}", mfu=format_percent(best["mfu"], 1),
+                memory=format_bytes(best["memory_per_gpu_bytes"]))
         self.table.value = _table(found.rows(SHOWN, tuple(found.columns)))
         c = found.columns
         groups = [(c["memory_per_gpu_bytes"][rows] / 1e9, c["step_time_s"][rows], color, label)
-                  for rows, color, label in ((c["fits"], "#4c72b0", "fits"), (~c["fits"], "#c44e52", "does not fit"))
-                  if rows.any()]
-        self.chart.value = svg_scatter(groups, "memory per GPU (GB)", "step time (s)",
+                  for rows, color, label in ((c["fits"], "#4c72b0", _("fits")),
+                                             (~c["fits"], "#c44e52", _("does not fit"))) if rows.any()]
+        self.chart.value = svg_scatter(groups, _("memory per GPU (GB)"), _("step time (s)"),
                                        marker=(best["memory_per_gpu_bytes"] / 1e9, best["step_time_s"]) if best
-                                       else None, x_line=(usable / 1e9, "usable"))
+                                       else None, x_line=(usable / 1e9, _("usable")))
 
 
 def _table(rows) -> str:
-    head = ("TP", "CP", "PP", "DP", "ZeRO", "micro-batch", "recompute", "TP in node", "memory/GPU", "step", "MFU",
-            "compute", "bubble", "comm. exposed")
+    head = ("TP", "CP", "PP", "DP", "ZeRO", _("micro-batch"), _("recompute"), _("TP in node"), _("memory/GPU"),
+            _("step"), "MFU", _("compute"), _("bubble"), _("comm. exposed"))
     cells = [(r["tp"], r["cp"], r["pp"], r["dp"], r["zero"], r["micro_batch"], r["recompute"],
-              "yes" if r["tp_in_node"] else "no", format_bytes(r["memory_per_gpu_bytes"]), f"{r['step_time_s']:.2f} s",
+              _("yes") if r["tp_in_node"] else _("no"), format_bytes(r["memory_per_gpu_bytes"]),
+              f"{r['step_time_s']:.2f} s",
               format_percent(r["mfu"], 1), f"{r['compute_s']:.2f} s", f"{r['bubble_s']:.2f} s",
               f"{r['exposed_comm_s']:.2f} s") for r in rows]
     th = "".join(f"<th style='padding:0 6px'>{h}</th>" for h in head)

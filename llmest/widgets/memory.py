@@ -11,9 +11,10 @@ from .. import memory as mem
 from .. import model as m
 from .. import plans
 from .._validate import InputError
+from ..i18n import N_, _
 from ..units import format_bytes, format_count
 from ..zero import OFFLOAD
-from .form import FIT, changed_field, check_limits, error_field, field_labels, labelled, option, row
+from .form import FIT, changed_field, choices, check_limits, error_field, field_labels, labelled, option, row
 from .render import error_html, memory_bar_html
 
 
@@ -32,27 +33,27 @@ class MemoryPlanner:
             return w.IntText(value=value, description=label, style=style, layout=small)
 
         self.inputs = {
-            "model": dropdown("model", list(m.PRESETS), option("model", model, m.PRESETS)),
-            "config": w.Textarea(placeholder="…or paste a config.json here",
+            "model": dropdown(_("model"), list(m.PRESETS), option("model", model, m.PRESETS)),
+            "config": w.Textarea(placeholder=_("…or paste a config.json here"),
                                  layout=w.Layout(width="32em", max_width=FIT, height="4em")),
-            "task": w.ToggleButtons(options=["training", "inference"], value="training"),
+            "task": w.ToggleButtons(options=choices([N_("training"), N_("inference")]), value="training"),
             "gpu": dropdown("GPU", list(hardware.CATALOG), option("gpu", gpu, hardware.CATALOG)),
-            "convention": dropdown("precision", list(mem.CONVENTIONS), "mixed"),
-            "optimizer": dropdown("optimizer", list(mem.OPTIMIZERS), "adamw"),
-            "micro_batch": number("micro-batch", 1),
-            "seq_len": number("sequence", 4096),
-            "recompute": dropdown("recomputation", list(mem.RECOMPUTE), "none"),
+            "convention": dropdown(_("precision"), list(mem.CONVENTIONS), "mixed"),
+            "optimizer": dropdown(_("optimizer"), list(mem.OPTIMIZERS), "adamw"),
+            "micro_batch": number(_("micro-batch"), 1),
+            "seq_len": number(_("sequence"), 4096),
+            "recompute": dropdown(_("recomputation"), list(mem.RECOMPUTE), "none"),
             "flash": w.Checkbox(value=True, description="FlashAttention", indent=False),
-            "zero": dropdown("ZeRO stage", [0, 1, 2, 3], 3),
-            "dp": number("data parallel", 8),
-            "tp": number("tensor parallel", 1),
-            "pp": number("pipeline parallel", 1),
-            "cp": number("context parallel", 1),
-            "ep": number("expert parallel", 1),
-            "offload": dropdown("CPU offload", list(OFFLOAD), "none"),
-            "weights": dropdown("weights", list(mem.WEIGHT_FORMATS), "bf16"),
-            "tokens": number("tokens / request", 2048),
-            "batch": number("requests", 1),
+            "zero": dropdown(_("ZeRO stage"), [0, 1, 2, 3], 3),
+            "dp": number(_("data parallel"), 8),
+            "tp": number(_("tensor parallel"), 1),
+            "pp": number(_("pipeline parallel"), 1),
+            "cp": number(_("context parallel"), 1),
+            "ep": number(_("expert parallel"), 1),
+            "offload": dropdown(_("CPU offload"), list(OFFLOAD), "none"),
+            "weights": dropdown(_("weights"), list(mem.WEIGHT_FORMATS), "bf16"),
+            "tokens": number(_("tokens / request"), 2048),
+            "batch": number(_("requests"), 1),
         }
         self.errors = {name: w.HTML() for name in self.inputs}
         self.general_error, self.bar, self.verdict = w.HTML(), w.HTML(), w.HTML()
@@ -113,25 +114,31 @@ class MemoryPlanner:
         self.plan, self.breakdown, self.smallest = plan, plan.breakdown, plan.least
         self.bar.value = memory_bar_html(self.breakdown, gpu, plan.margin)
         usable = format_bytes(plan.usable_bytes)
-        per_gpu = f"{format_bytes(self.breakdown.total)} per GPU on {self.breakdown.gpus} GPU(s)"
-        verdict = (f'<b style="color:#1b7f3b">Fits</b>: {per_gpu}, within the {usable} usable.' if plan.fits else
-                   f'<b style="color:#b00020">Does not fit</b>: {per_gpu}, over the {usable} usable.')
+        per_gpu = _("{total} per GPU on {gpus} GPU(s)").format(total=format_bytes(self.breakdown.total),
+                                                               gpus=self.breakdown.gpus)
+        word, color = (_("Fits"), "#1b7f3b") if plan.fits else (_("Does not fit"), "#b00020")
+        detail = (_("{per_gpu}, within the {usable} usable.") if plan.fits else
+                  _("{per_gpu}, over the {usable} usable.")).format(per_gpu=per_gpu, usable=usable)
+        verdict = _("{verdict}: {detail}").format(verdict=f'<b style="color:{color}">{word}</b>', detail=detail)
         if plan.least is None:
-            smallest = f"No count fits: {plan.no_fit_reason}."
+            smallest = _("No count fits: {reason}.").format(reason=plan.no_fit_reason)
         elif training:
             split = "TP·PP·CP" if plan.settings["cp"] > 1 else "TP·PP"
-            smallest = (f"Smallest that fits: data parallel {plan.least} × {split} {plan.other_gpus} = "
-                        f"{plan.least_gpus} GPUs (ZeRO stage {plan.settings['zero']}).")
+            smallest = _("Smallest that fits: data parallel {dp} × {split} {other} = {gpus} GPUs (ZeRO stage "
+                         "{zero}).").format(dp=plan.least, split=split, other=plan.other_gpus, gpus=plan.least_gpus,
+                                            zero=plan.settings["zero"])
         else:
-            smallest = f"Smallest that fits: tensor parallel over {plan.least} GPUs."
+            smallest = _("Smallest that fits: tensor parallel over {tp} GPUs.").format(tp=plan.least)
         lines = [verdict, smallest]
         if training:
-            lines.append(f"{html.escape(plan.model.name or 'The model')} has {format_count(plan.trainable_params)} "
-                         f"parameters; their states alone, sharded evenly (ZeRO-3), need {plan.state_gpus} GPU(s).")
+            lines.append(_("{model} has {params} parameters; their states alone, sharded evenly (ZeRO-3), need {gpus} "
+                           "GPU(s).").format(model=html.escape(plan.model.name or _("The model")),
+                                             params=format_count(plan.trainable_params), gpus=plan.state_gpus))
             lines.append(html.escape(plan.activations_note[0].upper() + plan.activations_note[1:]) + ".")
             if self.breakdown.cpu_total:
-                lines.append(f"In CPU memory: {format_bytes(self.breakdown.cpu_total)} per GPU's process, "
-                             f"{format_bytes(self.breakdown.cpu_per_node(8))} per node of 8 GPUs (offloaded states).")
+                lines.append(_("In CPU memory: {per_process} per GPU's process, {per_node} per node of 8 GPUs "
+                               "(offloaded states).").format(per_process=format_bytes(self.breakdown.cpu_total),
+                                                             per_node=format_bytes(self.breakdown.cpu_per_node(8))))
         self.verdict.value = "<br>".join(lines)
 
     def _ipython_display_(self):

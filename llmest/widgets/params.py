@@ -9,6 +9,7 @@ import ipywidgets as w
 from .. import _validate as v
 from .. import model as m
 from .._validate import InputError
+from ..i18n import N_, _
 from ..units import format_count, format_int, format_percent
 from .form import FIT, changed_field, error_field, field_labels, labelled, option, row
 from .render import breakdown_chart_html, error_html
@@ -33,30 +34,32 @@ class ParamCalculator:
     """Pick a model or set the shape by hand; see the count by part, live."""
 
     NUMBERS = {  # field: (label, minimum, maximum)
-        "vocab_size": ("vocabulary V", 1, 2_000_000),
-        "num_heads": ("attention heads", 1, 4096),
-        "num_kv_heads": ("KV heads", 1, 4096),
-        "ffn_hidden_size": ("FFN width F", 1, 2_000_000),
-        "num_experts": ("experts (0 = dense)", 0, 4096),
-        "experts_per_token": ("experts per token", 0, 4096),
+        "vocab_size": (N_("vocabulary V"), 1, 2_000_000),
+        "num_heads": (N_("attention heads"), 1, 4096),
+        "num_kv_heads": (N_("KV heads"), 1, 4096),
+        "ffn_hidden_size": (N_("FFN width F"), 1, 2_000_000),
+        "num_experts": (N_("experts (0 = dense)"), 0, 4096),
+        "experts_per_token": (N_("experts per token"), 0, 4096),
     }
 
     def __init__(self, model: str = "llama-2-7b"):
         self._updating = False
-        self.model = w.Dropdown(options=list(m.PRESETS), value=option("model", model, m.PRESETS), description="model",
+        self.model = w.Dropdown(options=list(m.PRESETS), value=option("model", model, m.PRESETS),
+                                description=_("model"),
                                 style={"description_width": "11em"})
         style, layout = {"description_width": "11em"}, w.Layout(width="28em", max_width=FIT)
         self.inputs = {
-            "hidden_size": w.IntSlider(min=64, max=32768, step=64, description="hidden size H", style=style,
+            "hidden_size": w.IntSlider(min=64, max=32768, step=64, description=_("hidden size H"), style=style,
                                        layout=layout, continuous_update=False),
-            "num_layers": w.IntSlider(min=1, max=200, description="layers L", style=style, layout=layout,
+            "num_layers": w.IntSlider(min=1, max=200, description=_("layers L"), style=style, layout=layout,
                                       continuous_update=False),
         }
         for field, (label, low, high) in self.NUMBERS.items():
-            self.inputs[field] = w.IntText(description=label, style=style,
+            self.inputs[field] = w.IntText(description=_(label), style=style,
                                             layout=w.Layout(width="22em", max_width=FIT))
-        self.inputs["gated_ffn"] = w.Checkbox(description="gated FFN (SwiGLU: 3 matrices)", indent=False)
-        self.inputs["tie_embeddings"] = w.Checkbox(description="output head tied to the embedding", indent=False)
+        self.inputs["gated_ffn"] = w.Checkbox(description=_("gated FFN (SwiGLU: 3 matrices)"), indent=False)
+        self.inputs["tie_embeddings"] = w.Checkbox(description=_("output head tied to the embedding"),
+                                                  indent=False)
         self.errors = {field: w.HTML() for field in self.inputs}
         self.hidden_step_note = w.HTML()
         self.hidden_step_note.add_class("llmest-hidden-step")
@@ -102,7 +105,7 @@ class ParamCalculator:
             slider.max = max(self.HIDDEN_MAX // step * step, minimum, slider.value)
             slider.min, slider.step = minimum, step
 
-    def _fit_hidden_step(self, _=None):
+    def _fit_hidden_step(self, change=None):
         """Slider stops that are all valid shapes. With head_dim = H / heads, H must be a multiple of the heads: a
         step of heads × gcd(head_dim, 64) keeps every stop one (GPT-2's 12 heads: 768, 1,536 ...; steps of 64 would
         make two stops in three invalid), and the model's own size is a stop. A model that sets its head_dim
@@ -112,16 +115,17 @@ class ParamCalculator:
         hidden, heads = self.inputs["hidden_size"].value, self.inputs["num_heads"].value
         if "head_dim" not in self._derived:
             self._set_hidden_steps(64, 64)
-            self.hidden_step_note.value = (f"<small>steps of 64 (the model sets its head size, "
-                                           f"{self._base.head_dim})</small>")
+            self.hidden_step_note.value = "<small>{}</small>".format(
+                _("steps of 64 (the model sets its head size, {head_dim})").format(head_dim=self._base.head_dim))
             return
         if not isinstance(heads, int) or heads < 1 or hidden % heads:
             self.hidden_step_note.value = ""  # the heads do not divide the hidden size: the message says so
             return
         step = heads * math.gcd(hidden // heads, 64)
         self._set_hidden_steps(step, step)
-        self.hidden_step_note.value = (f"<small>steps of {step:,} ({heads} heads × {step // heads}), so that the "
-                                       "heads divide every size</small>")
+        self.hidden_step_note.value = "<small>{}</small>".format(
+            _("steps of {step} ({heads} heads × {head_step}), so that the heads divide every size").format(
+                step=f"{step:,}", heads=heads, head_step=step // heads))
 
     def _kv_heads_follow(self, change):
         """Multi-head attention stays multi-head: KV heads follow the heads while the two are equal."""
@@ -136,7 +140,7 @@ class ParamCalculator:
     def config(self) -> m.ModelConfig:
         """The ModelConfig the fields describe (raises InputError naming the bad field)."""
         values = {field: box.value for field, box in self.inputs.items()}
-        for field, (_, low, high) in self.NUMBERS.items():
+        for field, (_label, low, high) in self.NUMBERS.items():
             v.check_int(field, values[field], minimum=low, maximum=high)
         if values["num_experts"] == 0:
             moe_fields = ("experts_per_token", "expert_ffn_hidden_size", "shared_expert_ffn_hidden_size",
@@ -158,16 +162,19 @@ class ParamCalculator:
             self.errors.get(field, self.general_error).value = error_html(labelled(str(err),
                                                                                    field_labels(self.inputs)))
             self.count = None
-            self.summary.value = '<span style="color:#555">Fix the highlighted field to see the count.</span>'
+            self.summary.value = '<span style="color:#555">{}</span>'.format(
+                _("Fix the highlighted field to see the count."))
             self.chart.value = ""  # no chart of a model the fields no longer describe
             return
         self.count = count
-        active = (f" · active per token <b>{format_int(self.count.active)}</b> ({format_count(self.count.active)})"
-                  if self.count.active != self.count.total else "")
+        active = (_(" · active per token <b>{exact}</b> ({short})").format(
+            exact=format_int(self.count.active), short=format_count(self.count.active))
+            if self.count.active != self.count.total else "")
         self.summary.value = (
-            f"Total <b>{format_int(self.count.total)}</b> ({format_count(self.count.total)}){active}"
-            f"<br>The 12·H² rule (L·12H² + V·H) gives {format_count(rule)}, "
-            f"{format_percent(rule / self.count.total - 1, 1, signed=True)} from the exact count.")
+            _("Total <b>{exact}</b> ({short}){active}").format(
+                exact=format_int(self.count.total), short=format_count(self.count.total), active=active)
+            + "<br>" + _("The 12·H² rule (L·12H² + V·H) gives {rule}, {off} from the exact count.").format(
+                rule=format_count(rule), off=format_percent(rule / self.count.total - 1, 1, signed=True)))
         self.chart.value = breakdown_chart_html(self.count)
 
     def _ipython_display_(self):

@@ -9,10 +9,20 @@ import ipywidgets as w
 
 from .. import _validate as v
 from ..grading import INTERFACES, entry_placeholder
+from ..i18n import N_, _
 from .form import FIT, row
 
 
 GRADE_COLORS = {"correct": "#1b7f3b", "close": "#9a6700", "wrong": "#b00020", "empty": "#555", "invalid": "#b00020"}
+# The topics and levels of cards and drills, as a header names them.
+NAMES = {"parameters": N_("parameters"), "memory": N_("memory"), "compute": N_("compute"), "data": N_("data"),
+         "serving": N_("serving"), "easy": N_("easy"), "medium": N_("medium"), "hard": N_("hard")}
+
+
+def named(name: str) -> str:
+    """A topic or level in the reader's language."""
+    return _(NAMES[name]) if name in NAMES else name
+
 
 # The library names the entry by its parameter ("answer == 'lots' is not a number"); the reader sees a box without
 # a name, so a message calls it what it is to them.
@@ -51,8 +61,8 @@ def exercise_widget(ex, store=None) -> w.VBox:
     the entry changes. With a progress ``store``, each graded attempt is recorded (the answer typed, not the
     solution)."""
     entry = entry_box(ex.unit)
-    check = w.Button(description="Check", button_style="primary", layout=w.Layout(width="6em"))
-    hint = w.Button(description="Hint", layout=w.Layout(width="6em"))
+    check = w.Button(description=_("Check"), button_style="primary", layout=w.Layout(width="6em"))
+    hint = w.Button(description=_("Hint"), layout=w.Layout(width="6em"))
     verdict = w.HTML()
     hints = w.HTML()
 
@@ -72,7 +82,7 @@ def exercise_widget(ex, store=None) -> w.VBox:
     hint.on_click(on_hint)
     on_enter(entry, on_check)
     entry.observe(on_change, names="value")
-    box = w.VBox([w.HTML(f"<b>Exercise {ex.key}.</b> {html.escape(ex.question)}"),
+    box = w.VBox([w.HTML("<b>{}</b> {}".format(_("Exercise {key}.").format(key=ex.key), html.escape(ex.question))),
                   row(entry, check, hint), verdict, hints])
     box.add_class("llmest-exercise")  # a stable handle for the browser test
     box.entry, box.check_button, box.hint_button, box.verdict, box.hints = entry, check, hint, verdict, hints
@@ -101,10 +111,10 @@ class FlashcardDeck:
 
             self.cards = due_flashcards(store, self.cards)
         self.progress, self.front, self.back, self.summary = w.HTML(), w.HTML(), w.HTML(), w.HTML()
-        self.reveal = w.Button(description="Show answer", button_style="primary")
-        self.knew = w.Button(description="I knew it", button_style="success")
-        self.missed = w.Button(description="I didn't", button_style="warning")
-        self.again = w.Button(description="Go through the missed cards")
+        self.reveal = w.Button(description=_("Show answer"), button_style="primary")
+        self.knew = w.Button(description=_("I knew it"), button_style="success")
+        self.missed = w.Button(description=_("I didn't"), button_style="warning")
+        self.again = w.Button(description=_("Go through the missed cards"))
         self.reveal.on_click(self._reveal)
         self.knew.on_click(lambda _: self.grade(True))
         self.missed.on_click(lambda _: self.grade(False))
@@ -130,7 +140,8 @@ class FlashcardDeck:
             self._finish()
             return
         card = self.deck[self.index]
-        self.progress.value = f"<small>card {self.index + 1} of {len(self.deck)} · {html.escape(card.topic)}</small>"
+        self.progress.value = "<small>{} · {}</small>".format(
+            _("card {n} of {total}").format(n=self.index + 1, total=len(self.deck)), html.escape(named(card.topic)))
         self.front.value = f"<b>{html.escape(card.front)}</b>"
 
     def _reveal(self, _=None):
@@ -153,9 +164,10 @@ class FlashcardDeck:
         known = sum(k for _, k in self.results)
         missed = [card for card, k in self.results if not k]
         self.progress.value = ""
-        self.front.value = f"<b>Done: you knew {known} of {len(self.results)}.</b>"
+        self.front.value = "<b>{}</b>".format(_("Done: you knew {known} of {total}.").format(known=known,
+                                                                                          total=len(self.results)))
         rows = "".join(f"<li>{html.escape(c.front)}: <b>{html.escape(c.back)}</b></li>" for c in missed)
-        self.summary.value = f"To review:<ul>{rows}</ul>" if missed else "Nothing to review."
+        self.summary.value = _("To review:") + f"<ul>{rows}</ul>" if missed else _("Nothing to review.")
         self.again.layout.display = None if missed else "none"
 
     def _ipython_display_(self):
@@ -193,10 +205,10 @@ class TimedSession:
         self.timer = w.HTML()
         self.ticker = w.Play(interval=1000, min=0, max=self.limit + 60, show_repeat=False,
                              layout=w.Layout(display="none"))
-        self.start_button = w.Button(description="Start", button_style="primary")
+        self.start_button = w.Button(description=_("Start"), button_style="primary")
         self.entry = entry_box(self.problems[0].graded[0].unit)
-        self.submit = w.Button(description="Submit", button_style="primary")
-        self.next = w.Button(description="Next question")
+        self.submit = w.Button(description=_("Submit"), button_style="primary")
+        self.next = w.Button(description=_("Next question"))
         self.start_button.on_click(lambda _: self.start())
         self.submit.on_click(lambda _: self.answer(self.entry.value))
         on_enter(self.entry, lambda: self.answer(self.entry.value))
@@ -232,13 +244,16 @@ class TimedSession:
 
     def _show_intro(self):
         n, minutes, seconds = len(self.problems), self.limit // 60, self.limit % 60
-        topics = ", ".join(dict.fromkeys(p.topic for p in self.problems))
-        steps = f" in {len(self.items)} graded steps" if len(self.items) > n else ""
-        self.header.value = (f"<b>Timed practice: {n} question{'s' * (n != 1)}{steps}, {minutes}:{seconds:02d} "
-                             f"each{' step' if steps else ''}</b>")
-        self.question.value = (f"Topics: {html.escape(topics)}. Each question has its own clock; when it runs out, "
-                               "what you have typed is graded. Press Start when you are ready: question 1 and its "
-                               "clock start then.")
+        topics = _(", ").join(dict.fromkeys(named(p.topic) for p in self.problems))
+        clock = f"{minutes}:{seconds:02d}"
+        questions = (_("{n} question") if n == 1 else _("{n} questions")).format(n=n)
+        header = (_("Timed practice: {questions} in {steps} graded steps, {clock} each step").format(
+            questions=questions, steps=len(self.items), clock=clock) if len(self.items) > n else
+            _("Timed practice: {questions}, {clock} each").format(questions=questions, clock=clock))
+        self.header.value = f"<b>{header}</b>"
+        self.question.value = _("Topics: {topics}. Each question has its own clock; when it runs out, what you have "
+                                "typed is graded. Press Start when you are ready: question 1 and its clock start "
+                                "then.").format(topics=html.escape(topics))
         for part in (self.entry, self.submit, self.next, self.timer):
             part.layout.display = "none"
 
@@ -264,10 +279,11 @@ class TimedSession:
         from ..drills.problem import LETTERS
 
         p, k = self.items[self.index]
-        step = f", step ({LETTERS[k]}) of {len(p.parts)}" if p.parts else ""
-        self.header.value = (f"<b>Question {self._numbers[self.index] + 1} of {len(self.problems)}{step}</b> · "
-                             f"{p.topic} · {p.level}&nbsp;")
-        now = f"<br><b>Now ({LETTERS[k]}):</b> {html.escape(p.parts[k].question)}" if p.parts else ""
+        step = _(", step ({letter}) of {steps}").format(letter=LETTERS[k], steps=len(p.parts)) if p.parts else ""
+        number = _("Question {n} of {total}").format(n=self._numbers[self.index] + 1, total=len(self.problems))
+        self.header.value = f"<b>{number}{step}</b> · {named(p.topic)} · {named(p.level)}&nbsp;"
+        now = ("<br><b>{}</b> {}".format(_("Now ({letter}):").format(letter=LETTERS[k]),
+                                         html.escape(p.parts[k].question)) if p.parts else "")
         self.question.value = html.escape(p.question) + now
         self.entry.value, self.entry.disabled, self.submit.disabled = "", False, False
         fit_placeholder(self.entry, self.current_part.unit)
@@ -282,12 +298,12 @@ class TimedSession:
         if self.started and not self.submit.disabled:
             self.verdict.value = ""  # a message about what was typed before
 
-    def _tick(self, _=None):
+    def _tick(self, change=None):
         if not self.started or self.index >= len(self.items) or self.submit.disabled:
             return
         left = max(self.limit - self.elapsed(), 0)
         shown = math.ceil(left)  # 3:00 as the clock starts, 0:00 only when the time is up
-        self.timer.value = f"<span>{shown // 60}:{shown % 60:02d} left</span>"
+        self.timer.value = "<span>{}</span>".format(_("{clock} left").format(clock=f"{shown // 60}:{shown % 60:02d}"))
         if left <= 0:
             self.answer(self.entry.value, timed_out=True)
 
@@ -312,10 +328,11 @@ class TimedSession:
             review_drill(self.store, self.current, verdict, self.elapsed(), self.limit)
         self.ticker.playing = False
         self.entry.disabled = self.submit.disabled = True
-        shown = type(verdict)(verdict.grade, "Time is up. " + verdict.message) if timed_out else verdict
+        shown = type(verdict)(verdict.grade, _("Time is up. ") + verdict.message) if timed_out else verdict
         answer = self.current_part.answer_text
-        self.verdict.value = f"{verdict_html(shown)}<br><small>Answer: {html.escape(answer)}</small>"
-        self.next.description = "See the score" if self.index == len(self.items) - 1 else "Next question"
+        self.verdict.value = "{}<br><small>{}</small>".format(
+            verdict_html(shown), _("Answer: {answer}").format(answer=html.escape(answer)))
+        self.next.description = _("See the score") if self.index == len(self.items) - 1 else _("Next question")
         self.next.layout.display = None
         return verdict
 
@@ -329,22 +346,25 @@ class TimedSession:
         if self.store is not None:
             self.store.record_session("timed", list(dict.fromkeys(p.topic for p in self.problems)), score,
                                       sum(seconds for _, _, seconds, *_ in self.results))
-        self.header.value = (f"<b>Score: {score['correct']} correct, {score['close']} close, "
-                             f"{len(self.results) - score['correct'] - score['close']} missed, "
-                             f"of {len(self.results)}</b>")
+        self.header.value = "<b>{}</b>".format(_("Score: {correct} correct, {close} close, {missed} missed, of "
+                                                 "{total}").format(
+            correct=score["correct"], close=score["close"],
+            missed=len(self.results) - score["correct"] - score["close"], total=len(self.results)))
         self.timer.value = self.question.value = self.verdict.value = ""
         for part in (self.entry, self.submit, self.next):
             part.layout.display = "none"
         rows = []
         for problem, verdict, seconds, timed_out, k in self.results:
-            took = f"{seconds:.0f} s" + (", time up" if timed_out else "")
+            took = f"{seconds:.0f} s" + (_(", time up") if timed_out else "")
             name = problem.part_exercises[k].key
             if verdict.grade == "correct":
                 rows.append(f"<li>✓ {html.escape(name)} ({took})</li>")
                 continue
             part = problem.graded[k]
-            worked = [*part.steps, f"Answer: {part.answer_text}"] if problem.parts else problem.solution().splitlines()
-            asked = f"{problem.question} Step: {part.question}" if problem.parts else problem.question
+            worked = ([*part.steps, _("Answer: {answer}").format(answer=part.answer_text)] if problem.parts
+                      else problem.solution().splitlines())
+            asked = (_("{question} Step: {step}").format(question=problem.question, step=part.question)
+                     if problem.parts else problem.question)
             steps = "<br>".join(html.escape(step) for step in worked)
             rows.append(f"<li>✗ {html.escape(asked)} ({took})<br>{verdict_html(verdict)}"
                         f"<div style='margin:4px 0 8px 1em;font-size:0.9em'>{steps}</div></li>")

@@ -7,25 +7,31 @@ import html
 
 import ipywidgets as w
 
+from ..i18n import _
 from ..units import format_percent
+from .practice import named
 
 SHOWN_DUE = 10   # due cards listed; the count gives the rest
 
 
 def due_html(seen) -> str:
     waiting, new = seen.scheduled, seen.new
-    rows = "".join(f"<li>{d.due.strftime('%Y-%m-%d %H:%M')} · {html.escape(d.item.topic)} · "
+    rows = "".join(f"<li>{d.due.strftime('%Y-%m-%d %H:%M')} · {html.escape(named(d.item.topic))} · "
                    f"{html.escape(d.item.prompt)}</li>" for d in waiting[:SHOWN_DUE])
-    more = f"<li>… and {len(waiting) - SHOWN_DUE} more</li>" if len(waiting) > SHOWN_DUE else ""
-    return (f"<b>Due today: {len(waiting)}</b>, new: {new}<ul>{rows}{more}</ul>" if waiting
-            else f"<b>Nothing due today</b>; new cards: {new}.")
+    more = ("<li>{}</li>".format(_("… and {n} more").format(n=len(waiting) - SHOWN_DUE))
+            if len(waiting) > SHOWN_DUE else "")
+    return (_("<b>Due today: {due}</b>, new: {new}").format(due=len(waiting), new=new) + f"<ul>{rows}{more}</ul>"
+            if waiting else _("<b>Nothing due today</b>; new cards: {new}.").format(new=new))
 
 
 def topics_html(standing) -> str:
-    rows = "".join(f"<li>{html.escape(s.topic)}: "
-                   f"{'not reviewed yet' if s.accuracy is None else format_percent(s.accuracy, 0) + ' right'}"
-                   f" ({s.reviews} reviews), {s.due} to review today</li>" for s in standing)
-    return f"<b>Review next</b> (weakest first)<ol>{rows}</ol>"
+    def accuracy(s):
+        return (_("not reviewed yet") if s.accuracy is None else
+                _("{share} right").format(share=format_percent(s.accuracy, 0)))
+
+    rows = "".join("<li>{}</li>".format(_("{topic}: {accuracy} ({reviews} reviews), {due} to review today").format(
+        topic=html.escape(named(s.topic)), accuracy=accuracy(s), reviews=s.reviews, due=s.due)) for s in standing)
+    return _("<b>Review next</b> (weakest first)") + f"<ol>{rows}</ol>"
 
 
 class ProgressView:
@@ -35,7 +41,7 @@ class ProgressView:
         self.store, self.now, self.topics = store, now, topics
         # The plot as a PNG image: drawn off pyplot, so that nothing waits on an output area.
         self.due, self.next, self.plot = w.HTML(), w.HTML(), w.Image(format="png", layout=w.Layout(max_width="100%"))
-        self.refresh_button = w.Button(description="Refresh")
+        self.refresh_button = w.Button(description=_("Refresh"))
         self.refresh_button.on_click(lambda _: self.refresh())
         self.widget = w.VBox([w.HBox([self.due, self.next]), self.plot, self.refresh_button])
         self.widget.add_class("llmest-progress")

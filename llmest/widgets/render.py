@@ -7,7 +7,8 @@ import html
 
 from .. import hardware
 from .. import model as m
-from ..plots import MEMORY_COLORS, PART_COLORS
+from ..i18n import N_, _
+from ..plots import MEMORY_COLORS, PART_COLORS, part_label
 from ..units import format_bytes, format_count, format_percent
 
 
@@ -34,14 +35,14 @@ def bar_chart_html(rows, title: str = "") -> str:
 
 
 def breakdown_chart_html(count: m.ParamCount) -> str:
-    rows = [(part.replace("_", " "), n, f"{format_count(n)} ({format_percent(n / count.total, 1)})", PART_COLORS[part])
+    rows = [(part_label(part), n, f"{format_count(n)} ({format_percent(n / count.total, 1)})", PART_COLORS[part])
             for part, n in count.parts.items() if n]
-    return bar_chart_html(rows, "parameters by part")
+    return bar_chart_html(rows, _("parameters by part"))
 
 
-_MEMORY_LABELS = {"weights": "weights", "gradients": "gradients", "optimizer": "optimizer + master",
-                  "adapters": "adapters", "buffers": "ZeRO buffers", "activations": "activations",
-                  "kv_cache": "KV cache", "overhead": "overhead"}
+_MEMORY_LABELS = {"weights": N_("weights"), "gradients": N_("gradients"), "optimizer": N_("optimizer + master"),
+                  "adapters": N_("adapters"), "buffers": N_("ZeRO buffers"), "activations": N_("activations"),
+                  "kv_cache": N_("KV cache"), "overhead": N_("overhead")}
 
 
 def memory_bar_html(breakdown, gpu, margin) -> str:
@@ -51,17 +52,18 @@ def memory_bar_html(breakdown, gpu, margin) -> str:
     capacity = hardware.gpu(gpu).memory_bytes
     scale = max(breakdown.total, capacity) * 1.05
     segments = "".join(
-        f'<div title="{_MEMORY_LABELS[p]}: {format_bytes(b)}" style="width:{100 * b / scale:.3f}%;'
+        f'<div title="{_(_MEMORY_LABELS[p])}: {format_bytes(b)}" style="width:{100 * b / scale:.3f}%;'
         f'background:{MEMORY_COLORS[p]};height:100%"></div>' for p, b in parts.items() if b > 0)
     marks = "".join(
         f'<div style="position:absolute;left:{100 * x / scale:.3f}%;top:0;height:100%;border-left:2px '
         f'{style} #000"></div>' for x, style in ((capacity * (1 - margin), "dashed"), (capacity, "solid")))
     legend = " · ".join(
-        f'<span style="color:{MEMORY_COLORS[p]}">■</span> {_MEMORY_LABELS[p]} {format_bytes(b)}'
+        f'<span style="color:{MEMORY_COLORS[p]}">■</span> {_(_MEMORY_LABELS[p])} {format_bytes(b)}'
         for p, b in parts.items() if b > 0)
+    lines = _("dashed: usable ({share} of {memory}); solid: the GPU's memory").format(
+        share=format_percent(1 - margin, 0), memory=hardware.gpu(gpu).memory_text)
     return (f'<div style="position:relative;display:flex;height:1.6em;width:100%;max-width:36em;border:1px solid #ccc">'
-            f'{segments}{marks}</div><div style="font-size:0.85em;margin-top:3px">{legend}<br>dashed: usable '
-            f'({format_percent(1 - margin, 0)} of {hardware.gpu(gpu).memory_text}); solid: the GPU\'s memory</div>')
+            f'{segments}{marks}</div><div style="font-size:0.85em;margin-top:3px">{legend}<br>{lines}</div>')
 
 
 def svg_chart(series, x_label: str, y_label: str, marker=None, width=460, height=220, y_log=True,

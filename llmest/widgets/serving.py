@@ -8,8 +8,10 @@ from .. import _validate as v
 from .. import hardware
 from .. import memory as mem
 from .. import plans
+from ..i18n import _
 from ..units import format_bytes, format_flops, format_percent, format_usd
 from .form import Form, field_style, gpu_field, in_slider, model_field, option, price_field, whole
+from .compute import BOUNDS
 from .render import svg_chart
 
 BATCHES = [2 ** k for k in range(0, 17)]   # the chart's batches, up to 65,536
@@ -34,14 +36,15 @@ class ServingPlanner(Form):
         inputs = {
             "model": model_field(model),
             "gpu": gpu_field(gpu),
-            "weights": w.Dropdown(options=list(mem.WEIGHT_FORMATS), description="weights", style=style, layout=layout,
+            "weights": w.Dropdown(options=list(mem.WEIGHT_FORMATS), description=_("weights"), style=style,
+                                  layout=layout,
                                   value=option("weights", weights, mem.WEIGHT_FORMATS)),
-            "tp": integer("tp", tp, "tensor parallel"),
-            "prompt_tokens": integer("prompt_tokens", prompt_tokens, "prompt tokens"),
-            "output_tokens": integer("output_tokens", output_tokens, "output tokens"),
-            "batch": integer("batch", batch, "batch"),
+            "tp": integer("tp", tp, _("tensor parallel")),
+            "prompt_tokens": integer("prompt_tokens", prompt_tokens, _("prompt tokens")),
+            "output_tokens": integer("output_tokens", output_tokens, _("output tokens")),
+            "batch": integer("batch", batch, _("batch")),
             "prefill_efficiency": w.FloatSlider(value=in_slider("prefill_efficiency", prefill_efficiency, low, high),
-                                                min=low, max=high, step=0.01, description="prefill efficiency",
+                                                min=low, max=high, step=0.01, description=_("prefill efficiency"),
                                                 style=style, layout=layout, continuous_update=False,
                                                 readout_format=".0%"),
             "price": price_field(price),
@@ -70,27 +73,30 @@ class ServingPlanner(Form):
 
         est = self.estimate = at(value["batch"])
         s = est.settings
-        fits = ('<span style="color:#1b7f3b">fits</span>' if est.fits else
-                '<span style="color:#b00020">does not fit</span>')
-        self.summary.value = (
-            f"<b>TTFT {est.ttft_s * 1e3:,.1f} ms</b> ({format_flops(est.prefill_flops)} FLOPs of prefill, "
-            f"{est.prefill_bound}-bound) · <b>TPOT {est.tpot_s * 1e3:,.2f} ms</b> at "
-            f"{est.decode_context_tokens:,} tokens of context ({est.bound}-bound) · "
-            f"<b>{est.tokens_per_s:,.0f} tokens/s</b> while decoding · a request takes {est.request_s:,.2f} s<br>"
-            f"memory per GPU {format_bytes(est.memory_per_gpu_bytes)}: {fits} with "
-            f"{format_percent(s['margin'], 0)} kept free · <b>largest batch {est.max_batch:,}</b> "
-            f"({est.blocks_per_sequence:,} blocks of {s['block_tokens']} tokens a sequence, "
-            f"{format_bytes(est.waste_bytes_per_sequence)} empty in the last)<br>"
-            f"{format_usd(est.usd_per_million_input_tokens)} per million input tokens · "
-            f"{format_usd(est.usd_per_million_output_tokens)} per million output tokens")
+        fits = ('<span style="color:#1b7f3b">{}</span>'.format(_("fits")) if est.fits else
+                '<span style="color:#b00020">{}</span>'.format(_("does not fit")))
+        self.summary.value = _(
+            "<b>TTFT {ttft} ms</b> ({flops} FLOPs of prefill, {prefill_bound}) · <b>TPOT {tpot} ms</b> at {context} "
+            "tokens of context ({bound}) · <b>{speed} tokens/s</b> while decoding · a request takes {request} s<br>"
+            "memory per GPU {per_gpu}: {fits} with {margin} kept free · <b>largest batch {max_batch}</b> ({blocks} "
+            "blocks of {block_tokens} tokens a sequence, {waste} empty in the last)<br>{input_price} per million "
+            "input tokens · {output_price} per million output tokens").format(
+            ttft=f"{est.ttft_s * 1e3:,.1f}", flops=format_flops(est.prefill_flops),
+            prefill_bound=_(BOUNDS[est.prefill_bound]), tpot=f"{est.tpot_s * 1e3:,.2f}",
+            context=f"{est.decode_context_tokens:,}", bound=_(BOUNDS[est.bound]), speed=f"{est.tokens_per_s:,.0f}",
+            request=f"{est.request_s:,.2f}", per_gpu=format_bytes(est.memory_per_gpu_bytes), fits=fits,
+            margin=format_percent(s["margin"], 0), max_batch=f"{est.max_batch:,}",
+            blocks=f"{est.blocks_per_sequence:,}", block_tokens=s["block_tokens"],
+            waste=format_bytes(est.waste_bytes_per_sequence), input_price=format_usd(est.usd_per_million_input_tokens),
+            output_price=format_usd(est.usd_per_million_output_tokens))
         batches = sorted({b for b in BATCHES if b <= max(1024, 2 * est.max_batch)} | {value["batch"]})
         estimates = [at(b) for b in batches]
         series = [(batches, [e.tokens_per_s for e in estimates], "#4c72b0", "tokens/s"),
                   (batches, [e.tpot_s * 1e3 for e in estimates], "#dd8452", "TPOT (ms)")]
-        self.chart.value = svg_chart(series, "batch", "tokens/s · ms per token", marker=(value["batch"],
-                                                                                          est.tokens_per_s),
-                                     vline=(est.max_batch, f"largest batch {est.max_batch:,}") if est.max_batch
-                                     else None)
+        largest = _("largest batch {max_batch}").format(max_batch=f"{est.max_batch:,}")
+        self.chart.value = svg_chart(series, _("batch"), _("tokens/s · ms per token"),
+                                     marker=(value["batch"], est.tokens_per_s),
+                                     vline=(est.max_batch, largest) if est.max_batch else None)
 
 
 def serving_planner(**kwargs) -> ServingPlanner:

@@ -1,0 +1,295 @@
+"""The Chinese edition of the calculators, the practice widgets, the tables, the figures and the flashcards: under
+``speaking("zh")`` every label, button, placeholder and result a reader sees is Chinese, an error names the field by
+its Chinese label, and outside the block the English is as it was."""
+
+import html
+import re
+
+import pytest
+
+from conftest import require
+from llmest import flashcards, plans, tables
+from llmest.edition import english_prose
+from llmest.i18n import speaking
+from llmest.model import preset
+
+w = pytest.importorskip("ipywidgets")
+# Where no font with Chinese glyphs is installed, matplotlib warns of each missing glyph; the text is what is tested.
+pytestmark = pytest.mark.filterwarnings("ignore:Glyph .* missing from font")
+matplotlib = require("matplotlib")
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from llmest import plots  # noqa: E402
+from llmest import widgets as W  # noqa: E402
+from llmest.exercises import EXERCISES  # noqa: E402
+
+CALCULATORS = (W.ParamCalculator, W.MemoryPlanner, W.TrainingPlanner, W.RooflineExplorer, W.ServingPlanner,
+               W.DataPlanner, W.ScalingExplorer, W.LayoutExplorer)
+CJK = re.compile(r"[\u4e00-\u9fff]")
+# Labels that stay as they are in Chinese: names of the library's settings, of GPUs and of methods.
+KEPT = {"GPU", "FlashAttention", ""}
+
+
+def _plain(markup: str) -> str:
+    return html.unescape(re.sub(r"<[^>]*>", " ", markup))
+
+
+def _parts(widget):
+    stack = [widget]
+    while stack:
+        part = stack.pop()
+        yield part
+        stack.extend(getattr(part, "children", ()))
+
+
+def _texts(widget, leave_out=()) -> list[str]:
+    """What the reader sees of a widget tree: labels, placeholders, toggles' labels and HTML, less ``leave_out`` (text
+    that other parts of the library write, such as a plan's notes)."""
+    texts = []
+    for part in _parts(widget):
+        texts += [getattr(part, name) for name in ("description", "placeholder", "tooltip")
+                  if isinstance(getattr(part, name, None), str)]
+        if isinstance(part, w.ToggleButtons):
+            texts += list(part._options_labels)
+        if isinstance(part, w.HTML):
+            texts.append(_plain(part.value))
+    for text in leave_out:
+        texts = [t.replace(text, "") for t in texts]
+    return texts
+
+
+def _english(texts) -> list[str]:
+    return [hit for text in texts for hit in english_prose(text)]
+
+
+def _labels(calc) -> dict:
+    boxes = dict(calc.inputs, model=calc.model) if isinstance(calc, W.ParamCalculator) else calc.inputs
+    return {name: box.description for name, box in boxes.items() if hasattr(box, "description")}
+
+
+def _from_plans(calc) -> list[str]:
+    """The notes a calculator shows from ``llmest.plans`` as they are."""
+    if isinstance(calc, W.MemoryPlanner) and calc.plan is not None:
+        note = calc.plan.activations_note
+        return [note[:1].upper() + note[1:], calc.plan.no_fit_reason]
+    if isinstance(calc, W.TrainingPlanner) and calc.estimate is not None:
+        return [calc.estimate.n_params_from]
+    return []
+
+
+@pytest.mark.parametrize("cls", CALCULATORS, ids=lambda cls: cls.__name__)
+def test_a_calculator_in_chinese_shows_no_english_prose_and_chinese_labels(cls):
+    with speaking("zh"):
+        calc = cls()
+        texts = _texts(calc.widget, _from_plans(calc))
+        labels = _labels(calc)
+    assert _english(texts) == []
+    untranslated = {name: label for name, label in labels.items() if not CJK.search(label) and label not in KEPT}
+    assert untranslated == {}
+    with speaking("en"):
+        english = _labels(cls())
+    assert set(english) == set(labels) and all(english[n] != labels[n] for n in labels if labels[n] not in KEPT)
+
+
+@pytest.mark.parametrize("cls, setting", [
+    (W.ParamCalculator, lambda c: setattr(c.model, "value", "mixtral-8x7b")),
+    (W.MemoryPlanner, lambda c: setattr(c.inputs["task"], "value", "inference")),
+    (W.MemoryPlanner, lambda c: (setattr(c.inputs["zero"], "value", 0), setattr(c.inputs["model"], "value",
+                                                                               "llama-2-70b"))),
+    (W.MemoryPlanner, lambda c: (setattr(c.inputs["cp"], "value", 2), setattr(c.inputs["offload"], "value",
+                                                                             "optimizer"))),
+    (W.TrainingPlanner, lambda c: setattr(c.inputs["seq_len"], "value", "4096")),
+    (W.TrainingPlanner, lambda c: setattr(c.inputs["params"], "value", "7B")),
+    (W.LayoutExplorer, lambda c: setattr(c.inputs["gpus"], "value", 8)),
+    (W.ServingPlanner, lambda c: setattr(c.inputs["batch"], "value", 4096)),
+], ids=["moe", "inference", "no-zero", "cp-offload", "attention", "params-given", "none-fits", "big-batch"])
+def test_a_calculator_in_chinese_after_a_change(cls, setting):
+    with speaking("zh"):
+        calc = cls()
+        setting(calc)
+        assert _english(_texts(calc.widget, _from_plans(calc))) == []
+
+
+@pytest.mark.parametrize("cls, field, value, starts", [
+    (W.ParamCalculator, "vocab_size", 0, "词表大小 V = 0"),
+    (W.MemoryPlanner, "dp", 0, "数据并行 = 0"),
+    (W.TrainingPlanner, "tokens", "lots", "训练 token 数 = "),
+    (W.LayoutExplorer, "batch_tokens", "4.5", "每步 token 数 = 4.5，必须是整数个 token。"),
+    (W.DataPlanner, "english", 0.9, "各占比之和为 120%"),
+    (W.ServingPlanner, "batch", 0, "批大小 = 0"),
+])
+def test_a_bad_entry_in_chinese_names_the_chinese_label_beside_its_field(cls, field, value, starts):
+    with speaking("zh"):
+        calc = cls()
+        calc.inputs[field].value = value
+        message = _plain(calc.errors[field].value).strip()
+    assert message.startswith(starts), message
+    calc = cls()
+    calc.inputs[field].value = value
+    english = _plain(calc.errors[field].value).strip()
+    assert english and not CJK.search(english)
+
+
+def test_a_quoted_field_in_chinese_is_named_by_its_chinese_label():
+    with speaking("zh"):
+        calc = W.ParamCalculator()
+        calc.inputs["num_heads"].value = 7
+        message = _plain(calc.errors["num_heads"].value)
+    assert "'隐藏维度 H'" in message and "'注意力头数'" in message
+
+
+def test_the_toggle_keeps_its_values_and_shows_chinese_labels():
+    with speaking("zh"):
+        planner = W.MemoryPlanner()
+    assert planner.inputs["task"].options == (("训练", "training"), ("推理", "inference"))
+    planner.inputs["task"].value = "inference"
+    assert planner.plan.task == "inference" and planner.rows["tokens"].layout.display == ""
+    assert W.MemoryPlanner().inputs["task"].options == ("training", "inference")
+
+
+def test_the_exercise_box_in_chinese():
+    ex = EXERCISES["1.1"]
+    with speaking("zh"):
+        box = ex.widget()
+        assert (box.check_button.description, box.hint_button.description) == ("判分", "提示")
+        assert _plain(box.children[0].value).strip().startswith("练习 1.1。")
+    assert ex.widget().check_button.description == "Check"
+
+
+def test_the_flashcards_in_chinese_and_their_deck():
+    with speaking("zh"):
+        cards = flashcards.cards()
+        deck = W.flashcard_deck()
+        first = _texts(deck.widget)
+        deck.reveal.click()
+        while deck.index < len(deck.deck):
+            deck.grade(deck.index % 2 == 0)
+        done = _texts(deck.widget)
+    assert len(cards) == len(flashcards.cards())
+    assert _english([text for card in cards for text in (card.front, card.back)]) == []
+    assert all(CJK.search(card.front) for card in cards)
+    assert _english(first + done) == [] and "待复习：" in " ".join(done)
+    assert [c.topic for c in cards] == [c.topic for c in flashcards.cards()]
+
+
+def test_the_timed_session_in_chinese():
+    """The session's own words: the intro, the header, the buttons, the clock and the score (the questions and
+    the verdicts are the drills' and the grader's)."""
+    with speaking("zh"):
+        session = W.timed_session(n=3, seed=1, level="hard")
+        intro = _texts(session.widget)
+        header = session.header.value
+        session.start()
+        asked = [session.header.value, session.timer.value, session.submit.description]
+        for _ in session.items:
+            session.answer("1", timed_out=True)
+            asked.append(session.next.description)
+            session._advance()
+        score = session.header.value
+    assert _english(intro + [_plain(t) for t in asked]) == [] and _english([_plain(score)]) == []
+    assert header.startswith("<b>限时练习：3 道题") and score.startswith("<b>得分：")
+
+
+def test_the_progress_view_in_chinese(tmp_path):
+    from llmest import progress
+
+    store = progress.Store(tmp_path / "progress.sqlite3")
+    with speaking("zh"):
+        deck = W.flashcard_deck(store=store)
+        deck.grade(True)
+        deck.grade(False)
+        view = W.progress_view(store)
+        texts = _texts(view.widget)
+    assert _english(texts) == [] and view.refresh_button.description == "刷新"
+
+
+def test_tables_in_chinese_have_chinese_headers_and_captions():
+    def made():
+        return [tables.conventions(), tables.state_bytes_by_optimizer(), tables.weight_formats(),
+                tables.gpu_catalog(), tables.gpu_sources(),
+                tables.decode_limits("llama-3-8b", ["A100 80GB", "H100 SXM"], batch=4)]
+
+    with speaking("zh"):
+        chinese = made()
+    english = made()
+    assert chinese[0].headers[:2] == ("精度约定", "权重") and english[0].headers[:2] == ("convention", "weights")
+    assert "带宽 (TB/s)" in chinese[3].headers and "bandwidth (TB/s)" in english[3].headers
+    for zh, en in zip(chinese, english):
+        assert _english([zh.caption, *zh.headers]) == []
+        assert zh.rows != () and len(zh.rows) == len(en.rows)
+        assert all(CJK.search(h) for h in zh.headers if h != en.headers[zh.headers.index(h)])
+    assert chinese[-1].column("瓶颈") == ("显存", "显存")
+
+
+def _drawn(ax) -> list[str]:
+    legend = ax.get_legend()
+    return [ax.get_title(), ax.get_xlabel(), ax.get_ylabel(), *(t.get_text() for t in ax.texts),
+            *(t.get_text() for t in (legend.get_texts() if legend else []))]
+
+
+FIGURES = {
+    "days_vs_gpus": lambda: plots.days_vs_gpus(4.2e22),
+    "decode_speed": lambda: plots.decode_speed("llama-2-7b", ["A100 80GB", "H100 SXM"], batch=64),
+    "mfu_by_year": lambda: plots.mfu_by_year(),
+    "roofline": lambda: plots.roofline("llama-2-7b", "A100 80GB"),
+    "isoflop_curves": lambda: plots.isoflop_curves(),
+    "tokens_per_param": lambda: plots.tokens_per_param(),
+    "fit_optima": lambda: plots.fit_optima()[1],
+    "tokens_per_gb_spread": lambda: plots.tokens_per_gb_spread(),
+    "layout_search": lambda: plots.layout_search(plans.search_layouts("llama-2-7b", 64, "A100 80GB", 4096, 2 ** 22)),
+    "memory_by_zero_stage": lambda: plots.memory_by_zero_stage("llama-2-7b", dp=8),
+    "parallel_layouts": lambda: plots.parallel_layouts("llama-2-7b", {"ZeRO-3": (3, 8, 1, 1)}),
+    "bytes_per_param": lambda: plots.bytes_per_param()[0],
+    "activations_vs_sequence": lambda: plots.activations_vs_sequence(preset("llama-2-7b")),
+    "kv_cache_vs_tokens": lambda: plots.kv_cache_vs_tokens(["llama-2-7b", "deepseek-v3", "gemma-2-9b"]),
+    "part_shares": lambda: plots.part_shares(["llama-2-7b", "mixtral-8x7b"]),
+    "rule_error": lambda: plots.rule_error(["llama-2-7b"]),
+    "size_table_curves": lambda: plots.size_table_curves([("7B", 32, 4096, (6e9, 8e9))]),
+    "accuracy_by_topic": lambda: plots.accuracy_by_topic({}),
+}
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_a_figure_in_chinese_shows_no_english_prose(name):
+    with speaking("zh"):
+        texts = _drawn(FIGURES[name]())
+    english = _drawn(FIGURES[name]())
+    plt.close("all")
+    assert _english(texts) == []
+    assert texts != english
+
+
+def test_published_mfu_in_chinese_says_its_own_words():
+    """The legend quotes how each run's MFU is known (``llmest.runs``) as it is; the rest is Chinese."""
+    from llmest import runs
+
+    with speaking("zh"):
+        texts = _drawn(plots.published_mfu())
+    plt.close("all")
+    bases = {run.basis for run in runs.mfu_range().runs}
+    assert _english([t for t in texts if not any(basis in t for basis in bases)]) == []
+    assert any(t.startswith("依据：") for t in texts)
+
+
+def test_a_chinese_table_as_text_lines_up_in_a_terminal():
+    """A Chinese character takes two columns of a terminal: the plain text pads and wraps by columns, not
+    characters, so the cells stay under their headers and the lines within the width."""
+    from llmest.tables import TEXT_WIDTH, _width
+
+    with speaking("zh"):
+        made = [tables.conventions(), tables.gpu_sources(), tables.decode_limits("llama-3-8b", ["H100 SXM"], batch=4)]
+    for table in made:
+        lines = table.text().splitlines()
+        rule = next(line for line in lines if set(line) <= {"-", " "})
+        assert all(_width(line) <= TEXT_WIDTH for line in lines)
+        header = lines[lines.index(rule) - 1]
+        starts = [m.start() for m in re.finditer(r"(?<=  )-|^-", rule)]
+        assert [m.start() for m in re.finditer(r"(?:(?<=  )|^)\S", _columns(header))] == starts
+
+
+def _columns(line: str) -> str:
+    """A line with each wide character written as two, so that positions are columns."""
+    from llmest.tables import _width
+
+    return "".join(ch * _width(ch) for ch in line)
