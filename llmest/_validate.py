@@ -14,19 +14,14 @@ import math
 import numbers
 import os
 
+from .errors import InputError  # noqa: F401 (re-exported: the library's modules import it from here)
+from .i18n import _
+
 # Beyond these magnitudes no quantity of the workbook lies (the largest training runs are near 1e27 FLOPs), and a
 # product or quotient of a few of them stays finite: a positive input below TINY or any above HUGE is refused.
 TINY, HUGE = 1e-30, 1e30
 # The most GPU counts a search may try one by one.
 SEARCH_LIMIT = 100_000
-
-
-class InputError(ValueError):
-    """Bad input. ``param`` is the name of the offending parameter, so a widget can show the message beside it."""
-
-    def __init__(self, param: str, message: str):
-        super().__init__(message)
-        self.param = param
 
 
 def is_symbolic(value) -> bool:
@@ -69,12 +64,15 @@ def check_int(name: str, value, *, minimum: int = 1, maximum: int | None = None)
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, float)) or (
         isinstance(value, float) and not value.is_integer()
     ):
-        raise InputError(name, f"{name} == {quote(value)}, must be an integer >= {minimum}.")
+        raise InputError(name, _("{name} == {value}, must be an integer >= {minimum}.").format(
+            name=name, value=quote(value), minimum=minimum))
     value = int(value)
     if value < minimum:
-        raise InputError(name, f"{name} == {quote(value)}, must be >= {minimum}.")
+        raise InputError(name, _("{name} == {value}, must be >= {minimum}.").format(name=name, value=quote(value),
+                                                                               minimum=minimum))
     if maximum is not None and value > maximum:
-        raise InputError(name, f"{name} == {quote(value)}, must be <= {maximum}.")
+        raise InputError(name, _("{name} == {value}, must be <= {maximum}.").format(name=name, value=quote(value),
+                                                                               maximum=maximum))
     return value
 
 
@@ -101,27 +99,30 @@ def check_number(
         values = [value]
     elif type(value).__name__ == "ndarray":
         if value.dtype.kind not in "iuf":
-            raise InputError(name, f"{name} == {quote(value)}, must be a number.")
+            raise InputError(name, _("{name} == {value}, must be a number.").format(name=name, value=quote(value)))
         flat = value.ravel()
         if flat.size and all(_inside(float(x), low, high, low_open, high_open) for x in (flat.min(), flat.max())):
             return value  # all in range (and finite: a NaN makes min and max NaN), checked at array speed
         values = flat.tolist()
     else:  # a list would be read as an array by NumPy, and [7] * 3 repeats: only numbers and arrays are numbers
-        raise InputError(name, f"{name} == {quote(value)}, must be a number.")
+        raise InputError(name, _("{name} == {value}, must be a number.").format(name=name, value=quote(value)))
     for x in values:
         if isinstance(x, float) and not math.isfinite(x):
-            raise InputError(name, f"{name} == {quote(x)}, must be a finite number.")
+            raise InputError(name, _("{name} == {value}, must be a finite number.").format(name=name, value=quote(x)))
         if abs(x) > HUGE:
-            raise InputError(name, f"{name} == {quote(x)}, must be at most {HUGE:g}.")
+            raise InputError(name, _("{name} == {value}, must be at most {huge}.").format(name=name, value=quote(x),
+                                                                                       huge=f"{HUGE:g}"))
         if (low is not None and (x <= low if low_open else x < low)) or (
                 high is not None and (x >= high if high_open else x > high)):
-            raise InputError(name, f"{name} == {quote(x)}, must be {_interval(low, high, low_open, high_open)}.")
+            raise InputError(name, _("{name} == {value}, must be {interval}.").format(
+                name=name, value=quote(x), interval=_interval(low, high, low_open, high_open)))
     return value
 
 
 def _interval(low, high, low_open, high_open) -> str:
     if low is not None and high is not None:
-        return f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        bounds = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        return _("in {interval}").format(interval=bounds)
     if low is not None:
         return f"{'>' if low_open else '>='} {low:g}"
     return f"{'<' if high_open else '<='} {high:g}"
@@ -133,7 +134,8 @@ def check_positive(name: str, value):
         return value  # the common cases, fast
     value = check_number(name, value, low=0, low_open=True)
     if not is_symbolic(value) and (value < TINY if isinstance(value, (int, float)) else (value < TINY).any()):
-        raise InputError(name, f"{name} == {quote(value)}, must be at least {TINY:g} (smaller is zero here).")
+        raise InputError(name, _("{name} == {value}, must be at least {tiny} (smaller is zero here).").format(
+            name=name, value=quote(value), tiny=f"{TINY:g}"))
     return value
 
 
@@ -148,7 +150,7 @@ def check_bool(name: str, value) -> bool:
         return value
     if type(value).__name__ == "bool" and type(value).__module__ == "numpy":  # numpy.bool_, from a widget or array
         return bool(value)
-    raise InputError(name, f"{name} == {quote(value)}, must be True or False.")
+    raise InputError(name, _("{name} == {value}, must be True or False.").format(name=name, value=quote(value)))
 
 
 def check_choice(name: str, value, choices) -> str:
@@ -162,8 +164,9 @@ def check_choice(name: str, value, choices) -> str:
     typed = value[:200] if isinstance(value, str) else quote(value)
     close += [c for c in difflib.get_close_matches(typed, [str(c) for c in choices], n=3, cutoff=0.5) if c not in close]
     close = close[:3]
-    hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-    raise InputError(name, f"{name} == {quote(value)}, must be one of {allowed}.{hint}")
+    hint = _(" Did you mean {choices}?").format(choices=_(" or ").join(repr(c) for c in close)) if close else ""
+    raise InputError(name, _("{name} == {value}, must be one of {allowed}.").format(
+        name=name, value=quote(value), allowed=allowed) + hint)
 
 
 def _squeeze(name) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import _validate as v
 from . import memory as mem
+from .i18n import _
 from .kv_cache import at_most
 from .model import config_from, count_params
 from .units import DAYS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, format_count  # noqa: F401 (re-exported)
@@ -318,9 +319,10 @@ def flops_params_note(model) -> str:
     """What the N of 6·N·D counts for a model, against its parameter count."""
     cfg = config_from(model)
     count = count_params(cfg)
-    extra = "; only the active experts count" if count.active != count.total else ""
-    extra += "; the tied output head counts, as a matmul" if cfg.tie_embeddings else ""
-    lookups = "the input embedding and position table are lookups, not matmuls" if count["positions"] else \
-        "the input embedding is a lookup, not a matmul"
-    return (f"N = {format_count(flops_params(cfg))}, {cfg.name or 'the model'}'s weights that multiply "
-            f"activations ({format_count(count.total)} parameters in all; {lookups}{extra})")
+    extra = _("; only the active experts count") if count.active != count.total else ""
+    extra += _("; the tied output head counts, as a matmul") if cfg.tie_embeddings else ""
+    lookups = _("the input embedding and position table are lookups, not matmuls") if count["positions"] else \
+        _("the input embedding is a lookup, not a matmul")
+    return _("N = {n}, {model}'s weights that multiply activations ({total} parameters in all; {lookups}{extra})"
+             ).format(n=format_count(flops_params(cfg)), model=cfg.name or _("the model"),
+                      total=format_count(count.total), lookups=lookups, extra=extra)

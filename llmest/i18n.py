@@ -15,6 +15,8 @@ import functools
 import gettext
 from pathlib import Path
 
+from .errors import InputError
+
 LANGUAGES = {"en": "English", "zh": "中文"}
 CATALOGS = Path(__file__).resolve().parent / "locale" / "zh_CN"
 # Fonts with Chinese glyphs, most common first (Linux, macOS, Windows), for plots in the Chinese edition.
@@ -25,9 +27,9 @@ _current = {"language": "en"}
 
 def set_language(language: str) -> None:
     """Show the library's text in ``language``: "en" (English) or "zh" (Chinese)."""
-    from ._validate import check_choice
-
-    _current["language"] = check_choice("language", language, LANGUAGES)
+    if not isinstance(language, str) or language not in LANGUAGES:
+        raise InputError("language", f"language == {language!r:.80}, must be one of 'en' (English) or 'zh' (Chinese).")
+    _current["language"] = language
     if language == "zh":
         _use_cjk_font()
 

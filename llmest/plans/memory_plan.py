@@ -15,6 +15,7 @@ from ..memory import (BYTES_PER_VALUE, CONVENTIONS, LORA_TARGETS, MEMORY_MARGIN,
                       training_state_bytes)
 from ..kv_cache import kv_cache_shards
 from ..model import ModelConfig, config_from, count_params
+from ..i18n import N_, _
 from ..units import format_bytes
 from ..zero import OFFLOAD, ZERO_DEFAULTS, _check_offload, offloaded_state_bytes, zero_buffer_bytes
 
@@ -324,10 +325,11 @@ class MemoryPlan:
         if self.least_gpus is not None:
             return ""
         if self.task == "training" and not self.settings["zero"]:
-            return "without ZeRO every data-parallel GPU holds all the states, so more of them do not help"
+            return _("without ZeRO every data-parallel GPU holds all the states, so more of them do not help")
         if self.task == "qlora":
-            return f"it does not fit one {self.gpu}"
-        return f"no {self.searched} up to {GPU_SEARCH_LIMIT:,} fits with these settings"
+            return _("it does not fit one {gpu}").format(gpu=self.gpu)
+        return _("no {searched} up to {limit} fits with these settings").format(searched=self.searched,
+                                                                                 limit=f"{GPU_SEARCH_LIMIT:,}")
 
     @property
     def activations_note(self) -> str:
@@ -335,15 +337,20 @@ class MemoryPlan:
         if self.task == "inference":
             return ""
         s = self.settings
-        attention = "FlashAttention" if s["flash"] else "eager attention"
-        recompute = "no" if s["recompute"] == "none" else s["recompute"]
-        note = (f"activations: {format_bytes(self.breakdown['activations'])} per GPU, for one micro-batch of "
-                f"{s['micro_batch']} × {s['seq_len']:,} tokens ({recompute} recomputation, {attention})")
+        attention = "FlashAttention" if s["flash"] else _("eager attention")
+        note = _("activations: {bytes} per GPU, for one micro-batch of {micro_batch} × {seq_len} tokens "
+                 "({recompute}, {attention})").format(
+            bytes=format_bytes(self.breakdown["activations"]), micro_batch=s["micro_batch"],
+            seq_len=f"{s['seq_len']:,}", recompute=_(RECOMPUTATION[s["recompute"]]), attention=attention)
         if s.get("cp", 1) > 1:
-            note += f", each sequence split over cp = {s['cp']} GPUs"
+            note += _(", each sequence split over cp = {cp} GPUs").format(cp=s["cp"])
         if self.task == "training":
-            note += "; they do not shrink as GPUs are added, as a fixed batch shared out over the GPUs would"
+            note += _("; they do not shrink as GPUs are added, as a fixed batch shared out over the GPUs would")
         return note
+
+
+RECOMPUTATION = {"none": N_("no recomputation"), "selective": N_("selective recomputation"),
+                 "full": N_("full recomputation")}
 
 
 @v.checked(**v.WHOLE)
