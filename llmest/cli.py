@@ -219,9 +219,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser(subparsers)
 
     from .drills import LEVELS, TOPICS
+    from .i18n import LANGUAGES
 
     p = _subparser(subparsers, "drill", cmd_drill, "write an estimation worksheet and its answer key",
-                   "  llmest drill --seed 7 --n 12 --topics memory,compute --level hard --out worksheet")
+                   "  llmest drill --seed 7 --n 12 --topics memory,compute --level hard --out worksheet\n"
+                   "  llmest drill --seed 7 --lang zh --out worksheet-zh    the same set in Chinese")
     p.add_argument("--seed", type=_whole("seed"), default=0, help="the same seed gives the same problems (default 0)")
     p.add_argument("--n", type=_whole("n"), default=10, help="number of problems, 1-200 (default 10)")
     p.add_argument("--topics", type=_text, default=",".join(TOPICS),
@@ -229,6 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--level", type=_text, default="mixed", help=f"{', '.join(LEVELS)} or mixed (default mixed)")
     p.add_argument("--out", type=_text, default="worksheet",
                    help="folder to write into, made if missing (default ./worksheet)")
+    p.add_argument("--lang", choices=list(LANGUAGES), default="en",
+                   help="the language of the worksheet, its key and the problems printed with --json: en (English) "
+                        "or zh (Chinese) (default en)")
     p.add_argument("--course", type=_text, default=None,
                    help="also write the set as an nbgrader assignment in this course folder (source/NAME/)")
     p.add_argument("--assignment", type=_text, default=None,

@@ -214,10 +214,12 @@ def _drill_assignment(args):
 
 def cmd_drill(args):
     from .drills import drill_set
+    from .i18n import speaking
     from .worksheets import write_worksheet
 
-    problems = drill_set(args.seed, args.n, args.topics, args.level)  # checks the options before --out is written
-    paths = write_worksheet(args.out, args.seed, args.n, args.topics, args.level, param="out")
+    with speaking(args.lang):  # the worksheet, its key and the problems in --lang; the assignment stays English
+        problems = drill_set(args.seed, args.n, args.topics, args.level)  # checks the options before --out is written
+        paths = write_worksheet(args.out, args.seed, args.n, args.topics, args.level, param="out")
     if args.course is not None or args.assignment is not None:
         paths["assignment"] = _drill_assignment(args)
     problems = [{"topic": p.topic, "level": p.level, "question": p.question, "answer": p.answer, "unit": p.unit,

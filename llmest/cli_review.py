@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 
 from ._validate import InputError, check_choice, check_int
 from .cli_options import _subparser, _text, _whole
+from .i18n import LANGUAGES, _, speaking
 
 DRILL_SECONDS = 180   # a drill's time for its rating, the timed session's default
 
@@ -17,6 +18,7 @@ def add_review_parser(subparsers):
     p = _subparser(subparsers, "review", cmd_review, "review the cards due (spaced repetition), or plan the days "
                                                      "to an interview",
                    "  llmest review --n 10 --topics memory,compute\n"
+                   "  llmest review --n 10 --lang zh                 the session in Chinese\n"
                    "  llmest review --db progress.sqlite3 < answers.txt\n"
                    "  llmest review --plan --interview 2027-01-15 --minutes 30\n"
                    "Progress is kept in $LLMEST_PROGRESS or the user's data folder unless --db names a file;\n"
@@ -30,6 +32,9 @@ def add_review_parser(subparsers):
     p.add_argument("--minutes", dest="minutes_per_day", type=_whole("minutes_per_day"), default=30,
                    help="with --plan: minutes a day, 5-720 (default 30)")
     p.add_argument("--today", type=_text, default=None, help="with --plan: the first day (default today, UTC)")
+    p.add_argument("--lang", choices=list(LANGUAGES), default="en",
+                   help="en (English) or zh (Chinese): the language of the session's prompts, problems and verdicts "
+                        "(default en)")
 
 
 def _store(args):
@@ -42,6 +47,11 @@ def _store(args):
 
 
 def cmd_review(args):
+    with speaking(args.lang):
+        return _cmd_review(args)
+
+
+def _cmd_review(args):
     try:
         import fsrs  # noqa: F401
         import platformdirs  # noqa: F401
@@ -77,7 +87,8 @@ def cmd_review(args):
         print(file=out)
     right = sum(r["correct"] for r in done)
     left = progress.due(store, topics=topics)
-    text = f"Reviewed {len(done)} card{'s' * (len(done) != 1)}: {right} right. {_left(left)}"
+    text = (_("Reviewed {n} card: {right} right.") if len(done) == 1 else
+            _("Reviewed {n} cards: {right} right.")).format(n=len(done), right=right) + " " + _left(left)
     return text, {"reviewed": done, "due": len(left)}
 
 
@@ -85,7 +96,8 @@ def _left(left) -> str:
     now = datetime.now(timezone.utc)
     waiting = sum(d.due is not None and d.due <= now for d in left)
     new = sum(d.due is None for d in left)
-    return f"Due now: {waiting}; later today: {len(left) - waiting - new}; new: {new}."
+    return _("Due now: {waiting}; later today: {later}; new: {new}.").format(waiting=waiting,
+                                                                             later=len(left) - waiting - new, new=new)
 
 
 def _ask(prompt: str, out):
@@ -108,10 +120,10 @@ def _review(store, entry, level: str, out):
     if item.kind == "flashcard":
         card = next(c for c in cards(item.topic) if progress.flashcard_id(c) == item.id)
         print(card.front, file=out)
-        if _ask("(Enter to see the answer) ", out) is None:
+        if _ask(_("(Enter to see the answer) "), out) is None:
             return None
-        print(f"Answer: {card.back}", file=out)
-        while (known := _ask("Did you know it? [y/n] ", out)) not in ("y", "n", "yes", "no"):
+        print(_("Answer: {answer}").format(answer=card.back), file=out)
+        while (known := _ask(_("Did you know it? [y/n] "), out)) not in ("y", "n", "yes", "no"):
             if known is None:
                 return None
         known = known.startswith("y")
@@ -130,8 +142,8 @@ def _review(store, entry, level: str, out):
                 break
             print(verdict.shown, file=out)
         seconds = time.monotonic() - started
-        print(f"{verdict.shown} Answer: {problem.answer_text}", file=out)
+        print(_("{verdict} Answer: {answer}").format(verdict=verdict.shown, answer=problem.answer_text), file=out)
         scheduled = progress.review_drill(store, problem, verdict, seconds, DRILL_SECONDS)
         correct = verdict.grade == "correct"
-    print(f"Next review: {scheduled.due.strftime('%Y-%m-%d %H:%M')} UTC", file=out)
+    print(_("Next review: {due} UTC").format(due=scheduled.due.strftime("%Y-%m-%d %H:%M")), file=out)
     return {"card": item.id, "topic": item.topic, "correct": correct, "next_due": scheduled.due.isoformat()}

@@ -11,15 +11,28 @@ from pathlib import Path
 from ._validate import InputError
 from .drills import Problem, drill_set
 from .drills.problem import LETTERS
+from .i18n import N_, _, language
 
 
-INSTRUCTIONS = "Give each answer to within 25% (within 2× counts as close). Show your working."
+INSTRUCTIONS = N_("Give each answer to within 25% (within 2× counts as close). Show your working.")
+# The names of the topics and levels, as a worksheet shows them.
+NAMES = {"parameters": N_("parameters"), "memory": N_("memory"), "compute": N_("compute"), "data": N_("data"),
+         "serving": N_("serving"), "easy": N_("easy"), "medium": N_("medium"), "hard": N_("hard")}
 
 
 def title(problems, seed, key) -> str:
-    topics = sorted({p.topic for p in problems})
-    kind = "Answer key" if key else "Worksheet"
-    return f"{kind}: {len(problems)} estimation problems (seed {seed}; {', '.join(topics)})"
+    topics = ("、" if language() == "zh" else ", ").join(_(NAMES[t]) for t in sorted({p.topic for p in problems}))
+    text = (_("Answer key: {n} estimation problems (seed {seed}; {topics})") if key else
+            _("Worksheet: {n} estimation problems (seed {seed}; {topics})"))
+    return text.format(n=len(problems), seed=seed, topics=topics)
+
+
+def _heading(i: int, problem) -> str:
+    return f"{i}. {_(NAMES[problem.topic])} · {_(NAMES[problem.level])}"
+
+
+def _answer(label: str, answer: str = "______________________") -> str:
+    return _("Answer{label}: {answer}").format(label=label, answer=answer)
 
 
 def _graded(problem):
@@ -32,14 +45,14 @@ def _graded(problem):
 def worksheet_markdown(problems: list[Problem], seed: int, key: bool = False) -> str:
     lines = [f"# {title(problems, seed, key)}", ""]
     if not key:
-        lines += [INSTRUCTIONS, ""]
+        lines += [_(INSTRUCTIONS), ""]
     for i, p in enumerate(problems, 1):
-        lines += [f"## {i}. {p.topic} · {p.level}", "", p.question, ""]
+        lines += [f"## {_heading(i, p)}", "", p.question, ""]
         for label, part in _graded(p):
             if key:
-                lines += [f"- {step}" for step in part.steps] + ["", f"**Answer{label}: {part.answer_text}**", ""]
+                lines += [f"- {step}" for step in part.steps] + ["", f"**{_answer(label, part.answer_text)}**", ""]
             else:
-                lines += [f"Answer{label}: ______________________", ""]
+                lines += [_answer(label), ""]
     return "\n".join(lines)
 
 
@@ -48,19 +61,20 @@ def worksheet_html(problems: list[Problem], seed: int, key: bool = False) -> str
     heading = e(title(problems, seed, key))
     body = [f"<h1>{heading}</h1>"]
     if not key:
-        body.append(f"<p>{e(INSTRUCTIONS)}</p>")
+        body.append(f"<p>{e(_(INSTRUCTIONS))}</p>")
     for i, p in enumerate(problems, 1):
-        body.append(f"<section><h2>{i}. {e(p.topic)} · {e(p.level)}</h2><p>{e(p.question)}</p>")
+        body.append(f"<section><h2>{e(_heading(i, p))}</h2><p>{e(p.question)}</p>")
         for label, part in _graded(p):
             if key:
                 body.append("<ul>" + "".join(f"<li>{e(step)}</li>" for step in part.steps) + "</ul>")
-                body.append(f"<p><strong>Answer{e(label)}: {e(part.answer_text)}</strong></p>")
+                body.append(f"<p><strong>{e(_answer(label, part.answer_text))}</strong></p>")
             else:
-                body.append(f'<p class="blank">Answer{e(label)}: ______________________</p>')
+                body.append(f'<p class="blank">{e(_answer(label))}</p>')
         body.append("</section>")
     style = ("body{font-family:sans-serif;max-width:46em;margin:2em auto;line-height:1.45}"
              "section{break-inside:avoid;margin-bottom:1.5em}.blank{margin-top:2.5em}")
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{heading}</title>'
+    lang = "zh-CN" if language() == "zh" else "en"
+    return (f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8"><title>{heading}</title>'
             f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 

@@ -5,30 +5,33 @@ from __future__ import annotations
 from .. import compute as c
 from .. import memory as mem
 from .. import plans
+from ..i18n import N_, _
 from ..units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, format_bytes, format_count, format_flops, format_int,
                      format_number, format_percent, format_usd)
 from .problem import (CLUSTER, MFUS, PARAMS, TOKENS, TRAINING_GPUS, Part, _A, _Regenerate, _a, _chained, _n, _pick,
                       _problem, _size, gpu_peak, template, tflops_text)
 
 # Where each formula is taught (the notebook and the cell of the section's heading), as a hard drill's steps cite it.
-S31 = "chapter 3, §3.1 (03_flops_and_time.ipynb#cell-id=ac638093)"
-S32 = "chapter 3, §3.2 (03_flops_and_time.ipynb#cell-id=ff6f76d0)"
-S3_BUDGET = "chapter 3, The reverse budget (03_flops_and_time.ipynb#cell-id=303ea96b)"
-S3_CHECKPOINTS = "chapter 3, Checkpoints and data loading (03_flops_and_time.ipynb#cell-id=414a8582)"
+S31 = N_("chapter 3, §3.1 (03_flops_and_time.ipynb#cell-id=ac638093)")
+S32 = N_("chapter 3, §3.2 (03_flops_and_time.ipynb#cell-id=ff6f76d0)")
+S3_BUDGET = N_("chapter 3, The reverse budget (03_flops_and_time.ipynb#cell-id=303ea96b)")
+S3_CHECKPOINTS = N_("chapter 3, Checkpoints and data loading (03_flops_and_time.ipynb#cell-id=414a8582)")
+HOUR, DAY = f"{SECONDS_PER_HOUR:,}", f"{SECONDS_PER_DAY:,}"
 
 
 def _flops_part(n, tokens) -> Part:
     """Step (a) of a chained training problem: C = training_flops(N, D) = 6·N·D."""
-    return Part("How many training FLOPs?", c.training_flops(n, tokens), "FLOPs",
-                (f"training_flops(N, D) = 6·N·D = 6 × {_size(n)} × {_size(tokens)} = "
-                 f"{format_flops(c.training_flops(n, tokens))}; {S31}",))
+    return Part(_("How many training FLOPs?"), c.training_flops(n, tokens), "FLOPs",
+                (_("training_flops(N, D) = 6·N·D = 6 × {n} × {tokens} = {flops}; {cite}").format(
+                    n=_size(n), tokens=_size(tokens), flops=format_flops(c.training_flops(n, tokens)), cite=_(S31)),))
 
 
 def _hours_part(est, gpu, mfu) -> Part:
-    return Part("How many GPU-hours?", est.gpu_hours, "GPU-hours",
-                (f"gpu_hours(C, peak, mfu) = C / (peak × MFU) / {SECONDS_PER_HOUR:,} = {format_flops(est.flops)} / "
-                 f"({tflops_text(gpu)} × {format_percent(mfu, 0)}) / {SECONDS_PER_HOUR:,} = "
-                 f"{format_int(est.gpu_hours)}; {S32}",))
+    return Part(_("How many GPU-hours?"), est.gpu_hours, "GPU-hours",
+                (_("gpu_hours(C, peak, mfu) = C / (peak × MFU) / {hour} = {flops} / ({peak} × {mfu}) / {hour} = "
+                   "{hours}; {cite}").format(hour=HOUR, flops=format_flops(est.flops), peak=tflops_text(gpu),
+                                             mfu=format_percent(mfu, 0), hours=format_int(est.gpu_hours),
+                                             cite=_(S32)),))
 
 
 def _training_run(rng, level):
@@ -38,27 +41,44 @@ def _training_run(rng, level):
 
 
 def _flops_step(n, tokens):
-    return f"FLOPs: 6·N·D = 6 × {_size(n)} × {_size(tokens)} = {format_flops(c.training_flops(n, tokens))}"
+    return _("FLOPs: 6·N·D = 6 × {n} × {tokens} = {flops}").format(
+        n=_size(n), tokens=_size(tokens), flops=format_flops(c.training_flops(n, tokens)))
+
+
+def _run(n, tokens, gpu, mfu) -> dict:
+    """The placeholders of a training run's stem: the model, its tokens, the GPU, its peak and the MFU."""
+    return dict(model=_a(_size(n)), Model=_A(_size(n)), tokens=_size(tokens), gpu=gpu, peak=tflops_text(gpu),
+                mfu=format_percent(mfu, 0))
+
+
+def _run_stem(n, tokens, gpu, mfu) -> str:
+    return _("{Model} model trains on {tokens} tokens on {gpu} GPUs ({peak} BF16) at {mfu} MFU.").format(
+        **_run(n, tokens, gpu, mfu))
 
 
 @template("training-flops", "compute")
 def _training_flops(rng, level):
     n, tokens = _pick(rng, level, *PARAMS), _pick(rng, level, *TOKENS)
     answer = c.training_flops(n, tokens)
+    hint = _("2 FLOPs per parameter per token forward, 4 backward: 6·N·D.")
     if level == "hard":
         per_token = c.training_flops(n, 1)
-        parts = (Part("How many training FLOPs per token?", per_token, "FLOPs",
-                      (f"training_flops(N, 1) = 6·N = 6 × {_size(n)} = {format_flops(per_token)}; {S31}",)),
-                 Part(f"How many for {_size(tokens)} tokens?", answer, "FLOPs",
-                      (f"training_flops(N, D) = 6·N·D = {format_flops(per_token)} × {_size(tokens)} = "
-                       f"{format_flops(answer)}; {S31}",)))
-        return _chained("training-flops", level, f"{_A(_size(n))} dense model trains on {_size(tokens)} tokens.",
-                        dict(n=n, tokens=tokens), parts, "2 FLOPs per parameter per token forward, 4 backward: 6·N·D.")
+        parts = (Part(_("How many training FLOPs per token?"), per_token, "FLOPs",
+                      (_("training_flops(N, 1) = 6·N = 6 × {n} = {flops}; {cite}").format(
+                          n=_size(n), flops=format_flops(per_token), cite=_(S31)),)),
+                 Part(_("How many for {tokens} tokens?").format(tokens=_size(tokens)), answer, "FLOPs",
+                      (_("training_flops(N, D) = 6·N·D = {per_token} × {tokens} = {flops}; {cite}").format(
+                          per_token=format_flops(per_token), tokens=_size(tokens), flops=format_flops(answer),
+                          cite=_(S31)),)))
+        return _chained("training-flops", level,
+                        _("{Model} dense model trains on {tokens} tokens.").format(Model=_A(_size(n)),
+                                                                                   tokens=_size(tokens)),
+                        dict(n=n, tokens=tokens), parts, hint)
     return _problem(
         "training-flops", level,
-        f"How many FLOPs does training {_a(_size(n))} dense model on {_size(tokens)} tokens take?",
-        dict(n=n, tokens=tokens), answer, "FLOPs", [_flops_step(n, tokens)],
-        "2 FLOPs per parameter per token forward, 4 backward: 6·N·D.")
+        _("How many FLOPs does training {model} dense model on {tokens} tokens take?").format(
+            model=_a(_size(n)), tokens=_size(tokens)),
+        dict(n=n, tokens=tokens), answer, "FLOPs", [_flops_step(n, tokens)], hint)
 
 
 @template("gpu-hours", "compute")
@@ -66,24 +86,24 @@ def _gpu_hours(rng, level):
     n, tokens, gpu, mfu = _training_run(rng, level)
     est = plans.estimate_time(tokens, n_params=n, gpu=gpu, mfu=mfu)
     flops, answer = est.flops, est.gpu_hours
+    inputs = dict(n=n, tokens=tokens, peak=gpu_peak(gpu), mfu=mfu)
     if level == "hard":
-        return _chained("gpu-hours", level, f"{_A(_size(n))} model trains on {_size(tokens)} tokens on {gpu} GPUs "
-                                            f"({tflops_text(gpu)} BF16) at {format_percent(mfu, 0)} MFU.",
-                        dict(n=n, tokens=tokens, peak=gpu_peak(gpu), mfu=mfu),
+        return _chained("gpu-hours", level, _run_stem(n, tokens, gpu, mfu), inputs,
                         (_flops_part(n, tokens), _hours_part(est, gpu, mfu)),
-                        f"C = 6ND; GPU-hours = C / (peak × MFU) / {SECONDS_PER_HOUR:,}.")
+                        _("C = 6ND; GPU-hours = C / (peak × MFU) / {hour}.").format(hour=HOUR))
+    effective = format_flops(gpu_peak(gpu) * mfu)
     return _problem(
         "gpu-hours", level,
-        f"Training {_a(_size(n))} model on {_size(tokens)} tokens on {gpu} GPUs ({tflops_text(gpu)} BF16) "
-        f"at {format_percent(mfu, 0)} MFU: how many GPU-hours?",
-        dict(n=n, tokens=tokens, peak=gpu_peak(gpu), mfu=mfu), answer, "GPU-hours",
+        _("Training {model} model on {tokens} tokens on {gpu} GPUs ({peak} BF16) at {mfu} MFU: how many "
+          "GPU-hours?").format(**_run(n, tokens, gpu, mfu)),
+        inputs, answer, "GPU-hours",
         [_flops_step(n, tokens),
-         f"Effective FLOP/s per GPU: {tflops_text(gpu)} × {format_percent(mfu, 0)} = "
-         f"{format_flops(gpu_peak(gpu) * mfu)}/s",
-         f"GPU-seconds: {format_flops(flops)} / {format_flops(gpu_peak(gpu) * mfu)}/s = "
-         f"{format_int(est.gpu_seconds)}",
-         f"/ {SECONDS_PER_HOUR:,} = {format_int(answer)} GPU-hours"],
-        f"GPU-hours = 6ND / (peak × MFU) / {SECONDS_PER_HOUR:,}. Don't forget the {SECONDS_PER_HOUR:,}.")
+         _("Effective FLOP/s per GPU: {peak} × {mfu} = {effective}/s").format(
+             peak=tflops_text(gpu), mfu=format_percent(mfu, 0), effective=effective),
+         _("GPU-seconds: {flops} / {effective}/s = {seconds}").format(
+             flops=format_flops(flops), effective=effective, seconds=format_int(est.gpu_seconds)),
+         _("/ {hour} = {hours} GPU-hours").format(hour=HOUR, hours=format_int(answer))],
+        _("GPU-hours = 6ND / (peak × MFU) / {hour}. Don't forget the {hour}.").format(hour=HOUR))
 
 
 @template("training-days", "compute")
@@ -94,26 +114,29 @@ def _training_days(rng, level):
     answer = est.days
     if not 1 <= answer <= 365 or not plans.fits(mem.training_state_bytes(n) / gpus, gpu):
         raise _Regenerate  # a run of less than a day or more than a year, or states that do not fit its GPUs
+    inputs = dict(n=n, tokens=tokens, gpus=gpus, peak=gpu_peak(gpu), mfu=mfu)
     if level == "hard":
-        days_part = Part(f"How many days on {gpus:,} of them?", answer, "days",
-                         (f"training_days(C, gpus, peak, mfu) = C / (GPUs × peak × MFU) / {SECONDS_PER_DAY:,} = "
-                          f"{format_flops(est.flops)} / ({gpus:,} × {tflops_text(gpu)} × {format_percent(mfu, 0)}) / "
-                          f"{SECONDS_PER_DAY:,} = {format_number(answer)} days; {S32}",))
-        return _chained("training-days", level, f"{_A(_size(n))} model trains on {_size(tokens)} tokens on {gpu} GPUs "
-                                                f"({tflops_text(gpu)} BF16) at {format_percent(mfu, 0)} MFU.",
-                        dict(n=n, tokens=tokens, gpus=gpus, peak=gpu_peak(gpu), mfu=mfu),
+        days_part = Part(_("How many days on {gpus} of them?").format(gpus=f"{gpus:,}"), answer, "days",
+                         (_("training_days(C, gpus, peak, mfu) = C / (GPUs × peak × MFU) / {day} = {flops} / "
+                            "({gpus} × {peak} × {mfu}) / {day} = {days} days; {cite}").format(
+                             day=DAY, flops=format_flops(est.flops), gpus=f"{gpus:,}", peak=tflops_text(gpu),
+                             mfu=format_percent(mfu, 0), days=format_number(answer), cite=_(S32)),))
+        return _chained("training-days", level, _run_stem(n, tokens, gpu, mfu), inputs,
                         (_flops_part(n, tokens), _hours_part(est, gpu, mfu), days_part),
-                        f"C = 6ND; GPU-hours = C / (peak × MFU × {SECONDS_PER_HOUR:,}); days = GPU-hours / GPUs / 24.")
+                        _("C = 6ND; GPU-hours = C / (peak × MFU × {hour}); days = GPU-hours / GPUs / 24.").format(
+                            hour=HOUR))
     return _problem(
         "training-days", level,
-        f"{gpus:,} {gpu} GPUs ({tflops_text(gpu)} BF16) at {format_percent(mfu, 0)} MFU train {_a(_size(n))} model on "
-        f"{_size(tokens)} tokens. How many days?",
-        dict(n=n, tokens=tokens, gpus=gpus, peak=gpu_peak(gpu), mfu=mfu), answer, "days",
+        _("{gpus} {gpu} GPUs ({peak} BF16) at {mfu} MFU train {model} model on {tokens} tokens. How many "
+          "days?").format(**_run(n, tokens, gpu, mfu), gpus=f"{gpus:,}"),
+        inputs, answer, "days",
         [_flops_step(n, tokens),
-         f"Cluster: {gpus:,} × {tflops_text(gpu)} × {format_percent(mfu, 0)} = "
-         f"{format_flops(gpus * gpu_peak(gpu) * mfu)}/s",
-         f"Seconds: {format_int(est.seconds)}; / {SECONDS_PER_DAY:,} = {format_number(answer)} days"],
-        f"days = 6ND / (GPUs × peak × MFU) / {SECONDS_PER_DAY:,}.")
+         _("Cluster: {gpus} × {peak} × {mfu} = {flops}/s").format(
+             gpus=f"{gpus:,}", peak=tflops_text(gpu), mfu=format_percent(mfu, 0),
+             flops=format_flops(gpus * gpu_peak(gpu) * mfu)),
+         _("Seconds: {seconds}; / {day} = {days} days").format(seconds=format_int(est.seconds), day=DAY,
+                                                               days=format_number(answer))],
+        _("days = 6ND / (GPUs × peak × MFU) / {day}.").format(day=DAY))
 
 
 @template("training-cost", "compute")
@@ -121,23 +144,22 @@ def _training_cost(rng, level):
     n, tokens, gpu, mfu = _training_run(rng, level)
     est = plans.estimate_time(tokens, n_params=n, gpu=gpu, mfu=mfu)   # at the GPU's listed price
     price, hours, answer = est.price_per_gpu_hour, est.gpu_hours, est.cost_usd
+    inputs = dict(n=n, tokens=tokens, peak=gpu_peak(gpu), mfu=mfu, price=price)
     if level == "hard":
-        cost_part = Part(f"At ${price:g} per GPU-hour, what does it cost?", answer, "USD",
-                         (f"cost(gpu_hours, price) = {format_int(hours)} × ${price:g} = {format_usd(answer)}; {S32}",))
-        return _chained("training-cost", level, f"{_A(_size(n))} model trains on {_size(tokens)} tokens on {gpu} GPUs "
-                                                f"({tflops_text(gpu)} BF16) at {format_percent(mfu, 0)} MFU.",
-                        dict(n=n, tokens=tokens, peak=gpu_peak(gpu), mfu=mfu, price=price),
+        cost_part = Part(_("At ${price} per GPU-hour, what does it cost?").format(price=f"{price:g}"), answer, "USD",
+                         (_("cost(gpu_hours, price) = {hours} × ${price} = {cost}; {cite}").format(
+                             hours=format_int(hours), price=f"{price:g}", cost=format_usd(answer), cite=_(S32)),))
+        return _chained("training-cost", level, _run_stem(n, tokens, gpu, mfu), inputs,
                         (_flops_part(n, tokens), _hours_part(est, gpu, mfu), cost_part),
-                        "C = 6ND; GPU-hours = C / (peak × MFU × 3,600); cost = GPU-hours × price.")
+                        _("C = 6ND; GPU-hours = C / (peak × MFU × 3,600); cost = GPU-hours × price."))
     return _problem(
         "training-cost", level,
-        f"At ${price:g} per {gpu}-hour ({tflops_text(gpu)} BF16, {format_percent(mfu, 0)} MFU), what does the GPU time "
-        "to train "
-        f"{_a(_size(n))} model on {_size(tokens)} tokens cost?",
-        dict(n=n, tokens=tokens, peak=gpu_peak(gpu), mfu=mfu, price=price), answer, "USD",
-        [_flops_step(n, tokens), f"GPU-hours: {format_int(hours)}",
-         f"× ${price:g} = {format_usd(answer)}"],
-        f"Cost = GPU-hours × price; GPU-hours = 6ND / (peak × MFU × {SECONDS_PER_HOUR:,}).")
+        _("At ${price} per {gpu}-hour ({peak} BF16, {mfu} MFU), what does the GPU time to train {model} model on "
+          "{tokens} tokens cost?").format(**_run(n, tokens, gpu, mfu), price=f"{price:g}"),
+        inputs, answer, "USD",
+        [_flops_step(n, tokens), _("GPU-hours: {hours}").format(hours=format_int(hours)),
+         _("× ${price} = {cost}").format(price=f"{price:g}", cost=format_usd(answer))],
+        _("Cost = GPU-hours × price; GPU-hours = 6ND / (peak × MFU × {hour}).").format(hour=HOUR))
 
 
 @template("gpus-for-deadline", "compute")
@@ -148,28 +170,30 @@ def _gpus_for_deadline(rng, level):
     answer = est.gpus_for(days)
     if answer > 20_000:
         raise _Regenerate  # larger than any cluster of these GPUs
+    inputs = dict(n=n, tokens=tokens, days=days, peak=gpu_peak(gpu), mfu=mfu)
+    exact = f"{est.gpu_seconds / (days * SECONDS_PER_DAY):,.1f}"
     if level == "hard":
-        gpus_part = Part(f"How many GPUs at least to finish within {days} days?", answer, "GPUs",
-                         (f"gpus_for_deadline(C, days, peak, mfu) = GPU-hours / ({days} × 24) = "
-                          f"{format_int(est.gpu_hours)} / {days * 24:,} = "
-                          f"{est.gpu_seconds / (days * SECONDS_PER_DAY):,.1f}, rounded up: {_n(answer, 'GPU')}; "
-                          f"{S32}",), minimum=True)
+        gpus_part = Part(_("How many GPUs at least to finish within {days} days?").format(days=days), answer, "GPUs",
+                         (_("gpus_for_deadline(C, days, peak, mfu) = GPU-hours / ({days} × 24) = {hours} / "
+                            "{day_hours} = {exact}, rounded up: {gpus}; {cite}").format(
+                             days=days, hours=format_int(est.gpu_hours), day_hours=f"{days * 24:,}", exact=exact,
+                             gpus=_n(answer, "GPU"), cite=_(S32)),), minimum=True)
         return _chained("gpus-for-deadline", level,
-                        f"{_A(_size(n))} model must train on {_size(tokens)} tokens on {gpu} GPUs "
-                        f"({tflops_text(gpu)} BF16) at {format_percent(mfu, 0)} MFU.",
-                        dict(n=n, tokens=tokens, days=days, peak=gpu_peak(gpu), mfu=mfu),
+                        _("{Model} model must train on {tokens} tokens on {gpu} GPUs ({peak} BF16) at {mfu} "
+                          "MFU.").format(**_run(n, tokens, gpu, mfu)), inputs,
                         (_flops_part(n, tokens), _hours_part(est, gpu, mfu), gpus_part),
-                        "C = 6ND; GPU-hours = C / (peak × MFU × 3,600); GPUs = GPU-hours / (days × 24), rounded up.")
+                        _("C = 6ND; GPU-hours = C / (peak × MFU × 3,600); GPUs = GPU-hours / (days × 24), rounded "
+                          "up."))
     return _problem(
         "gpus-for-deadline", level,
-        f"You must train {_a(_size(n))} model on {_size(tokens)} tokens within {days} days on {gpu} GPUs "
-        f"({tflops_text(gpu)} BF16) at {format_percent(mfu, 0)} MFU. How many GPUs at least?",
-        dict(n=n, tokens=tokens, days=days, peak=gpu_peak(gpu), mfu=mfu), answer, "GPUs",
+        _("You must train {model} model on {tokens} tokens within {days} days on {gpu} GPUs ({peak} BF16) at {mfu} "
+          "MFU. How many GPUs at least?").format(**_run(n, tokens, gpu, mfu), days=days),
+        inputs, answer, "GPUs",
         [_flops_step(n, tokens),
-         f"GPU-seconds: {format_int(est.gpu_seconds)}",
-         f"/ ({days} × {SECONDS_PER_DAY:,} s) = {est.gpu_seconds / (days * SECONDS_PER_DAY):,.1f}, rounded up: "
-         f"{_n(answer, 'GPU')}"],
-        f"GPUs = GPU-seconds / (days × {SECONDS_PER_DAY:,}), rounded up.", minimum=True)
+         _("GPU-seconds: {seconds}").format(seconds=format_int(est.gpu_seconds)),
+         _("/ ({days} × {day} s) = {exact}, rounded up: {gpus}").format(days=days, day=DAY, exact=exact,
+                                                                        gpus=_n(answer, "GPU"))],
+        _("GPUs = GPU-seconds / (days × {day}), rounded up.").format(day=DAY), minimum=True)
 
 
 @template("reverse-budget", "compute")
@@ -179,28 +203,28 @@ def _reverse_budget(rng, level):
     tokens = _pick(rng, level, *TOKENS)
     cluster = plans.estimate_budget(gpus, days, gpu=gpu, mfu=mfu)
     budget, answer = cluster.flops, cluster.affordable_params(tokens)
+    have = dict(gpus=f"{gpus:,}", gpu=gpu, peak=tflops_text(gpu), days=days, mfu=format_percent(mfu, 0),
+                tokens=_size(tokens), day=DAY, budget=format_flops(budget), n=format_count(answer))
+    inputs = dict(gpus=gpus, days=days, peak=gpu_peak(gpu), mfu=mfu, tokens=tokens)
+    hint = _("Budget C = GPUs × peak × MFU × seconds; then N = C / (6D).")
     if level == "hard":
-        parts = (Part("How many FLOPs can they spend?", budget, "FLOPs",
-                      (f"compute_budget(gpus, days, peak, mfu) = {gpus:,} × {tflops_text(gpu)} × "
-                       f"{format_percent(mfu, 0)} × {days} × {SECONDS_PER_DAY:,} s = {format_flops(budget)}; "
-                       f"{S3_BUDGET}",)),
-                 Part(f"What is the largest model they can train on {_size(tokens)} tokens?", answer, "count",
-                      (f"affordable_params(C, D) = C / (6·D) = {format_flops(budget)} / (6 × {_size(tokens)}) = "
-                       f"{format_count(answer)}; {S3_BUDGET}",)))
-        return _chained("reverse-budget", level, f"You have {gpus:,} {gpu} GPUs ({tflops_text(gpu)} BF16) for {days} "
-                                                 f"days at {format_percent(mfu, 0)} MFU.",
-                        dict(gpus=gpus, days=days, peak=gpu_peak(gpu), mfu=mfu, tokens=tokens), parts,
-                        "Budget C = GPUs × peak × MFU × seconds; then N = C / (6D).")
+        parts = (Part(_("How many FLOPs can they spend?"), budget, "FLOPs",
+                      (_("compute_budget(gpus, days, peak, mfu) = {gpus} × {peak} × {mfu} × {days} × {day} s = "
+                         "{budget}; {cite}").format(**have, cite=_(S3_BUDGET)),)),
+                 Part(_("What is the largest model they can train on {tokens} tokens?").format(**have), answer,
+                      "count", (_("affordable_params(C, D) = C / (6·D) = {budget} / (6 × {tokens}) = {n}; "
+                                  "{cite}").format(**have, cite=_(S3_BUDGET)),)))
+        return _chained("reverse-budget", level,
+                        _("You have {gpus} {gpu} GPUs ({peak} BF16) for {days} days at {mfu} MFU.").format(**have),
+                        inputs, parts, hint)
     return _problem(
         "reverse-budget", level,
-        f"You have {gpus:,} {gpu} GPUs ({tflops_text(gpu)} BF16) for {days} days at {format_percent(mfu, 0)} MFU and "
-        "want "
-        f"{_size(tokens)} training tokens. What is the largest model you can train?",
-        dict(gpus=gpus, days=days, peak=gpu_peak(gpu), mfu=mfu, tokens=tokens), answer, "count",
-        [f"Budget: {gpus:,} × {tflops_text(gpu)} × {format_percent(mfu, 0)} × {days} × {SECONDS_PER_DAY:,} s = "
-         f"{format_flops(budget)}",
-         f"N = C / (6·D) = {format_flops(budget)} / (6 × {_size(tokens)}) = {format_count(answer)}"],
-        "Budget C = GPUs × peak × MFU × seconds; then N = C / (6D).")
+        _("You have {gpus} {gpu} GPUs ({peak} BF16) for {days} days at {mfu} MFU and want {tokens} training "
+          "tokens. What is the largest model you can train?").format(**have),
+        inputs, answer, "count",
+        [_("Budget: {gpus} × {peak} × {mfu} × {days} × {day} s = {budget}").format(**have),
+         _("N = C / (6·D) = {budget} / (6 × {tokens}) = {n}").format(**have)],
+        hint)
 
 
 @template("implied-mfu", "compute")
@@ -210,28 +234,29 @@ def _implied_mfu(rng, level):
     hours = float(f"{plans.estimate_time(tokens, n_params=n, gpu=gpu, mfu=true_mfu).gpu_hours:.3g}")
     run = plans.estimate_mfu(n, tokens, gpu_hours=hours, gpu=gpu)
     answer = run.mfu
+    report = dict(model=_a(_size(n)), tokens=_size(tokens), hours=format_int(hours), gpu=gpu, peak=tflops_text(gpu))
+    inputs = dict(n=n, tokens=tokens, hours=hours, peak=gpu_peak(gpu))
+    hint = _("MFU = 6ND / (GPU-hours × {hour} × peak).").format(hour=HOUR)
     if level == "hard":
         parts = (_flops_part(n, tokens),
-                 Part("What MFU does that imply?", answer, "fraction",
-                      (f"implied_mfu(N, D, gpu_hours, peak) = C / (GPU-hours × {SECONDS_PER_HOUR:,} × peak) = "
-                       f"{format_flops(run.flops)} / {format_flops(run.peak_work_flops)} = "
-                       f"{format_percent(answer, 1)}; {S32}",), tolerance=0.1))
+                 Part(_("What MFU does that imply?"), answer, "fraction",
+                      (_("implied_mfu(N, D, gpu_hours, peak) = C / (GPU-hours × {hour} × peak) = {flops} / {work} = "
+                         "{mfu}; {cite}").format(hour=HOUR, flops=format_flops(run.flops),
+                                                 work=format_flops(run.peak_work_flops),
+                                                 mfu=format_percent(answer, 1), cite=_(S32)),), tolerance=0.1))
         return _chained("implied-mfu", level,
-                        f"A report says {_a(_size(n))} model was trained on {_size(tokens)} tokens in "
-                        f"{format_int(hours)} {gpu}-hours ({tflops_text(gpu)} BF16).",
-                        dict(n=n, tokens=tokens, hours=hours, peak=gpu_peak(gpu)), parts,
-                        f"MFU = 6ND / (GPU-hours × {SECONDS_PER_HOUR:,} × peak).")
+                        _("A report says {model} model was trained on {tokens} tokens in {hours} {gpu}-hours "
+                          "({peak} BF16).").format(**report), inputs, parts, hint)
     return _problem(
         "implied-mfu", level,
-        f"A report says {_a(_size(n))} model was trained on {_size(tokens)} tokens in "
-        f"{format_int(hours)} {gpu}-hours ({tflops_text(gpu)} BF16). What MFU does that imply?",
-        dict(n=n, tokens=tokens, hours=hours, peak=gpu_peak(gpu)), answer, "fraction",
+        _("A report says {model} model was trained on {tokens} tokens in {hours} {gpu}-hours ({peak} BF16). What "
+          "MFU does that imply?").format(**report),
+        inputs, answer, "fraction",
         [_flops_step(n, tokens),
-         f"Peak work in those hours: {format_int(hours)} × {SECONDS_PER_HOUR:,} × {tflops_text(gpu)} = "
-         f"{format_flops(run.peak_work_flops)}",
-         f"MFU = {format_percent(answer, 1)}"],
-        f"MFU = 6ND / (GPU-hours × {SECONDS_PER_HOUR:,} × peak).",
-        tolerance=0.1)  # 10% of ~40%: about 4 points either way
+         _("Peak work in those hours: {hours} × {hour} × {peak} = {work}").format(
+             hours=format_int(hours), hour=HOUR, peak=tflops_text(gpu), work=format_flops(run.peak_work_flops)),
+         _("MFU = {mfu}").format(mfu=format_percent(answer, 1))],
+        hint, tolerance=0.1)  # 10% of ~40%: about 4 points either way
 
 
 @template("checkpoint-storage", "compute")
@@ -242,28 +267,31 @@ def _checkpoint_storage(rng, level):
     keep = _pick(rng, level, [None], [None, 5], [3, 10])
     answer = c.checkpoint_storage_bytes(n, run_hours, interval, keep)
     saved = int(run_hours // interval) if keep is None else min(int(run_hours // interval), keep)
-    kept = "all of them" if keep is None else f"only the latest {keep}"
+    per_param = f"{c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g}"
+    one = c.checkpoint_bytes(n, c.RESUME_CHECKPOINT_BYTES_PER_PARAM)
+    run = dict(Model=_A(_size(n)), hours=run_hours, per_param=per_param, interval=f"{interval:g}",
+               kept=_("all of them") if keep is None else _("only the latest {keep}").format(keep=keep))
+    inputs = dict(n=n, run_hours=run_hours, interval=interval, keep=keep)
+    hint = _("One checkpoint × the number kept; gradients are not saved.")
     if level == "hard":
-        one = c.checkpoint_bytes(n, c.RESUME_CHECKPOINT_BYTES_PER_PARAM)
-        parts = (Part("How big is one checkpoint? (GB)", one, "bytes",
-                      (f"checkpoint_bytes(N, {c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g}) = {_size(n)} × "
-                       f"{c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g} bytes = {format_bytes(one)}; {S3_CHECKPOINTS}",)),
-                 Part("How much disk do the kept checkpoints take? (GB)", answer, "bytes",
-                      (f"checkpoint_storage_bytes(N, hours, interval, keep) = {saved} kept × {format_bytes(one)} = "
-                       f"{format_bytes(answer)}; {S3_CHECKPOINTS}",)))
+        parts = (Part(_("How big is one checkpoint? (GB)"), one, "bytes",
+                      (_("checkpoint_bytes(N, {per_param}) = {n} × {per_param} bytes = {one}; {cite}").format(
+                          per_param=per_param, n=_size(n), one=format_bytes(one), cite=_(S3_CHECKPOINTS)),)),
+                 Part(_("How much disk do the kept checkpoints take? (GB)"), answer, "bytes",
+                      (_("checkpoint_storage_bytes(N, hours, interval, keep) = {saved} kept × {one} = {disk}; "
+                         "{cite}").format(saved=saved, one=format_bytes(one), disk=format_bytes(answer),
+                                          cite=_(S3_CHECKPOINTS)),)))
         return _chained("checkpoint-storage", level,
-                        f"{_A(_size(n))} run of {run_hours} hours saves a resumable checkpoint (BF16 weights, fp32 "
-                        f"master copy and AdamW moments: {c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g} bytes a parameter) "
-                        f"every {interval:g} h and keeps {kept}.",
-                        dict(n=n, run_hours=run_hours, interval=interval, keep=keep), parts,
-                        "One checkpoint × the number kept; gradients are not saved.")
+                        _("{Model} run of {hours} hours saves a resumable checkpoint (BF16 weights, fp32 master copy "
+                          "and AdamW moments: {per_param} bytes a parameter) every {interval} h and keeps "
+                          "{kept}.").format(**run), inputs, parts, hint)
     return _problem(
         "checkpoint-storage", level,
-        f"{_A(_size(n))} run of {run_hours} hours saves a resumable checkpoint (BF16 weights, fp32 master copy "
-        f"and AdamW moments: {c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g} bytes a parameter) every {interval:g} h and keeps "
-        f"{kept}. How much disk? (GB)",
-        dict(n=n, run_hours=run_hours, interval=interval, keep=keep), answer, "bytes",
-        [f"One checkpoint: {_size(n)} × {c.RESUME_CHECKPOINT_BYTES_PER_PARAM:g} bytes = "
-         f"{format_bytes(c.checkpoint_bytes(n, c.RESUME_CHECKPOINT_BYTES_PER_PARAM))}",
-         f"Checkpoints kept: {saved}", f"Disk: {format_bytes(answer)}"],
-        "One checkpoint × the number kept; gradients are not saved.")
+        _("{Model} run of {hours} hours saves a resumable checkpoint (BF16 weights, fp32 master copy and AdamW "
+          "moments: {per_param} bytes a parameter) every {interval} h and keeps {kept}. How much disk? "
+          "(GB)").format(**run),
+        inputs, answer, "bytes",
+        [_("One checkpoint: {n} × {per_param} bytes = {one}").format(n=_size(n), per_param=per_param,
+                                                                     one=format_bytes(one)),
+         _("Checkpoints kept: {saved}").format(saved=saved), _("Disk: {disk}").format(disk=format_bytes(answer))],
+        hint)

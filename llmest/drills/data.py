@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from .. import data as dt
 from .. import plans
+from ..i18n import N_, _
 from ..units import format_bytes, format_count, format_flops, format_percent
 from .problem import (CLUSTER, MFUS, PARAMS, TRAINING_GPUS, Part, _a, _A, _chained, _pick, _problem, _size, gpu_peak,
                       template, tflops_text)
 
 # Where each formula is taught, as a worked step links to it (the notebook and the cell of the section's heading).
-S41 = "chapter 4, §4.1 (04_data_and_tokens.ipynb#cell-id=9d9488e5)"
-S42 = "chapter 4, §4.2 (04_data_and_tokens.ipynb#cell-id=563a3572)"
-S41_BEYOND = "chapter 4, Beyond compute-optimal (04_data_and_tokens.ipynb#cell-id=534a4b65)"
-S3_BUDGET = "chapter 3, The reverse budget (03_flops_and_time.ipynb#cell-id=303ea96b)"
+S41 = N_("chapter 4, §4.1 (04_data_and_tokens.ipynb#cell-id=9d9488e5)")
+S42 = N_("chapter 4, §4.2 (04_data_and_tokens.ipynb#cell-id=563a3572)")
+S41_BEYOND = N_("chapter 4, Beyond compute-optimal (04_data_and_tokens.ipynb#cell-id=534a4b65)")
+S3_BUDGET = N_("chapter 3, The reverse budget (03_flops_and_time.ipynb#cell-id=303ea96b)")
+KINDS = {"english": N_("English"), "chinese": N_("Chinese"), "code": N_("code")}   # the text a corpus is of
 
 
 @template("chinchilla-tokens", "data")
@@ -21,22 +23,23 @@ def _chinchilla_tokens(rng, level):
     n = _pick(rng, level, *PARAMS) if past == 1 else rng.choice([1e9, 3e9, 8e9])
     tokens_per_param = dt.TOKENS_PER_PARAM * past
     answer = dt.chinchilla_tokens(n, tokens_per_param)
-    question = (f"By the {dt.TOKENS_PER_PARAM}-tokens-per-parameter rule, how many tokens should {_a(_size(n))} model "
-                "train on?"
-                if past == 1 else
-                f"To serve it cheaply, a team trains {_a(_size(n))} model on {past} times the tokens of "
-                f"Chinchilla's {dt.TOKENS_PER_PARAM}-per-parameter rule. How many tokens?")
-    steps = [f"chinchilla_tokens(N) = {tokens_per_param} × {_size(n)} = {format_count(answer)}; {S41}"]
+    rule = dict(rule=dt.TOKENS_PER_PARAM, model=_a(_size(n)), past=past)
+    steps = [_("chinchilla_tokens(N) = {per_param} × {n} = {tokens}; {cite}").format(
+        per_param=tokens_per_param, n=_size(n), tokens=format_count(answer), cite=_(S41))]
     if past > 1:
-        stem = (f"To serve it cheaply, a team trains {_a(_size(n))} model on {past} times the tokens of Chinchilla's "
-                f"{dt.TOKENS_PER_PARAM}-per-parameter rule.")
-        parts = (Part("How many tokens per parameter is that?", tokens_per_param, "count",
-                      (f"tokens_per_param = {past} × {dt.TOKENS_PER_PARAM} = {tokens_per_param}; {S41}",)),
-                 Part("How many training tokens?", answer, "count", tuple(steps)))
+        stem = _("To serve it cheaply, a team trains {model} model on {past} times the tokens of Chinchilla's "
+                 "{rule}-per-parameter rule.").format(**rule)
+        parts = (Part(_("How many tokens per parameter is that?"), tokens_per_param, "count",
+                      (_("tokens_per_param = {past} × {rule} = {per_param}; {cite}").format(
+                          **rule, per_param=tokens_per_param, cite=_(S41)),)),
+                 Part(_("How many training tokens?"), answer, "count", tuple(steps)))
         return _chained("chinchilla-tokens", level, stem, dict(n=n, tokens_per_param=tokens_per_param), parts,
-                        "Chinchilla's rule of thumb: D ≈ 20·N; more tokens per parameter multiply it.")
-    return _problem("chinchilla-tokens", level, question, dict(n=n, tokens_per_param=tokens_per_param), answer,
-                    "count", steps, "Chinchilla's rule of thumb: D ≈ 20·N.")
+                        _("Chinchilla's rule of thumb: D ≈ 20·N; more tokens per parameter multiply it."))
+    return _problem("chinchilla-tokens", level,
+                    _("By the {rule}-tokens-per-parameter rule, how many tokens should {model} model train "
+                      "on?").format(**rule),
+                    dict(n=n, tokens_per_param=tokens_per_param), answer,
+                    "count", steps, _("Chinchilla's rule of thumb: D ≈ 20·N."))
 
 
 @template("chinchilla-for-budget", "data")
@@ -45,25 +48,34 @@ def _chinchilla_for_budget(rng, level):
     days = _pick(rng, level, [30], [30, 90], [45, 120])
     cluster = plans.estimate_budget(gpus, days, gpu=gpu, mfu=mfu)
     budget, (answer, tokens) = cluster.flops, cluster.chinchilla()
-    budget_step = (f"compute_budget(gpus, days, peak, mfu) = {gpus:,} × {tflops_text(gpu)} × "
-                   f"{format_percent(mfu, 0)} × {days} days × 86,400 s = {format_flops(budget)}; {S3_BUDGET}")
-    size_step = (f"chinchilla_params_for_flops(C): C = 6·N·(20·N) = 120·N², so N = √(C / 120) = "
-                 f"{format_count(answer)} (on {_size(tokens)} tokens); {S41}")
+    have = dict(gpus=f"{gpus:,}", gpu=gpu, peak=tflops_text(gpu), days=days, mfu=format_percent(mfu, 0),
+                rule=dt.TOKENS_PER_PARAM)
+    budget_step = _("compute_budget(gpus, days, peak, mfu) = {gpus} × {peak} × {mfu} × {days} days × 86,400 s = "
+                    "{budget}; {cite}").format(**have, budget=format_flops(budget), cite=_(S3_BUDGET))
+    size_step = _("chinchilla_params_for_flops(C): C = 6·N·(20·N) = 120·N², so N = √(C / 120) = {n} (on {tokens} "
+                  "tokens); {cite}").format(n=format_count(answer), tokens=_size(tokens), cite=_(S41))
+    inputs = dict(gpus=gpus, days=days, peak=gpu_peak(gpu), mfu=mfu)
     if level == "hard":
-        stem = f"{gpus:,} {gpu} GPUs ({tflops_text(gpu)} BF16) for {days} days at {format_percent(mfu, 0)} MFU."
-        parts = (Part("How many FLOPs can they spend?", budget, "FLOPs", (budget_step,)),
-                 Part(f"Which model size is compute-optimal by the {dt.TOKENS_PER_PARAM}-tokens-per-parameter rule?",
+        stem = _("{gpus} {gpu} GPUs ({peak} BF16) for {days} days at {mfu} MFU.").format(**have)
+        parts = (Part(_("How many FLOPs can they spend?"), budget, "FLOPs", (budget_step,)),
+                 Part(_("Which model size is compute-optimal by the {rule}-tokens-per-parameter rule?").format(**have),
                       answer, "count", (size_step,)))
-        return _chained("chinchilla-for-budget", level, stem, dict(gpus=gpus, days=days, peak=gpu_peak(gpu), mfu=mfu),
-                        parts, "The budget is GPUs × peak × MFU × seconds; then put D = 20N into C = 6ND.")
+        return _chained("chinchilla-for-budget", level, stem, inputs, parts,
+                        _("The budget is GPUs × peak × MFU × seconds; then put D = 20N into C = 6ND."))
     return _problem(
         "chinchilla-for-budget", level,
-        f"{gpus:,} {gpu} GPUs ({tflops_text(gpu)} BF16), {days} days, {format_percent(mfu, 0)} MFU: which model size "
-        "is compute-optimal "
-        f"by the {dt.TOKENS_PER_PARAM}-tokens-per-parameter rule?",
-        dict(gpus=gpus, days=days, peak=gpu_peak(gpu), mfu=mfu), answer, "count",
-        [budget_step, size_step],
-        "Put D = 20N into C = 6ND and solve for N.")
+        _("{gpus} {gpu} GPUs ({peak} BF16), {days} days, {mfu} MFU: which model size is compute-optimal by the "
+          "{rule}-tokens-per-parameter rule?").format(**have),
+        inputs, answer, "count", [budget_step, size_step], _("Put D = 20N into C = 6ND and solve for N."))
+
+
+def _corpus_steps(tokens, rate, cleaned, cleaning_yield, answer) -> list:
+    shown = dict(tokens=_size(tokens), rate=format_count(rate), cleaned=format_bytes(cleaned), raw=format_bytes(answer),
+                 cite=_(S42), yield_=format_percent(cleaning_yield or 0, 0))
+    steps = [_("cleaned_bytes(tokens, rate) = {tokens} / {rate} tokens per GB = {cleaned}; {cite}").format(**shown)]
+    if cleaning_yield is not None:
+        steps.append(_("raw_bytes(cleaned, yield) = {cleaned} / {yield_} = {raw}; {cite}").format(**shown))
+    return steps
 
 
 @template("corpus-size", "data")
@@ -74,40 +86,34 @@ def _corpus_size(rng, level):
     cleaned = dt.cleaned_bytes(tokens, rate)
     cleaning_yield = _pick(rng, level, [None], [None, 0.25], [0.2, 0.3])
     answer = cleaned if cleaning_yield is None else dt.raw_bytes(cleaned, cleaning_yield)
-    raw = "" if cleaning_yield is None else \
-        f", and how much raw crawl at a {format_percent(cleaning_yield, 0)} cleaning yield"
-    steps = [f"cleaned_bytes(tokens, rate) = {_size(tokens)} / {format_count(rate)} tokens per GB = "
-             f"{format_bytes(cleaned)}; {S42}"]
-    if cleaning_yield is not None:
-        steps.append(f"raw_bytes(cleaned, yield) = {format_bytes(cleaned)} / {format_percent(cleaning_yield, 0)} = "
-                     f"{format_bytes(answer)}; {S42}")
+    corpus = dict(kind=_(KINDS[language]), rate=format_count(rate), yield_=format_percent(cleaning_yield or 0, 0))
     if level == "hard":  # the model's tokens, then the text, then the crawl
         n = rng.choice(PARAMS[2])
         tokens = dt.chinchilla_tokens(n)
         cleaned = dt.cleaned_bytes(tokens, rate)
         answer = dt.raw_bytes(cleaned, cleaning_yield)
-        kind = "code" if language == "code" else language.capitalize()
-        parts = (Part(f"How many training tokens by the {dt.TOKENS_PER_PARAM}-tokens-per-parameter rule?", tokens,
-                      "count", (f"chinchilla_tokens(N) = {dt.TOKENS_PER_PARAM} × {_size(n)} = {_size(tokens)}; "
-                                f"{S41}",)),
-                 Part("How many GB of cleaned text?", cleaned, "bytes",
-                      (f"cleaned_bytes(tokens, rate) = {_size(tokens)} / {format_count(rate)} tokens per GB = "
-                       f"{format_bytes(cleaned)}; {S42}",)),
-                 Part(f"How much raw crawl at a {format_percent(cleaning_yield, 0)} cleaning yield?", answer, "bytes",
-                      (f"raw_bytes(cleaned, yield) = {format_bytes(cleaned)} / {format_percent(cleaning_yield, 0)} = "
-                       f"{format_bytes(answer)}; {S42}",)))
+        cleaned_step, raw_step = _corpus_steps(tokens, rate, cleaned, cleaning_yield, answer)
+        parts = (Part(_("How many training tokens by the {rule}-tokens-per-parameter rule?").format(
+                          rule=dt.TOKENS_PER_PARAM), tokens,
+                      "count", (_("chinchilla_tokens(N) = {rule} × {n} = {tokens}; {cite}").format(
+                          rule=dt.TOKENS_PER_PARAM, n=_size(n), tokens=_size(tokens), cite=_(S41)),)),
+                 Part(_("How many GB of cleaned text?"), cleaned, "bytes", (cleaned_step,)),
+                 Part(_("How much raw crawl at a {yield_} cleaning yield?").format(**corpus), answer, "bytes",
+                      (raw_step,)))
         return _chained("corpus-size", level,
-                        f"{_A(_size(n))} model is trained on {kind} text at {format_count(rate)} tokens per GB.",
+                        _("{Model} model is trained on {kind} text at {rate} tokens per GB.").format(
+                            **corpus, Model=_A(_size(n))),
                         dict(n=n, tokens=tokens, rate=rate, cleaning_yield=cleaning_yield), parts,
-                        "D = 20·N; GB = tokens / (tokens per GB); raw = cleaned / yield.")
+                        _("D = 20·N; GB = tokens / (tokens per GB); raw = cleaned / yield."))
+    question = (_("{tokens} tokens of {kind} at {rate} tokens per GB of cleaned text: how many GB? (give the cleaned "
+                  "size)") if cleaning_yield is None else
+                _("{tokens} tokens of {kind} at {rate} tokens per GB of cleaned text: how many GB, and how much raw "
+                  "crawl at a {yield_} cleaning yield? (give the raw size)"))
     return _problem(
-        "corpus-size", level,
-        f"{_size(tokens)} tokens of {'code' if language == 'code' else language.capitalize()} at {format_count(rate)} "
-        "tokens per GB of cleaned "
-        f"text: how many GB"
-        f"{raw}? (give the {'raw' if cleaning_yield else 'cleaned'} size)",
-        dict(tokens=tokens, rate=rate, cleaning_yield=cleaning_yield), answer, "bytes", steps,
-        "GB = tokens / (tokens per GB); raw = cleaned / yield.")
+        "corpus-size", level, question.format(**corpus, tokens=_size(tokens)),
+        dict(tokens=tokens, rate=rate, cleaning_yield=cleaning_yield), answer, "bytes",
+        _corpus_steps(tokens, rate, cleaned, cleaning_yield, answer),
+        _("GB = tokens / (tokens per GB); raw = cleaned / yield."))
 
 
 @template("epochs", "data")
@@ -116,24 +122,26 @@ def _epochs(rng, level):
     tokens = dt.chinchilla_tokens(n)
     unique = float(f"{tokens / _pick(rng, level, [2, 4], [1.5, 3, 6], [2.7, 7, 12]):.2g}")  # a round stock
     answer = dt.epochs(tokens, unique)
+    stock = dict(model=_a(_size(n)), n=_size(n), tokens=_size(tokens), unique=_size(unique), epochs=f"{answer:.3g}",
+                 rule=dt.TOKENS_PER_PARAM)
     if level == "hard":
-        parts = (Part(f"How many training tokens by the {dt.TOKENS_PER_PARAM}-tokens-per-parameter rule?", tokens,
-                      "count", (f"chinchilla_tokens(N) = {dt.TOKENS_PER_PARAM} × {_size(n)} = {_size(tokens)}; "
-                                f"{S41}",)),
-                 Part("How many epochs is that?", answer, "epochs",
-                      (f"epochs(training_tokens, unique_tokens) = {_size(tokens)} / {_size(unique)} = {answer:.3g}; "
-                       "Muennighoff et al. 2023 found up to about 4 nearly as good as fresh data, the material says "
-                       f"at most 2; {S41_BEYOND}",)))
-        return _chained("epochs", level, f"You train {_a(_size(n))} model Chinchilla-optimally but have only "
-                                         f"{_size(unique)} unique tokens.", dict(n=n, unique=unique), parts,
-                        "Training tokens = 20·N; epochs = training tokens / unique tokens.")
+        parts = (Part(_("How many training tokens by the {rule}-tokens-per-parameter rule?").format(**stock), tokens,
+                      "count", (_("chinchilla_tokens(N) = {rule} × {n} = {tokens}; {cite}").format(
+                          **stock, cite=_(S41)),)),
+                 Part(_("How many epochs is that?"), answer, "epochs",
+                      (_("epochs(training_tokens, unique_tokens) = {tokens} / {unique} = {epochs}; Muennighoff et al. "
+                         "2023 found up to about 4 nearly as good as fresh data, the material says at most 2; "
+                         "{cite}").format(**stock, cite=_(S41_BEYOND)),)))
+        return _chained("epochs", level,
+                        _("You train {model} model Chinchilla-optimally but have only {unique} unique "
+                          "tokens.").format(**stock), dict(n=n, unique=unique), parts,
+                        _("Training tokens = 20·N; epochs = training tokens / unique tokens."))
     return _problem(
         "epochs", level,
-        f"You train {_a(_size(n))} model Chinchilla-optimally (20 tokens per parameter) but have only "
-        f"{_size(unique)} unique tokens. How many epochs is that?",
+        _("You train {model} model Chinchilla-optimally (20 tokens per parameter) but have only {unique} unique "
+          "tokens. How many epochs is that?").format(**stock),
         dict(n=n, unique=unique), answer, "epochs",
-        [f"chinchilla_tokens(N) = 20 × {_size(n)} = {_size(tokens)}; {S41}",
-         f"epochs(training_tokens, unique_tokens) = {_size(tokens)} / {_size(unique)} = {answer:.3g} "
-         "(Muennighoff et al. 2023 found up "
-         "to about 4 nearly as good as fresh data; the material says at most 2)"],
-        "Training tokens / unique tokens.")
+        [_("chinchilla_tokens(N) = 20 × {n} = {tokens}; {cite}").format(**stock, cite=_(S41)),
+         _("epochs(training_tokens, unique_tokens) = {tokens} / {unique} = {epochs} (Muennighoff et al. 2023 found up "
+           "to about 4 nearly as good as fresh data; the material says at most 2)").format(**stock)],
+        _("Training tokens / unique tokens."))

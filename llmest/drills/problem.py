@@ -12,6 +12,7 @@ from .. import hardware
 from .._registry import Registry
 from .._validate import InputError, check_choice, quote
 from ..grading import Exercise, Verdict
+from ..i18n import N_, _, language
 from ..units import format_count, format_number, show
 
 LEVELS = ("easy", "medium", "hard")
@@ -92,11 +93,11 @@ class Problem:
 
     def solution(self) -> str:
         if not self.parts:
-            return "\n".join([*self.steps, f"Answer: {self.answer_text}"])
+            return "\n".join([*self.steps, _("Answer: {answer}").format(answer=self.answer_text)])
         lines = []
         for letter, part in zip(LETTERS, self.parts):
             lines += [f"({letter}) {step}" for step in part.steps] + [f"({letter}) {part.answer_text}"]
-        return "\n".join([*lines, f"Answer: {self.answer_text}"])
+        return "\n".join([*lines, _("Answer: {answer}").format(answer=self.answer_text)])
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,9 @@ class _Regenerate(Exception):
 
 
 def _a(phrase: str) -> str:
-    """'a 7.00B model', 'an 8.00B model', 'an 80-layer model'."""
+    """'a 7.00B model', 'an 8.00B model', 'an 80-layer model'; in Chinese, the phrase alone."""
+    if language() == "zh":
+        return phrase
     return ("an " if phrase[:1] == "8" or phrase[:2] in ("11", "18") else "a ") + phrase
 
 
@@ -149,8 +152,17 @@ def _A(phrase: str) -> str:
     return text[0].upper() + text[1:]
 
 
+# The counted nouns in Chinese, with their measure words ("8 张 GPU"); "A100 80GB GPU" is a GPU with its name.
+COUNTED = {"GPU": N_("{count} GPUs"), "request": N_("{count} requests"), "sequence": N_("{count} sequences"),
+           "token": N_("{count} tokens")}
+
+
 def _n(count, noun: str) -> str:
-    """'1 GPU', '8 GPUs', '1 sequence'."""
+    """'1 GPU', '8 GPUs', '1 sequence'; in Chinese '8 张 GPU', '2 张 H100 SXM GPU'."""
+    if language() == "zh":
+        named = noun.endswith(" GPU") and noun[:-4]
+        return (_("{count} {gpu} GPUs").format(count=f"{count:,}", gpu=named) if named else
+                _(COUNTED[noun]).format(count=f"{count:,}"))
     return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
