@@ -208,8 +208,9 @@ def faults(message, terms=None) -> list[str]:
     plain = chinese.replace(",", "")
     lost = [part for part in _kept(message.id) if part not in chinese and part not in plain]
     out = [f"lost {part!r}" for part in dict.fromkeys(lost)]
+    words = re.sub(r"\{\w*\}", "", message.id)  # a placeholder's name is not prose
     for english, term in terms if terms is not None else glossary():
-        if re.search(rf"(?<![\w-]){re.escape(english)}(?![\w-])", message.id, re.IGNORECASE) and term not in chinese:
+        if re.search(rf"(?<![\w-]){re.escape(english)}(?![\w-])", words, re.IGNORECASE) and term not in chinese:
             out.append(f"glossary: {english!r} is {term!r}")
     if re.search(r"\{\w*\}", message.id) and set(re.findall(r"\{\w*\}", message.id)) != set(
             re.findall(r"\{\w*\}", chinese)):
