@@ -161,3 +161,15 @@ def test_the_index_make_lab_opens_offers_both_editions():
     links = re.findall(r"\]\(([^)]+\.ipynb)\)", index.cells[0].source)
     assert sorted(links) == sorted([f"{n}.ipynb" for n in CHAPTERS] + [f"zh/{n}.ipynb" for n in CHAPTERS])
     assert all((ROOT / "notebooks" / link).is_file() for link in links)
+
+
+def test_one_english_text_has_one_chinese_across_the_librarys_catalogs():
+    """The library looks a text up in all its catalogs at once: two translations of one English would show one of
+    them everywhere."""
+    found = {}
+    for path in sorted(edition.LIBRARY_CATALOGS.glob("*.po")):
+        for message in edition.read_catalog(path):
+            if message.id:
+                found.setdefault(message.id, {})[path.stem] = message.string
+    differ = {english: where for english, where in found.items() if len(set(where.values())) > 1}
+    assert not differ
