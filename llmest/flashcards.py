@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import compute as c
 from . import data as dt
@@ -13,7 +13,7 @@ from . import model as m
 from . import plans
 from . import runs
 from ._validate import InputError, quote
-from .i18n import N_, _
+from .i18n import N_, _, language, speaking
 from .drills.problem import TOPICS, chosen_topics, tflops_text
 from .units import format_bytes, format_count, format_flops, format_int, format_percent
 
@@ -23,6 +23,11 @@ class Card:
     topic: str
     front: str
     back: str
+    key: str = ""   # the English front, which names the card in a learner's progress whatever the language
+
+    def __post_init__(self):
+        if not self.key:
+            object.__setattr__(self, "key", self.front)
 
 
 # The tokens-per-GB cards' fronts, by kind of text.
@@ -47,6 +52,14 @@ def cards(topics=None) -> list[Card]:
         raise InputError("topics", f"topics == {quote(topics)}, must be a topic or a list of them, from "
                                    f"{', '.join(TOPICS)}.")
     chosen = chosen_topics(topics)
+    deck = _deck()
+    if language() != "en":
+        with speaking("en"):
+            deck = [replace(card, key=english.front) for card, english in zip(deck, _deck())]
+    return [card for card in deck if card.topic in chosen]
+
+
+def _deck() -> list[Card]:
     mixed = mem.state_bytes_per_param("mixed", "adamw")
     typical_mfu = material.get("000-1.2-mfu").stated
     llama7 = m.preset("llama-2-7b")
@@ -115,4 +128,4 @@ def cards(topics=None) -> list[Card]:
              f"{format_bytes(hardware.gpu(name).bandwidth_bytes_per_s)}/s")
         for name in ("A100 80GB", "H100 SXM", "H200", "B200")
     ] + [_kv_card(name) for name in ("llama-2-7b", "llama-2-70b", "llama-3-8b", "mistral-7b")]
-    return [card for card in every if card.topic in chosen]
+    return every

@@ -293,3 +293,15 @@ def _columns(line: str) -> str:
     from llmest.tables import _width
 
     return "".join(ch * _width(ch) for ch in line)
+
+
+def test_a_flashcard_keeps_its_progress_when_the_language_changes():
+    from llmest.flashcards import cards
+    from llmest.progress import flashcard_id
+
+    english = cards()
+    with speaking("zh"):
+        chinese = cards()
+    assert [flashcard_id(c) for c in chinese] == [flashcard_id(c) for c in english]
+    assert all(c.front != e.front for c, e in zip(chinese, english) if not c.front.isascii())
+    assert sum(c.front != e.front for c, e in zip(chinese, english)) > len(english) // 2

@@ -1,9 +1,10 @@
 """Spaced repetition with FSRS (the ``fsrs`` package): the cards to schedule, a grade as an FSRS rating, and the
 cards due.
 
-A card is a flashcard (``flashcard:<its front>``) or a drill template (``drill:<template key>``: each review draws
-a new problem from the template). FSRS keeps a card's stability and difficulty; a rating of Again sends it back to
-relearning (minutes), Hard, Good and Easy push its next review further out the better the recall."""
+A card is a flashcard (``flashcard:<its English front>``, the same in both languages) or a drill template
+(``drill:<template key>``: each review draws a new problem from the template). FSRS keeps a card's stability and
+difficulty; a rating of Again sends it back to relearning (minutes), Hard, Good and Easy push its next review further
+out the better the recall."""
 
 from __future__ import annotations
 
@@ -85,7 +86,7 @@ def catalog(topics=None) -> list[Item]:
 
 
 def flashcard_id(card) -> str:
-    return f"flashcard:{card.front}"
+    return f"flashcard:{card.key}"
 
 
 def _new_place(fresh):
