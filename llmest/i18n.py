@@ -79,6 +79,12 @@ def _use_cjk_font() -> None:
     except ImportError:
         return
     installed = {font.name for font in font_manager.fontManager.ttflist}
+    if not installed.intersection(CJK_FONTS):  # installed after matplotlib cached its font list
+        for path in font_manager.findSystemFonts():
+            if any(mark in path for mark in ("CJK", "wqy", "SourceHanSans", "PingFang", "msyh", "simhei")):
+                with contextlib.suppress(Exception):  # a font file matplotlib cannot read is skipped
+                    font_manager.fontManager.addfont(path)
+        installed = {font.name for font in font_manager.fontManager.ttflist}
     found = [name for name in CJK_FONTS if name in installed]
     rcParams["font.sans-serif"] = found + [f for f in rcParams["font.sans-serif"] if f not in found]
     rcParams["axes.unicode_minus"] = False  # CJK fonts often lack U+2212
