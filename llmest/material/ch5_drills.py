@@ -8,6 +8,7 @@ from .. import compute as c
 from .. import memory as mem
 from .. import model as m
 from ..units import format_percent
+from ..i18n import N_
 from .figure import Figure, register
 
 _Q = "§5 常见面试问题"
@@ -44,13 +45,13 @@ def _selective_literature() -> str:
 
 
 register(
-    Figure("000-5-checkpointing", 5, "000", _Q, "activation memory that gradient checkpointing saves",
+    Figure("000-5-checkpointing", 5, "000", _Q, N_("activation memory that gradient checkpointing saves"),
            "Gradient checkpointing（用计算换显存，省 60-70% 激活值显存）", (0.6, 0.7), _selective_saving,
            "1 − layer_activation_bytes(2048, 1, 12288, 96, selective) / (none): GPT-3 175B", unit="fraction",
            literature=((_selective_literature(), "Korthikanti et al. 2022, Reducing Activation Recomputation in Large "
                                                  "Transformer Models, arXiv 2205.05198"),
-                       ("full checkpointing keeps only chosen layers' inputs and recomputes the rest in a second "
-                        "forward pass", "Chen et al. 2016, Training Deep Nets with Sublinear Memory Cost, "
+                       (N_("full checkpointing keeps only chosen layers' inputs and recomputes the rest in a second "
+                        "forward pass"), "Chen et al. 2016, Training Deep Nets with Sublinear Memory Cost, "
                         "arXiv 1604.06174")),
            cause=_checkpointing_note),
 )
