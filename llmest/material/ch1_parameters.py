@@ -6,7 +6,7 @@ from typing import Callable
 
 from .. import model as m
 from ..units import format_count, format_int
-from ..i18n import N_
+from ..i18n import N_, _
 from .figure import Figure, register
 
 _S11 = "§1.1 一个标准Transformer层的参数量到底怎么算"
@@ -22,8 +22,9 @@ def _cause_total() -> str:
     cfg = m.preset("material-7b")
     norms = m.count_params(cfg)["norms"]
     head = m.embedding_params(_VOCAB, 4096)
-    return (f"The rule leaves out the norms ({format_int(norms)} more with LayerNorm) and counts the embedding "
-            f"once, as for a tied output head; an untied head adds another {format_count(head)}.")
+    return _("The rule leaves out the norms ({norms} more with LayerNorm) and counts the embedding once, as for a "
+             "tied output head; an untied head adds another {head}.").format(norms=format_int(norms),
+                                                                              head=format_count(head))
 
 
 def _material_hidden() -> float:
@@ -34,10 +35,11 @@ def _material_hidden() -> float:
 def _cause_hidden() -> str:
     exact = m.rule_hidden_size(30e9, 48, _VOCAB)
     low, high = (e / _material_hidden() for e in (1.5e9, 2e9))
-    return (f"The material's method checks out. Its 1.5-2B of embedding implies a vocabulary of "
-            f"{format_count(low)}-{format_count(high)} at this width; with the V = 32,000 of §1.1 the table is "
-            f"only {format_count(m.embedding_params(_VOCAB, exact))}, and solving 12·L·H² + V·H = N exactly gives "
-            f"H = {exact:,.0f}. Both are about {round(exact, -3):,.0f}.")
+    return _("The material's method checks out. Its 1.5-2B of embedding implies a vocabulary of {low}-{high} at "
+             "this width; with the V = 32,000 of §1.1 the table is only {table}, and solving 12·L·H² + V·H = N "
+             "exactly gives H = {exact}. Both are about {about}.").format(
+        low=format_count(low), high=format_count(high), table=format_count(m.embedding_params(_VOCAB, exact)),
+        exact=f"{exact:,.0f}", about=f"{round(exact, -3):,.0f}")
 
 
 def _cause_row(rule_args, real: str) -> Callable[[], str]:
@@ -46,21 +48,22 @@ def _cause_row(rule_args, real: str) -> Callable[[], str]:
         H = cfg.hidden_size
         ffn = m.ffn_params(H, cfg.ffn_hidden_size, cfg.gated_ffn) / H**2
         attention = m.attention_params(H, cfg.num_heads, cfg.num_kv_heads, cfg.head_dim) / H**2
-        return (f"Recomputed with the real {real}, which has exactly this L and H. The bare 12·H² rule gives "
-                f"{format_count(m.rule_params(*rule_args, _VOCAB))}: the real model's FFN holds {ffn:.2f}·H² a "
-                f"layer instead of 8·H², its attention {attention:.2f}·H² instead of 4·H² "
-                f"({cfg.attention_kind}), and its untied output head adds "
-                f"{format_count(m.embedding_params(cfg.vocab_size, H))}.")
+        return _("Recomputed with the real {real}, which has exactly this L and H. The bare 12·H² rule gives "
+                 "{rule}: the real model's FFN holds {ffn}·H² a layer instead of 8·H², its attention {attention}·H² "
+                 "instead of 4·H² ({kind}), and its untied output head adds {head}.").format(
+            real=real, rule=format_count(m.rule_params(*rule_args, _VOCAB)), ffn=f"{ffn:.2f}",
+            attention=f"{attention:.2f}", kind=cfg.attention_kind,
+            head=format_count(m.embedding_params(cfg.vocab_size, H)))
     return cause
 
 
 def _cause_30b() -> str:
     layers = 48 * m.rule_layer_params(6144)
-    return (f"48 layers of hidden 6144 hold 48·12·6144² = {format_count(layers)} "
-            f"({format_count(m.rule_params(6144, 48, _VOCAB))} with the embedding), not 28-32B. A 30B dense "
-            f"model needs more depth or width: LLaMA-33B has 60 layers of 6656 ({format_count(_total('llama-33b'))}), "
-            f"and solving §1.2's quadratic for 30B at 48 layers gives H ≈ {m.rule_hidden_size(30e9, 48, _VOCAB):,.0f} "
-            "(the material's own estimate: about 6,970).")
+    return _("48 layers of hidden 6144 hold 48·12·6144² = {layers} ({total} with the embedding), not 28-32B. A 30B "
+             "dense model needs more depth or width: LLaMA-33B has 60 layers of 6656 ({llama}), and solving §1.2's "
+             "quadratic for 30B at 48 layers gives H ≈ {hidden} (the material's own estimate: about 6,970).").format(
+        layers=format_count(layers), total=format_count(m.rule_params(6144, 48, _VOCAB)),
+        llama=format_count(_total("llama-33b")), hidden=f"{m.rule_hidden_size(30e9, 48, _VOCAB):,.0f}")
 
 
 register(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import data as dt
 from ..units import format_bytes, format_count
-from ..i18n import N_
+from ..i18n import N_, _
 from .figure import Figure, register
 
 _S41 = "§4.1 Chinchilla法则：20倍参数量的token数从哪来"
@@ -14,6 +14,10 @@ _S42 = "§4.2 从语料库到token：文本规模怎么换算"
 
 _ENGLISH = dt.tokens_per_gb("english")   # the workbook's measured English rate
 _CHINESE = dt.tokens_per_gb("chinese")
+# The texts measured (llmest/texts/measured.json names them), for the catalog.
+_TEXTS = (N_("Debian manpages: English man pages (sections 1-8)"),
+          N_("Debian manpages-zh: simplified-Chinese man pages (zh_CN)"),
+          N_("the Python standard library's .py files (without test/ and site-packages)"))
 
 
 def _english_gb() -> float:
@@ -29,12 +33,14 @@ def _measured(kind):
 def _measured_cause(kind, extra=""):
     def cause():
         row = dt.MEASURED[kind]
-        shown = ", ".join(f"{format_count(dt.measured_tokens_per_gb(kind, t))} with {t}" for t in dt.TOKENIZERS)
+        shown = ", ".join(_("{rate} with {tokenizer}").format(rate=format_count(dt.measured_tokens_per_gb(kind, t)),
+                                                               tokenizer=t) for t in dt.TOKENIZERS)
         low = min(dt.measured_spread(kind, t)[0] for t in dt.TOKENIZERS)
         high = max(dt.measured_spread(kind, t)[1] for t in dt.TOKENIZERS)
-        return (f"The material names no tokenizer. Measured on {format_bytes(row['bytes'])} of {row['name']}: "
-                f"{shown}; its ten sub-samples range from {format_count(low)} to {format_count(high)}. The workbook "
-                f"uses the tokenizers' median, {format_count(dt.tokens_per_gb(kind))}.{extra}")
+        return _("The material names no tokenizer. Measured on {size} of {text}: {shown}; its ten sub-samples range "
+                 "from {low} to {high}. The workbook uses the tokenizers' median, {median}.{extra}").format(
+            size=format_bytes(row["bytes"]), text=_(row["name"]), shown=shown, low=format_count(low),
+            high=format_count(high), median=format_count(dt.tokens_per_gb(kind)), extra=_(extra))
     return cause
 
 
@@ -65,44 +71,48 @@ register(
            (2.5e8, 3e8), _measured("english"), "tokens_per_gb('english'): man pages, three tokenizers",
            unit="tokens/GB",
            depends_on=N_("the tokenizer and the text"),
-           cause=_measured_cause("english", " Man pages are technical prose, full of options and short words; "
+           cause=_measured_cause("english", N_(" Man pages are technical prose, full of options and short words; "
                                             "everyday prose runs nearer 4 characters a token (OpenAI's rule of "
-                                            "thumb), 2.5e8 tokens per GB.")),
+                                            "thumb), 2.5e8 tokens per GB."))),
     Figure("004-4.2-chinese", 4, "004", _S42, N_("tokens per GB of cleaned Chinese"), "中文…大约每GB产出3亿到4亿token",
            (3e8, 4e8), _measured("chinese"), "tokens_per_gb('chinese'): Chinese man pages, three tokenizers",
            unit="tokens/GB",
            depends_on=N_("the tokenizer and the text"),
-           cause=_measured_cause("chinese", " A Chinese character is 3 bytes in UTF-8; a tokenizer with more "
+           cause=_measured_cause("chinese", N_(" A Chinese character is 3 bytes in UTF-8; a tokenizer with more "
                                             "Chinese in its vocabulary (o200k_base, voyage3_base) needs fewer tokens "
                                             "than cl100k_base. A quarter of the pages' characters are Chinese, the "
-                                            "rest commands and options in ASCII.")),
+                                            "rest commands and options in ASCII."))),
     Figure("004-4.2-code", 4, "004", _S42, N_("tokens per GB of code"), "代码文本视格式化程度约每GB产出2亿到3亿token",
            (2e8, 3e8), _measured("code"), "tokens_per_gb('code'): Python's standard library, three tokenizers",
            unit="tokens/GB",
            depends_on=N_("the tokenizer and the text"), cause=_measured_cause("code")),
     Figure("004-4.2-english-gb", 4, "004", _S42,
-           f"cleaned English for 140B tokens at {format_count(_ENGLISH)} tokens per GB",
+           N_("cleaned English for 140B tokens at {rate} tokens per GB"),
            "按照英文语料约2.8亿token/GB来算 … 需要准备大约500GB清洗后的英文文本", 500e9, _english_gb,
            f"cleaned_bytes(140e9, tokens_per_gb('english') = {format_count(_ENGLISH)})", unit="bytes",
-           depends_on=N_("the tokenizer behind its 2.8亿 tokens per GB"),
-           cause=lambda: f"The material's arithmetic is right at its 2.8e8 tokens per GB "
-                         f"({format_bytes(dt.cleaned_bytes(140e9, 2.8e8))}); the workbook's measured "
-                         f"{format_count(_ENGLISH)} gives {format_bytes(_english_gb())}."),
+           depends_on=N_("the tokenizer behind its 2.8亿 tokens per GB"), values=(("rate", format_count(_ENGLISH)),),
+           cause=lambda: _("The material's arithmetic is right at its 2.8e8 tokens per GB ({bytes}); the "
+                           "workbook's measured {rate} gives {measured}.").format(
+               bytes=format_bytes(dt.cleaned_bytes(140e9, 2.8e8)), rate=format_count(_ENGLISH),
+               measured=format_bytes(_english_gb()))),
     Figure("004-4.2-raw", 4, "004", _S42, N_("raw crawl for that, at a 20-30% cleaning yield"),
            "可能要准备2到2.5TB的原始数据", (2e12, 2.5e12), lambda: dt.raw_bytes(_english_gb(), dt.WORKING_CLEANING_YIELD),
            "raw_bytes(cleaned English, 0.25), the workbook's yield", unit="bytes", rel_tol=0.0,
-           cause=lambda: f"From the material's 500 GB, 2-2.5 TB is the 20-25% part of its own 20-30% yield (2.5 TB "
-                         f"at 20% is exact; 30% would need {format_bytes(dt.raw_bytes(500e9, 0.3))}). From the "
-                         f"workbook's {format_bytes(_english_gb())}: {format_bytes(dt.raw_bytes(_english_gb(), 0.3))} "
-                         f"to {format_bytes(dt.raw_bytes(_english_gb(), 0.2))}."),
+           cause=lambda: _("From the material's 500 GB, 2-2.5 TB is the 20-25% part of its own 20-30% yield (2.5 TB "
+                           "at 20% is exact; 30% would need {thirty}). From the workbook's {cleaned}: {low} to {high}.")
+           .format(thirty=format_bytes(dt.raw_bytes(500e9, 0.3)), cleaned=format_bytes(_english_gb()),
+                   low=format_bytes(dt.raw_bytes(_english_gb(), 0.3)),
+                   high=format_bytes(dt.raw_bytes(_english_gb(), 0.2)))),
     Figure("004-4.2-chinese-gb", 4, "004", _S42,
-           f"cleaned Chinese for 140B tokens at {format_count(_CHINESE)} tokens per GB",
+           N_("cleaned Chinese for 140B tokens at {rate} tokens per GB"),
            "按3.5亿token/GB估400GB清洗后的中文文本就差不多了", 400e9,
            lambda: dt.cleaned_bytes(140e9, _CHINESE),
            f"cleaned_bytes(140e9, tokens_per_gb('chinese') = {format_count(_CHINESE)})",
            unit="bytes", depends_on=N_("the tokenizer behind its 3.5亿 tokens per GB"),
-           cause=lambda: f"The material's arithmetic is right at its 3.5e8 tokens per GB "
-                         f"({format_bytes(dt.cleaned_bytes(140e9, 3.5e8))}); the workbook's measured "
-                         f"{format_count(_CHINESE)} gives {format_bytes(dt.cleaned_bytes(140e9, _CHINESE))}. The "
-                         f"material does not work the raw crawl; chapter 4 does."),
+           values=(("rate", format_count(_CHINESE)),),
+           cause=lambda: _("The material's arithmetic is right at its 3.5e8 tokens per GB ({bytes}); the "
+                           "workbook's measured {rate} gives {measured}. The material does not work the raw crawl; "
+                           "chapter 4 does.").format(bytes=format_bytes(dt.cleaned_bytes(140e9, 3.5e8)),
+                                                     rate=format_count(_CHINESE),
+                                                     measured=format_bytes(dt.cleaned_bytes(140e9, _CHINESE)))),
 )

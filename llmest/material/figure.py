@@ -9,7 +9,8 @@ from .._registry import Registry
 from .._validate import InputError, check_choice
 from ..i18n import N_, _
 from ..units import UNITS, Unit, format_percent
-from .render import CAUSE_LABELS, LABELS, STATUS_WORDS, TITLES, Rendered, boxes_html, figure_html, table_html
+from .render import (CAUSE_LABELS, LABELS, STATUS_WORDS, TITLES, Rendered, boxes_html, figure_html, shown,
+                     table_html)
 
 DOCUMENTS = {
     "000": N_("seed 000 训练资源估算题 (estimation exercises)"),
@@ -30,8 +31,8 @@ STATUS_RULE = (
 STATUSES = ("confirmed", "erratum", "depends", "contested")
 
 # 6·N·D, attributed the same way wherever the workbook names its source.
-SIX_ND = ("6·N·D is the count of Kaplan et al. 2020 (Scaling Laws for Neural Language Models, §2.1); Chinchilla "
-          "(Hoffmann et al. 2022) uses it too")
+SIX_ND = N_("6·N·D is the count of Kaplan et al. 2020 (Scaling Laws for Neural Language Models, §2.1); "
+            "Chinchilla (Hoffmann et al. 2022) uses it too")
 
 
 def _convertible(a: str, b: str) -> bool:
@@ -67,8 +68,12 @@ class Figure:
     stated_note: str = ""    # how ``stated`` follows from the quote, when the quote does not write the number
     literature: tuple = ()   # ((what it says, its source), ...): makes the figure "contested"
     verdict: str = ""        # "confirmed" or "erratum" for a claim with no number, judged in words in ``cause``
+    values: tuple = ()       # ((name, value), ...): the {placeholders} of the claim, filled in
 
     def __post_init__(self):
+        object.__setattr__(self, "_claim", self.claim)   # the English as written: the catalog's key
+        if self.values:
+            object.__setattr__(self, "claim", self.claim.format(**dict(self.values)))
         for name in ("unit", "stated_in"):
             value = getattr(self, name)
             if value and value not in UNITS:
@@ -82,6 +87,12 @@ class Figure:
         if self.verdict not in ("", "confirmed", "erratum") or (self.verdict and self.stated is not None):
             raise InputError("verdict", f"figure {self.key!r}: verdict == {self.verdict!r}, must be 'confirmed' or "
                                         "'erratum', and only for a claim with no number (stated=None).")
+
+    @property
+    def shown_claim(self) -> str:
+        """The claim in the language shown."""
+        translated = _(self._claim)
+        return self.claim if translated == self._claim else translated.format(**dict(self.values))
 
     @property
     def stated_unit(self) -> str:
@@ -204,11 +215,11 @@ class Figure:
         material = f"{self.quote}  ->  {self.stated_text}" if self.stated_text else self.quote
         rows = [(LABELS["status"], self.status_text), (LABELS["source"], f"{self.document_title}, {self.section}"),
                 (LABELS["material"], material)]
-        rows += [(LABELS["literature"], f"{_(says)} ({source})") for says, source in self.literature]
+        rows += [(LABELS["literature"], f"{shown(says)} ({source})") for says, source in self.literature]
         rows.append((LABELS["recomputed"], f"{self.recomputed_text}  ({self.how})"))
         if self.cause_text:
             rows.append((CAUSE_LABELS[self.status], self.cause_text))
-        lines = [_("{title}: {claim}").format(title=_(TITLES[self.status]), claim=_(self.claim))]
+        lines = [_("{title}: {claim}").format(title=_(TITLES[self.status]), claim=self.shown_claim)]
         lines += [f"  {_(label) + ':':<12} {text}" for label, text in rows]
         return "\n".join(lines)
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from functools import partial
 from html import escape as _escape
+from typing import Callable
 
-from ..i18n import N_, _
+from ..i18n import N_, _, speaking
 
 # Each status: its word on the badge, the box's title in plain text, the label of its last line, and its colours
 # (ink on tint for the badge, an accent for the card's edge and the plot's marks). Ink on tint and text on white keep
@@ -39,6 +40,25 @@ _FONT = "font-family:system-ui,-apple-system,'Segoe UI','Noto Sans','Noto Sans C
 _CJK = ' lang="zh"'   # lets the browser pick a Chinese font for the material's words
 # JupyterLab typesets "$160,000 to $240,000" inside HTML outputs as a formula unless told not to.
 _NO_MATH = ' class="mathjax_ignore"'
+
+
+class Text(str):
+    """A text made from recomputed numbers (what the literature says, with figures): the English as a str, and
+    ``shown()`` made again in the language shown."""
+
+    def __new__(cls, make: Callable[[], str]):
+        with speaking("en"):
+            self = super().__new__(cls, make())
+        self.make = make
+        return self
+
+    def shown(self) -> str:
+        return self.make()
+
+
+def shown(text: str) -> str:
+    """A figure's text in the language shown."""
+    return text.shown() if isinstance(text, Text) else _(text)
 
 
 class Rendered(str):
@@ -80,7 +100,7 @@ def figure_html(figure) -> str:
                     f'{escape(figure.stated_text)}</span>'
     rows = [_row(LABELS["source"], f'{escape(figure.document_title)}, <span{_CJK}>{escape(figure.section)}</span>'),
             _row(LABELS["material"], material)]
-    rows += [_row(LABELS["literature"], f'{escape(_(says))} <span style="color:{MUTED}">({escape(source)})</span>')
+    rows += [_row(LABELS["literature"], f'{escape(shown(says))} <span style="color:{MUTED}">({escape(source)})</span>')
              for says, source in figure.literature]
     rows.append(_row(LABELS["recomputed"], f'<span style="{strong}">{escape(figure.recomputed_text)}</span> '
                                    f'<code style="color:{MUTED};background:none;font-size:0.9em">'
@@ -90,7 +110,7 @@ def figure_html(figure) -> str:
     return (f'<div{_NO_MATH} style="{_FONT};color:{TEXT};background:{CARD};border:1px solid {RULE};'
             f'border-left:6px solid {STATUS_COLORS[status]["accent"]};border-radius:6px;padding:8px 12px;'
             f'margin:6px 0;line-height:1.45;max-width:60em">'
-            f'<div style="margin-bottom:2px">{badge(status)} <span style="{strong}">{escape(_(figure.claim))}</span>'
+            f'<div style="margin-bottom:2px">{badge(status)} <span style="{strong}">{escape(figure.shown_claim)}</span>'
             f' <code style="color:{MUTED};background:none;font-size:0.8em">{escape(figure.key)}</code></div>'
             f'<div style="color:{MUTED};font-size:0.9em;margin-bottom:6px">{escape(figure.status_text)}</div>'
             f'<div style="display:grid;grid-template-columns:max-content minmax(0,1fr);gap:2px 12px">'
@@ -117,7 +137,7 @@ def table_html(figures, cells) -> str:
             f'<td style="{pad};text-align:left;white-space:nowrap">'
             f'<code style="background:none;color:{TEXT};white-space:nowrap">{escape(key)}</code></td>'
             f'<td style="{pad};text-align:left">{badge(figure.status)}</td>'
-            f'<td style="{pad};text-align:left;min-width:12em">{escape(_(figure.claim))}</td>'
+            f'<td style="{pad};text-align:left;min-width:12em">{escape(figure.shown_claim)}</td>'
             f'<td style="{pad};text-align:right;white-space:nowrap">{escape(stated)}</td>'
             f'<td style="{pad};text-align:right;white-space:nowrap;font-weight:600">{escape(new)}</td></tr>')
     return (f'<div{_NO_MATH} style="overflow-x:auto;max-width:100%"><table style="{_FONT};border-collapse:collapse;'
