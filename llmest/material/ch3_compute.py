@@ -197,8 +197,9 @@ register(
            unit="GPU-hours", cause=N_("Exercise 1's seconds-for-hours slip again.")),
     Figure("000-4.1-7b-cost", 3, "000", _S41, N_("its cloud cost at the material's $2-3 per A100-hour"), "（$1M 云计算成本）",
            1e6, lambda: _ex1().cost_at(_A100_PRICES[1]), "gpu_hours × $3", unit="USD",
-           cause=lambda: _("{low} to {high} at $2-3 an hour; $1M follows from the wrong hours.").format(
-               low=f"${_ex1().cost_at(_A100_PRICES[0]):,.0f}", high=f"${_ex1().cost_at(_A100_PRICES[1]):,.0f}")),
+           cause=lambda: _("{low} to {high} at {prices} an hour; {million} follows from the wrong hours.").format(
+               low=f"${_ex1().cost_at(_A100_PRICES[0]):,.0f}", high=f"${_ex1().cost_at(_A100_PRICES[1]):,.0f}",
+               prices="$2-3", million="$1M")),
     Figure("000-4.1-lora-7b", 3, "000", _S41, N_("LoRA fine-tuning of a 7B on one A100 (20M tokens, as exercise 2)"),
            "LoRA 微调 7B：1-4 小时，单卡 A100", (1, 4), lambda: _lora("llama-2-7b").days,
            "estimate_finetune_time((4·N + 6·adapters) × 20.48M tokens, 1 A100, 40% MFU).days", unit="days",
@@ -208,9 +209,9 @@ register(
            "训练 7B 模型（1T token，256 A100）：~$160K-240K", (160e3, 240e3),
            lambda: _ex1().cost_usd, "GPU-hours at 40% MFU × $2.5, the middle of $2-3", unit="USD",
            depends_on=N_("MFU"),
-           cause=lambda: _("$160-240K is {hours} GPU-hours at $2-3, an MFU of {mfu}; at exercise 1's 40% it is "
-                           "{low}-{high}. Either is far below §4.1's $1M for the same run.").format(
-               hours=f"{160e3 / _A100_PRICES[0]:,.0f}",
+           cause=lambda: _("{stated} is {hours} GPU-hours at {prices}, an MFU of {mfu}; at exercise 1's 40% it is "
+                           "{low}-{high}. Either is far below §4.1's {million} for the same run.").format(
+               stated="$160-240K", prices="$2-3", million="$1M", hours=f"{160e3 / _A100_PRICES[0]:,.0f}",
                mfu=format_percent(plans.estimate_mfu(7e9, 1e12, gpu_hours=160e3 / _A100_PRICES[0],
                                                      gpu="A100 80GB").mfu, 0),
                low=format_usd(_ex1().cost_at(_A100_PRICES[0])), high=format_usd(_ex1().cost_at(_A100_PRICES[1])))),
@@ -221,13 +222,13 @@ register(
            unit="USD/month",
            depends_on=N_("tokens per request"),
            cause=lambda: _("With 100 new tokens per request, batches of 64 and a 1,024-token context, an A100 makes "
-                           "{speed} tokens/s: {gpus} A100s. $5-10K a month pays for {low}-{high} A100s at ${price} an "
-                           "hour, enough for about {fewest}-{most} new tokens per request, before any prompt "
-                           "processing.").format(
+                           "{speed} tokens/s: {gpus} A100s. {spend} a month pays for {low}-{high} A100s at {price} "
+                           "an hour, enough for about {fewest}-{most} new tokens per request, before any prompt "
+                           "processing.").format(spend="$5-10K",
                speed=f"{_serving().decode.tokens_per_s:,.0f}", gpus=_serving_gpus(),
                low=f"{5e3 / _A100_PRICES[0] / HOURS_PER_MONTH:.1f}",
                high=f"{10e3 / _A100_PRICES[0] / HOURS_PER_MONTH:.1f}",
-               price=_A100_PRICES[0], fewest=f"{_serving().new_tokens_per_request(1000, 5e3):.0f}",
+               price=f"${_A100_PRICES[0]}", fewest=f"{_serving().new_tokens_per_request(1000, 5e3):.0f}",
                most=f"{_serving().new_tokens_per_request(1000, 10e3):.0f}")),
     # seed 000 §5: GPT-3
     Figure("000-5-gpt3-flops", 3, "000", _S5, N_("GPT-3's training FLOPs"), "175B 模型训练 300B token 的 FLOPs 约 3.15e23",
