@@ -110,7 +110,7 @@ def _trim(text: str, words: tuple) -> str:
 
 def _normalise(text: str) -> str:
     text = " ".join(halfwidth(text).split())
-    for _ in range(2):  # "约 70 GB 每卡": either order
+    for _pass in range(2):  # "约 70 GB 每卡": either order
         text = _trim(_trim(text, _APPROXIMATELY), _PER_GPU)
     text = _NUMERAL.sub(_numeral, text, count=1)
 
