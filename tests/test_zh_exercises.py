@@ -182,6 +182,25 @@ def test_every_material_box_has_chinese_labels_and_claims(figure, zh):
     assert ">出处</div>" in html and ">重算</div>" in html
 
 
+# Causes made only of a GPU's note in llmest.hardware, which its own catalog translates.
+HARDWARE_NOTES = {"000-2-a100", "000-2-h200", "000-2-b200"}
+
+
+@pytest.mark.parametrize("figure", [f for f in material.figures() if f.cause_text and f.key not in HARDWARE_NOTES],
+                         ids=lambda f: f.key)
+def test_every_cause_and_what_the_literature_says_read_in_chinese(figure):
+    english = (figure.cause_text, [says for says, _source in figure.literature])
+    with speaking("zh"):
+        cause = figure.cause_text
+        literature = [line for line in figure.box().splitlines() if line.startswith("  文献:")]
+    assert CHINESE.search(cause) and cause != english[0], cause
+    assert len(literature) == len(english[1]) and all(CHINESE.search(line) for line in literature), literature
+    # The English is as it was once the block ends, and every number of it is in the Chinese.
+    assert figure.cause_text == english[0]
+    numbers = re.findall(r"(?<![\w.])\d[\d,]*(?:\.\d+)?", english[0])
+    assert all(n.replace(",", "") in cause.replace(",", "") for n in numbers), numbers
+
+
 def test_the_table_and_its_html_have_chinese_headers(zh):
     table = material.table(2)
     assert str(table).splitlines()[0].split() == ["条目", "状态", "资料", "重算"]

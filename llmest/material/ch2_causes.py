@@ -9,7 +9,6 @@ from .. import plans
 from ..i18n import _
 from ..units import format_bytes, format_count, format_percent
 
-_MIXED = mem.state_bytes_per_param("mixed", "adamw")          # 2 + 4 + 2 + 8
 _GB = 1e9
 _A100 = "A100 80GB"
 _A100_BYTES = hardware.gpu(_A100).memory_bytes   # as the device exposes it: 80 GiB
@@ -42,7 +41,7 @@ def _ex1_planner(recompute: str) -> plans.MemoryPlan:
 
 
 def _ex1_gpu_cause() -> str:
-    states = mem.sharded_state_bytes(7e9, _MIXED, zero=2, dp=2)
+    states = mem.sharded_state_bytes(7e9, mem.state_bytes_per_param("mixed", "adamw"), zero=2, dp=2)
     full, none = _ex1_planner("full"), _ex1_planner("none")
     nominal = sum(states.values()) + full.breakdown["activations"] + full.breakdown["overhead"]
     return _("ZeRO-2 shards gradients and optimizer states but keeps a full copy of the weights on each GPU. On two "
@@ -121,7 +120,8 @@ def _rule_factor(gated=True, flash=False) -> float:
 
 
 def _zero_share(stage: int) -> float:
-    return sum(mem.sharded_state_bytes(7e9, _MIXED, zero=stage, dp=8).values()) / mem.training_state_bytes(7e9)
+    mixed = mem.state_bytes_per_param("mixed", "adamw")
+    return sum(mem.sharded_state_bytes(7e9, mixed, zero=stage, dp=8).values()) / mem.training_state_bytes(7e9)
 
 
 def _recompute_ratio() -> float:

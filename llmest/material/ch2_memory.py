@@ -6,7 +6,7 @@ from .. import memory as mem
 from .. import plans
 from ..i18n import N_, _
 from ..units import format_bytes, format_count, format_percent
-from .ch2_causes import (_A100, _A100_BYTES, _GB, _MIXED, _activation_cause, _batches_within, _bf16_70b_cause,
+from .ch2_causes import (_A100, _A100_BYTES, _GB, _activation_cause, _batches_within, _bf16_70b_cause,
                          _case1_activations, _case1_cause, _ceil_gpus, _ex1_gpu_cause, _ex2_total_cause, _full_ft_cause,
                          _gpu_word, _kv_mha, _margin, _qlora_70b_activations, _qlora_7b, _qlora_7b_total,
                          _qlora_adapters, _recompute_ratio, _rule_factor, _serving_70b_gpus, _zero2_gpus_ex1,
@@ -20,6 +20,8 @@ _S41, _S42 = "§4.1 记住关键数字", "§4.2 快速公式"
 _S21 = "§2.1 权重与优化器状态：训练显存的大头"
 _S22 = "§2.2 激活值：最容易被低估的一笔开销"
 _S23 = "§2.3 用案例推演：7B和70B分别要吃多少显存"
+
+_MIXED = mem.state_bytes_per_param("mixed", "adamw")          # 2 + 4 + 2 + 8
 
 
 register(
