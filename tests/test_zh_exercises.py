@@ -201,6 +201,14 @@ def test_every_cause_and_what_the_literature_says_read_in_chinese(figure):
     assert all(n.replace(",", "") in cause.replace(",", "") for n in numbers), numbers
 
 
+def test_how_each_figure_is_recomputed_reads_in_chinese_around_its_code(zh):
+    from llmest.material.render import shown
+
+    for figure in material.figures():
+        words = [w for w in english_prose(shown(figure.how)) if " et al" not in w]   # authors keep their names
+        assert words == [], (figure.key, shown(figure.how))
+
+
 def test_the_table_and_its_html_have_chinese_headers(zh):
     table = material.table(2)
     assert str(table).splitlines()[0].split() == ["条目", "状态", "资料", "重算"]

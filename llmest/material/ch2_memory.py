@@ -12,6 +12,7 @@ from .ch2_causes import (_A100, _A100_BYTES, _GB, _activation_cause, _batches_wi
                          _qlora_adapters, _recompute_ratio, _rule_factor, _serving_70b_gpus, _zero2_gpus_ex1,
                          _zero_share)
 from .figure import Figure, register
+from .render import Text
 
 _S13 = "§1.3 显存估算"
 _EX1, _EX2, _EX3 = "§3 练习 1：训练 7B 模型需要多少资源？", "§3 练习 2：QLoRA 微调 70B 模型需要什么？", \
@@ -32,7 +33,8 @@ register(
            cause=N_("Two FP32 tensors are 4 + 4 = 8 bytes per parameter; (2 + 2) would be two 16-bit tensors.")),
     Figure("000-1.3-total", 2, "000", _S13, N_("the table's total: bytes per parameter of mixed-precision AdamW"),
            "模型参数 2N bytes 梯度 2N bytes 优化器状态 (2+2)N = 4N bytes … 总计约 ~16N bytes（含激活值）", 16,
-           lambda: _MIXED.total, "state_bytes_per_param('mixed', 'adamw').total: the states alone", unit="bytes/param",
+           lambda: _MIXED.total, N_("state_bytes_per_param('mixed', 'adamw').total: the states alone"),
+           unit="bytes/param",
            cause=lambda: _("The total is right, but not its parts or its words: the rows add up to 2 + 2 + 4 = 8 "
                            "bytes, and activations are not in the 16 (they grow with batch and sequence, not with N). "
                            "16 is the states alone: {weights} (BF16 weights) + {master} (FP32 master copy, missing "
@@ -44,7 +46,7 @@ register(
     Figure("000-ex1-grads", 2, "000", _EX1, N_("7B gradients in BF16"), "梯度：14 GB", 14 * _GB,
            lambda: 7e9 * _MIXED.grads, "7e9 × state_bytes_per_param().grads", unit="bytes"),
     Figure("000-ex1-optimizer", 2, "000", _EX1, N_("7B optimizer states (FP32)"), "优化器：28 GB (FP32)", 28 * _GB,
-           lambda: 7e9 * (_MIXED.optimizer + _MIXED.master), "7e9 × (8 bytes of moments + 4 of master copy)",
+           lambda: 7e9 * (_MIXED.optimizer + _MIXED.master), N_("7e9 × (8 bytes of moments + 4 of master copy)"),
            unit="bytes",
            cause=lambda: _("28 GB is one FP32 copy of 7B parameters. AdamW keeps two FP32 moments ({moments}) and "
                            "mixed precision an FP32 master copy ({master}): {both}.").format(
@@ -52,7 +54,7 @@ register(
                both=format_bytes(7e9 * (_MIXED.optimizer + _MIXED.master)))),
     Figure("000-ex1-total", 2, "000", _EX1, N_("7B full training: states plus 50-100 GB of activations"),
            "总计：~106-156 GB", (106 * _GB, 156 * _GB),
-           lambda: mem.training_state_bytes(7e9) + 50 * _GB, "training_state_bytes(7e9) + 50 GB (the low end)",
+           lambda: mem.training_state_bytes(7e9) + 50 * _GB, N_("training_state_bytes(7e9) + 50 GB (the low end)"),
            unit="bytes", rel_tol=0.02,
            cause=lambda: _("With the states at {states} (16 bytes per parameter), the total is {low} to {high}: the "
                            "exercise's {stated} of states carries the optimizer error above.").format(
@@ -69,7 +71,7 @@ register(
            cause=lambda: _("Real Llama-2-70B in NF4 with double quantisation, embeddings and head in BF16: {size}.")
            .format(size=format_bytes(mem.model_weight_bytes("llama-2-70b", "nf4-dq")))),
     Figure("000-ex2-lora", 2, "000", _EX2, N_("LoRA rank 64 adapters on a 70B, in BF16"), "LoRA 参数（BF16）：~160 MB",
-           160e6, lambda: _qlora_adapters() * 2, "lora_params('llama-2-70b', 64, all seven projections) × 2 bytes",
+           160e6, lambda: _qlora_adapters() * 2, N_("lora_params('llama-2-70b', 64, all seven projections) × 2 bytes"),
            unit="bytes", depends_on=N_("which projections carry the adapters"),
            cause=lambda: _("The material gives the rank, not the projections. The QLoRA recipe puts rank-64 adapters "
                            "on all seven projections of every layer: {params} parameters from Llama-2-70B's shapes. "
@@ -106,7 +108,8 @@ register(
     Figure("000-ex3-bf16-gpus", 2, "000", _EX3, N_("what holds 140 GB of weights"),
            "-> 2x A100 80GB 或 1x H200 141GB", 2,
            lambda: plans.gpus_to_hold(mem.weight_bytes(70e9, 2), _A100),
-           f"A100s for the weights alone with the {format_percent(mem.MEMORY_MARGIN, 0)} margin", unit="GPUs",
+           Text(lambda: _("A100s for the weights alone with the {margin} margin").format(
+               margin=format_percent(mem.MEMORY_MARGIN, 0))), unit="GPUs",
            depends_on=N_("how much of each GPU is kept free"), cause=_bf16_70b_cause),
     Figure("000-ex3-kv", 2, "000", _EX3, N_("KV cache of a 70B, 2,048 tokens × 32 requests"),
            "KV Cache（2048 context, batch=32）：~40-80 GB", (40 * _GB, 80 * _GB),
@@ -156,7 +159,7 @@ register(
            cause=N_("Weights only.")),
     Figure("000-4.1-full-ft-70b", 2, "000", _S41, N_("A100s for full fine-tuning of a 70B"), "全参数微调 70B：需要 8+ A100",
            (8, None), lambda: plans.state_gpus(70e9, 16, _A100),
-           "state_gpus(70e9, 16 bytes, 'A100 80GB', margin 0): the states alone, nothing kept free", unit="GPUs",
+           N_("state_gpus(70e9, 16 bytes, 'A100 80GB', margin 0): the states alone, nothing kept free"), unit="GPUs",
            rel_tol=0.0, cause=_full_ft_cause),
     Figure("000-4.2-bf16", 2, "000", _S42, N_("model size in BF16, 7B"), "模型大小 (BF16) = 2N bytes -> 7B 约 14 GB",
            14 * _GB, lambda: mem.weight_bytes(7e9, 2), "weight_bytes(7e9, 2)", unit="bytes"),
@@ -186,7 +189,7 @@ register(
            "activation_bytes_rule(32, 8, 4096, 4096, 2, 40)", unit="bytes", cause=_activation_cause),
     Figure("004-2.2-factor", 2, "004", _S22, N_("the rule's factor for its 7B example, no recomputation"),
            "这个系数在不同框架和算子实现里差异很大常见范围在30到60之间", (30, 60), _rule_factor,
-           "Llama-2-7B's saved bytes per layer / (s·b·h · 2 bytes), at 4,096 tokens", unit="number", rel_tol=0.0,
+           N_("Llama-2-7B's saved bytes per layer / (s·b·h · 2 bytes), at 4,096 tokens"), unit="number", rel_tol=0.0,
            cause=lambda: _("The rule multiplies by 2 bytes and by the factor, so the factor is half the bytes saved "
                            "per token and hidden unit. A Llama-2-7B layer gives {llama} at 4,096 tokens; a GPT-style "
                            "layer (4h GELU MLP, dropout) {gpt}; with FlashAttention {flash}. The factor grows with the "
@@ -194,10 +197,10 @@ register(
                                                flash=f"{_rule_factor(flash=True):.0f}")),
     Figure("004-2.2-quarter", 2, "004", _S22, N_("activation peak with FlashAttention and checkpointing, vs none"),
            "显存峰值能降到原来的四分之一甚至更低", (None, 0.25), _recompute_ratio,
-           "activations_per_gpu(llama-2-7b, 8 × 4,096, full recompute + flash) / (no recompute, no flash)",
+           N_("activations_per_gpu(llama-2-7b, 8 × 4,096, full recompute + flash) / (no recompute, no flash)"),
            unit="fraction", rel_tol=0.0),
     Figure("004-2.2-recompute-cost", 2, "004", _S22, N_("extra compute of gradient checkpointing"),
-           "以大约30%的额外计算量", 0.30, lambda: 8 / 6 - 1, "(8N − 6N) / 6N: one more forward pass", unit="fraction",
+           "以大约30%的额外计算量", 0.30, lambda: 8 / 6 - 1, N_("(8N − 6N) / 6N: one more forward pass"), unit="fraction",
            rel_tol=0.15,
            cause=lambda: _("Full recomputation repeats the forward pass: 8N FLOPs per token instead of 6N, {more}.")
            .format(more=format_percent(8 / 6 - 1, 0, signed=True))),
@@ -208,7 +211,7 @@ register(
            "全局batch512单卡batch通常是64", 64, lambda: 512 / 8, "512 / 8", unit="sequences"),
     Figure("004-2.3-activations", 2, "004", _S23, N_("activations per GPU, 64 sequences of 4,096 tokens"),
            "激活值可能被压到每卡10~20GB", (10 * _GB, 20 * _GB), _case1_activations,
-           "activations_per_gpu(llama-2-7b, 64 × 4,096, full recompute, flash)", unit="bytes", cause=_case1_cause),
+           N_("activations_per_gpu(llama-2-7b, 64 × 4,096, full recompute, flash)"), unit="bytes", cause=_case1_cause),
     Figure("004-5.2-zero-share", 2, "004", "§5.2 并行策略怎么改变你的估算结果",
            N_("per-GPU states when ZeRO shards parameters, gradients and optimizer states over 8 GPUs, vs one GPU"),
            "单卡显存约等于原来的一份除以卡数", 1 / 8,
@@ -226,7 +229,7 @@ register(
            lambda: mem.training_state_bytes(70e9), "training_state_bytes(70e9)", unit="bytes"),
     Figure("004-2.3-70b-gpus", 2, "004", _S23, N_("80 GB GPUs that just hold those states"),
            "用80G卡要16张才刚好从账面上放下", 16, lambda: plans.state_gpus(70e9, 16, _A100),
-           "state_gpus(70e9, 16 bytes, 'A100 80GB', margin 0): the states alone, nothing kept free", unit="GPUs",
+           N_("state_gpus(70e9, 16 bytes, 'A100 80GB', margin 0): the states alone, nothing kept free"), unit="GPUs",
            rel_tol=0.0,
            cause=lambda: _("{states} / {memory} (80 GiB) = {gpus} GPUs just hold the states on paper; 16 (two 8-GPU "
                            "nodes) leave {spare} spare. With the material's own {margin} margin it is {kept}.").format(

@@ -144,7 +144,7 @@ def _catalog_figure(key, name, quote, stated, aside=""):
 register(
     # seed 000 §1-§2
     Figure("000-1.2-mfu", 3, "000", _S12, N_("typical MFU"), "MFU（Model FLOPs Utilization）：通常 30-50%",
-           (0.30, 0.50), lambda: runs.mfu_range().median, "the median MFU of the published runs (runs.mfu_range)",
+           (0.30, 0.50), lambda: runs.mfu_range().median, N_("the median MFU of the published runs (runs.mfu_range)"),
            unit="fraction", rel_tol=0.0, cause=lambda: _mfu_cause(0.30, 0.50)),
     _catalog_figure("000-2-a100", "A100 80GB", "A100 80GB 312 TFLOPS", 312),
     _catalog_figure("000-2-h100", "H100 SXM", "H100 80GB 990 TFLOPS", 990,
@@ -156,7 +156,7 @@ register(
     _catalog_figure("000-2-4090", "RTX 4090", "GPU BF16 算力 显存 适用场景 … RTX 4090 82 TFLOPS", 82,
                     N_("The material's table lists it in its BF16 column. ")),
     Figure("000-2-b200-memory", 3, "000", _S2, N_("B200 memory"), "B200 192GB", 192e9,
-           lambda: hardware.gpu("B200").memory_bytes, "hardware.gpu('B200').memory_bytes, as the device exposes it",
+           lambda: hardware.gpu("B200").memory_bytes, N_("hardware.gpu('B200').memory_bytes, as the device exposes it"),
            unit="bytes",
            cause=lambda: _("The device exposes {memory}: the material's 192 GB is that in decimal GB; the HGX B200 "
                            "datasheet's {label} is about the same memory in GiB.").format(
@@ -250,7 +250,7 @@ register(
            cause=lambda: _("Follows from the hours above: {hours} V100-hours at $3 are {cost}.").format(
                hours=format_count(_gpt3_hours()), cost=format_usd(_gpt3().cost_usd))),
     Figure("000-5-gpt3-total", 3, "000", _S5, N_("GPT-3's whole cost"), "实际总成本可能 $10M-50M", (10e6, 50e6),
-           lambda: c.cost(runs.GPT3.gpu_hours, 3), "Patterson et al.'s V100-hours × $3", unit="USD", rel_tol=0.0,
+           lambda: c.cost(runs.GPT3.gpu_hours, 3), N_("Patterson et al.'s V100-hours × $3"), unit="USD", rel_tol=0.0,
            cause=lambda: _("Patterson et al. estimate {hours} V100-hours (10,000 GPUs for 14.8 days), an MFU of {mfu}: "
                            "the GPUs alone reach the low end at $3 an hour.").format(
                hours=f"{runs.GPT3.gpu_hours:,.0f}", mfu=format_percent(runs.GPT3.mfu, 0))),
@@ -293,7 +293,7 @@ register(
     # Contested: the median published run lies below 40-60% and none above it; 57.8% is PaLM's hardware FLOPs
     # utilisation, which counts the recomputed forward pass too.
     Figure("004-3.2-mfu", 3, "004", _S32, N_("MFU of real pre-training"), "MFU通常在40%到60%之间", (0.40, 0.60),
-           lambda: runs.mfu_range().median, "the median MFU of the published runs (runs.mfu_range)",
+           lambda: runs.mfu_range().median, N_("the median MFU of the published runs (runs.mfu_range)"),
            unit="fraction", rel_tol=0.0, cause=lambda: _mfu_cause(0.40, 0.60),
            literature=((Text(_mfu_literature), _runs_cited()),
                        (N_("46.2% MFU for PaLM 540B, and 57.8% hardware FLOPs utilisation (which counts rematerialised "

@@ -56,7 +56,7 @@ register(
                  "further (below).")),
     Figure("004-4.1-epochs", 4, "004", _S41, N_("epochs of repeated data before it hurts"),
            "大规模预训练通常尽量只跑一个epoch最多两个。同一批高质量数据被反复训练会带来严重的过拟合和记忆问题",
-           (None, 2), lambda: dt.EPOCHS_NEARLY_FREE, "llmest.data.EPOCHS_NEARLY_FREE, from Muennighoff et al. 2023",
+           (None, 2), lambda: dt.EPOCHS_NEARLY_FREE, N_("llmest.data.EPOCHS_NEARLY_FREE, from Muennighoff et al. 2023"),
            unit="epochs",
            literature=((N_("for loss, up to about 4 epochs of repeated data are nearly as good as unique data; beyond "
                         "that more repetition is worth less and less"), "Muennighoff et al. 2023, Scaling "
@@ -68,14 +68,14 @@ register(
            cause=N_("They measure different things. By loss, two epochs is cautious, not a limit; the material's worry "
                  "is memorisation, which Carlini et al. find grows with every repeat, and which loss does not show.")),
     Figure("004-4.2-english", 4, "004", _S42, N_("tokens per GB of cleaned English"), "英语…每GB文本能产出2.5亿到3亿token",
-           (2.5e8, 3e8), _measured("english"), "tokens_per_gb('english'): man pages, three tokenizers",
+           (2.5e8, 3e8), _measured("english"), N_("tokens_per_gb('english'): man pages, three tokenizers"),
            unit="tokens/GB",
            depends_on=N_("the tokenizer and the text"),
            cause=_measured_cause("english", N_(" Man pages are technical prose, full of options and short words; "
                                             "everyday prose runs nearer 4 characters a token (OpenAI's rule of "
                                             "thumb), 2.5e8 tokens per GB."))),
     Figure("004-4.2-chinese", 4, "004", _S42, N_("tokens per GB of cleaned Chinese"), "中文…大约每GB产出3亿到4亿token",
-           (3e8, 4e8), _measured("chinese"), "tokens_per_gb('chinese'): Chinese man pages, three tokenizers",
+           (3e8, 4e8), _measured("chinese"), N_("tokens_per_gb('chinese'): Chinese man pages, three tokenizers"),
            unit="tokens/GB",
            depends_on=N_("the tokenizer and the text"),
            cause=_measured_cause("chinese", N_(" A Chinese character is 3 bytes in UTF-8; a tokenizer with more "
@@ -83,7 +83,7 @@ register(
                                             "than cl100k_base. A quarter of the pages' characters are Chinese, the "
                                             "rest commands and options in ASCII."))),
     Figure("004-4.2-code", 4, "004", _S42, N_("tokens per GB of code"), "代码文本视格式化程度约每GB产出2亿到3亿token",
-           (2e8, 3e8), _measured("code"), "tokens_per_gb('code'): Python's standard library, three tokenizers",
+           (2e8, 3e8), _measured("code"), N_("tokens_per_gb('code'): Python's standard library, three tokenizers"),
            unit="tokens/GB",
            depends_on=N_("the tokenizer and the text"), cause=_measured_cause("code")),
     Figure("004-4.2-english-gb", 4, "004", _S42,

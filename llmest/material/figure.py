@@ -216,7 +216,7 @@ class Figure:
         rows = [(LABELS["status"], self.status_text), (LABELS["source"], f"{self.document_title}, {self.section}"),
                 (LABELS["material"], material)]
         rows += [(LABELS["literature"], f"{shown(says)} ({source})") for says, source in self.literature]
-        rows.append((LABELS["recomputed"], f"{self.recomputed_text}  ({self.how})"))
+        rows.append((LABELS["recomputed"], f"{self.recomputed_text}  ({shown(self.how)})"))
         if self.cause_text:
             rows.append((CAUSE_LABELS[self.status], self.cause_text))
         lines = [_("{title}: {claim}").format(title=_(TITLES[self.status]), claim=self.shown_claim)]

@@ -104,7 +104,7 @@ def figure_html(figure) -> str:
              for says, source in figure.literature]
     rows.append(_row(LABELS["recomputed"], f'<span style="{strong}">{escape(figure.recomputed_text)}</span> '
                                    f'<code style="color:{MUTED};background:none;font-size:0.9em">'
-                                   f'{escape(figure.how)}</code>'))
+                                   f'{escape(shown(figure.how))}</code>'))
     if figure.cause_text:
         rows.append(_row(CAUSE_LABELS[status], escape(figure.cause_text)))
     return (f'<div{_NO_MATH} style="{_FONT};color:{TEXT};background:{CARD};border:1px solid {RULE};'
