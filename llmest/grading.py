@@ -165,6 +165,7 @@ def _a_number_first(text: str, unit: str, entry: str) -> None:
 
 
 def _not_a_number(unit: str, entry: str) -> InputError:
+    """The error for an entry that does not start with a number, or whose words are not the unit's."""
     values = {"entry": repr(entry.strip()), "name": _(UNITS[unit].name), "example": _example(unit)}
     if UNITS[unit].name:
         return InputError("answer", _("answer == {entry} is not a number of {name}: type something such as "
