@@ -19,13 +19,19 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ._validate import InputError, check_choice, quote
+from .i18n import N_, _
 from .units import (SI_PREFIXES, UNITS, _NUMBER_AND_UNIT, check_length, format_percent, halfwidth, parse_bytes,
                     parse_count, show)
 
 
 def entry_placeholder(unit: str) -> str:
     """The hint inside an empty entry box: 'e.g. 41.5 days, 6 weeks or 41.5'."""
-    return "e.g. " + UNITS[unit].example.replace('"', "")
+    return _("e.g. {example}").format(example=_example(unit).replace('"', ""))
+
+
+def _example(unit: str) -> str:
+    """What to type in ``unit``, in the language shown: '"37 GPUs" or 37'."""
+    return _(UNITS[unit].example)
 
 
 # Every pattern here takes time linear in the entry's length (tests/test_entry_input.py times them on 32,000
@@ -50,23 +56,25 @@ def read_entry(entry, unit: str) -> float:
 
     A bare number is GB where GB are asked for (a bare 7.15e10 is bytes), and percent above 1 ("42" is 42%)."""
     check_choice("unit", unit, UNITS)
-    example = UNITS[unit].example
+    example = _example(unit)
     if isinstance(entry, str):
         check_length(entry, "answer")
         value = _read_text(entry, unit)
     elif isinstance(entry, bool) or not isinstance(entry, numbers.Real) or type(entry).__name__ in ("bool", "bool_"):
-        raise InputError("answer", f"answer == {quote(entry)}, must be a number or text such as {example}.")
+        raise InputError("answer", _("answer == {entry}, must be a number or text such as {example}.").format(
+            entry=quote(entry), example=example))
     else:
         try:
             value = _bare(float(entry), unit)
         except OverflowError:  # an int beyond any float
             value = math.inf
     if not math.isfinite(value) or value <= 0:
-        raise InputError("answer", f"answer == {quote(entry)}, must be a positive, finite number.")
+        raise InputError("answer", _("answer == {entry}, must be a positive, finite number.").format(
+            entry=quote(entry)))
     if unit == "GPUs" and not value.is_integer():
         shown = entry.strip() if isinstance(entry, str) else entry
-        raise InputError("answer", f"answer == {shown!r}: a number of GPUs is a whole number, such as "
-                                   f"{example}.")
+        raise InputError("answer", _("answer == {entry}: a number of GPUs is a whole number, such as {example}.")
+                         .format(entry=repr(shown), example=example))
     return value
 
 
@@ -102,7 +110,7 @@ def _trim(text: str, words: tuple) -> str:
 
 def _normalise(text: str) -> str:
     text = " ".join(halfwidth(text).split())
-    for _ in range(2):  # "约 70 GB 每卡": either order
+    for _pass in range(2):  # "约 70 GB 每卡": either order
         text = _trim(_trim(text, _APPROXIMATELY), _PER_GPU)
     text = _NUMERAL.sub(_numeral, text, count=1)
 
@@ -125,14 +133,10 @@ def _read_text(entry: str, unit: str) -> float:
     # more digits is the finer.
     first, second = (_read_one(both[part], unit, entry) for part in ("first", "second"))
     if abs(first / second - 1) > 0.01:
-        raise InputError("answer", f"answer == {entry!r}: {both['first']} and {both['second']} are not the same "
-                                   "figure; type one of them.")
+        raise InputError("answer", _("answer == {entry}: {first} and {second} are not the same figure; type one of "
+                                     "them.").format(entry=repr(entry), first=both["first"], second=both["second"]))
     digits = [len(re.findall(r"\d", both[part])) for part in ("first", "second")]
     return second if digits[1] > digits[0] else first
-
-
-# What a bare number of bytes should have been typed as.
-_GB_EXAMPLE = re.findall(r'"[^"]+"', UNITS["bytes"].example)[-1]
 
 
 def _read_one(text: str, unit: str, entry: str) -> float:
@@ -142,23 +146,32 @@ def _read_one(text: str, unit: str, entry: str) -> float:
         _a_number_first(text, unit, entry)
         value = (parse_bytes if unit == "bytes" else parse_count)(text, "answer")
         if unit == "bytes" and value < 1e6 and re.search(r"\d ?(?:b|bytes?)$", text, re.IGNORECASE):
-            raise InputError("answer", f"answer == {entry.strip()!r} means bytes, and this question asks for GB: "
-                                       f"type the number of GB, or add the unit, as in {_GB_EXAMPLE}.")
+            gb = re.findall(r'"[^"]+"', _example("bytes"))[-1]  # what a bare number of bytes should have been
+            raise InputError("answer", _("answer == {entry} means bytes, and this question asks for GB: type the "
+                                         "number of GB, or add the unit, as in {example}.").format(
+                                             entry=repr(entry.strip()), example=gb))
         return value
     rest, factor = _strip_words(text, unit, entry)
     _a_number_first(rest, unit, entry)
     try:
         return parse_count(rest, "answer") * factor
     except InputError:
-        raise InputError("answer", f"answer == {entry.strip()!r} is not a number of {UNITS[unit].name}: type "
-                                   f"something such as {UNITS[unit].example}.") from None
+        raise _not_a_number(unit, entry) from None
 
 
 def _a_number_first(text: str, unit: str, entry: str) -> None:
     if not _NUMBER_AND_UNIT.match(text):
-        of = f" of {UNITS[unit].name}" if UNITS[unit].name else ""
-        raise InputError("answer", f"answer == {entry.strip()!r} is not a number{of}: type something such as "
-                                   f"{UNITS[unit].example}.")
+        raise _not_a_number(unit, entry)
+
+
+def _not_a_number(unit: str, entry: str) -> InputError:
+    """The error for an entry that does not start with a number, or whose words are not the unit's."""
+    values = {"entry": repr(entry.strip()), "name": _(UNITS[unit].name), "example": _example(unit)}
+    if UNITS[unit].name:
+        return InputError("answer", _("answer == {entry} is not a number of {name}: type something such as "
+                                      "{example}.").format(**values))
+    return InputError("answer", _("answer == {entry} is not a number: type something such as {example}.").format(
+        **values))
 
 
 @functools.cache
@@ -178,7 +191,8 @@ def _strip_words(text: str, unit: str, entry: str) -> tuple[str, float]:
             match = getattr(pattern, at)(text)
             if match and match.group().strip():
                 if isinstance(meaning, str):
-                    raise InputError("answer", f"answer == {entry.strip()!r}: {meaning}.")
+                    raise InputError("answer", _("answer == {entry}: {reason}.").format(entry=repr(entry.strip()),
+                                                                                        reason=_(meaning)))
                 factor *= meaning * SI_PREFIXES[(match.groupdict().get("si") or "").lower()]
                 text = text[:match.start()] + text[match.end():]
                 break
@@ -192,8 +206,8 @@ CLOSE_FACTOR = 2.0
 def _size_of_miss(factor: float) -> str:
     """How far off, coarsely: a finer figure, with the value entered, would give the answer away."""
     if factor < 10:
-        return f"{CLOSE_FACTOR:g} to 10×"
-    return "10 to 1,000×" if factor < 1000 else "more than 1,000×"
+        return _("{close} to 10×").format(close=f"{CLOSE_FACTOR:g}")
+    return _("10 to 1,000×") if factor < 1000 else _("more than 1,000×")
 
 
 def _unit_hint(entry, value: float, expected: float) -> str:
@@ -202,11 +216,11 @@ def _unit_hint(entry, value: float, expected: float) -> str:
         return ""  # a unit, or a number too large to be a count of thousands or billions typed bare
     for suffix, scale in (("K", 1e3), ("M", 1e6), ("B", 1e9), ("T", 1e12)):
         if 1 / CLOSE_FACTOR <= value * scale / expected <= CLOSE_FACTOR:
-            return f" Did you mean {value:g}{suffix}?"
+            return _(" Did you mean {value}?").format(value=f"{value:g}{suffix}")
     return ""
 
 
-ANSWER_LABEL = "your answer"
+ANSWER_LABEL = N_("your answer")
 # "answer == 'x', must be": the value as _validate.quote writes it (a string's repr, or a word such as 1e+300).
 _QUOTED_THEN_MUST = re.compile(r"""(?<![\w'])answer == ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s,']+), must be """)
 
@@ -214,8 +228,9 @@ _QUOTED_THEN_MUST = re.compile(r"""(?<![\w'])answer == ('(?:[^'\\]|\\.)*'|"(?:[^
 def readers_words(message: str) -> str:
     """A verdict's message naming the entry as the reader knows it: "answer == 'lots' is not a number" becomes
     "your answer 'lots' is not a number", and "answer == '0', must be ..." becomes "your answer '0' must be ..."."""
-    message = _QUOTED_THEN_MUST.sub(rf"{ANSWER_LABEL} \1 must be ", message, count=1)
-    return re.sub(r"(?<![\w'])answer == ", f"{ANSWER_LABEL} ", message, count=1)
+    label = _(ANSWER_LABEL)
+    message = _QUOTED_THEN_MUST.sub(rf"{label} \1 must be ", message, count=1)
+    return re.sub(r"(?<![\w'])answer == ", f"{label} ", message, count=1)
 
 
 @dataclass(frozen=True)
@@ -250,10 +265,31 @@ class Exercise:
     rel_tol: float = 0.05
     hints: tuple = ()
     minimum: bool = False   # the answer is the least that works (GPUs to hold or finish): fewer is never right
+    values: dict = field(default_factory=dict, repr=False)  # the {placeholders} of question and hints, filled in
     _hints_shown: int = field(default=0, repr=False)
 
     def __post_init__(self):
         check_choice("unit", self.unit, UNITS)
+        # The English as written (the catalog's key), then filled in: question and hints read as English.
+        self._templates = (self.question, tuple(self.hints))
+        if self.values:
+            self.question = self.question.format(**self.values)
+            self.hints = tuple(h.format(**self.values) for h in self.hints)
+
+    @property
+    def shown_question(self) -> str:
+        """The question in the language shown."""
+        return self._shown(self._templates[0], self.question)
+
+    @property
+    def shown_hints(self) -> tuple:
+        return tuple(self._shown(t, h) for t, h in zip(self._templates[1], self.hints))
+
+    def _shown(self, template: str, english: str) -> str:
+        translated = _(template)
+        if translated == template:
+            return english
+        return translated.format(**self.values) if self.values else translated
 
     def expected(self) -> float:
         return float(self.answer())
@@ -265,38 +301,41 @@ class Exercise:
         """Grade an answer: a number, or text such as "6.7B", "15.2 天" or "$1.2M". A miss gets its direction and
         a coarse size, never a figure from which the answer follows."""
         if answer is None or (isinstance(answer, str) and not answer.strip()):
-            return Verdict("empty", f"No answer yet: give a number, such as {UNITS[self.unit].example}.")
+            return Verdict("empty", _("No answer yet: give a number, such as {example}.").format(
+                example=_example(self.unit)))
         try:
             value = read_entry(answer, self.unit)
         except InputError as err:
-            return Verdict("invalid", f"Could not read that: {err}")
+            return Verdict("invalid", _("Could not read that: {error}").format(error=err))
         expected = self.expected()
         ratio = value / expected  # 0 or inf for an entry beyond the floats' range around the answer
         miss = max(ratio, 1 / ratio) if 0 < ratio < math.inf else math.inf
-        shown = self._fmt(value)
-        direction = "high" if ratio > 1 else "low"
+        said = {"shown": self._fmt(value), "direction": _("too high") if ratio > 1 else _("too low"),
+                "hint": self._try_hint}
         if self.rel_tol == 0:  # a count that must be exact, such as a number of GPUs
             if value == expected:
-                return Verdict("correct", f"Correct: {shown}.")
-            return Verdict("wrong",
-                           f"Not yet: {shown} is too {direction}; this asks for the exact count.{self._try_hint}")
+                return Verdict("correct", _("Correct: {shown}.").format(**said))
+            return Verdict("wrong", _("Not yet: {shown} is {direction}; this asks for the exact count.{hint}")
+                           .format(**said))
         if self.minimum and value < expected:
-            return Verdict("wrong", f"Not enough: {shown} is too low; this asks for the least that works, and "
-                                    f"fewer is not enough.{self._try_hint}")
+            return Verdict("wrong", _("Not enough: {shown} is too low; this asks for the least that works, and fewer "
+                                      "is not enough.{hint}").format(**said))
         exact = self.rel_tol < 1e-4  # "count it exactly"
+        tolerance = format_percent(self.rel_tol, 1)
         if abs(ratio - 1) <= self.rel_tol:
             if exact:
-                return Verdict("correct", f"Correct: {shown}, exactly.")
-            return Verdict("correct", f"Correct: {shown} is within {format_percent(self.rel_tol, 1)} of "
-                                      f"{self._fmt(expected)}.")
+                return Verdict("correct", _("Correct: {shown}, exactly.").format(**said))
+            return Verdict("correct", _("Correct: {shown} is within {tolerance} of {expected}.").format(
+                tolerance=tolerance, expected=self._fmt(expected), **said))
         if 1 / CLOSE_FACTOR <= ratio <= CLOSE_FACTOR:
-            relative = " (relative, not percentage points)" if self.unit == "fraction" else ""
-            wanted = "the exact count" if exact else f"within {format_percent(self.rel_tol, 1)} of the answer{relative}"
-            return Verdict("close", f"Close: {shown} is too {direction}, within {CLOSE_FACTOR:g}×; this exercise asks "
-                                    f"for {wanted}.{self._try_hint}")
-        hint = _unit_hint(answer, value, expected) if self.unit == "count" else ""
-        return Verdict("wrong", f"Not yet: {shown} is too {direction}, by {_size_of_miss(miss)}."
-                                f"{hint}{self._try_hint}")
+            relative = _(" (relative, not percentage points)") if self.unit == "fraction" else ""
+            wanted = _("the exact count") if exact else _("within {tolerance} of the answer{relative}").format(
+                tolerance=tolerance, relative=relative)
+            return Verdict("close", _("Close: {shown} is {direction}, within {factor}×; this exercise asks for "
+                                      "{wanted}.{hint}").format(factor=f"{CLOSE_FACTOR:g}", wanted=wanted, **said))
+        unit_hint = _unit_hint(answer, value, expected) if self.unit == "count" else ""
+        return Verdict("wrong", _("Not yet: {shown} is {direction}, by {miss}.{unit_hint}{hint}").format(
+            miss=_size_of_miss(miss), unit_hint=unit_hint, **said))
 
     def assert_form(self, answer) -> None:
         """A visible test for an autograder: an answer is given and reads as a number in this exercise's unit.
@@ -314,17 +353,23 @@ class Exercise:
 
     @property
     def _try_hint(self) -> str:
-        return " Try a hint." if self.hints else ""
+        return _(" Try a hint.") if self.hints else ""
 
     def hint(self) -> str:
         """The next hint (they stay shown once revealed)."""
         if not self.hints:
-            return "No hints for this one."
+            return _("No hints for this one.")
         self._hints_shown = min(self._hints_shown + 1, len(self.hints))
-        return "\n".join(f"Hint {i + 1}: {h}" for i, h in enumerate(self.hints[: self._hints_shown]))
+        return "\n".join(_("Hint {number}: {hint}").format(number=i + 1, hint=h)
+                         for i, h in enumerate(self.shown_hints[: self._hints_shown]))
+
+    @property
+    def title(self) -> str:
+        """'Exercise 1.2: the question', in the language shown."""
+        return _("Exercise {key}: {question}").format(key=self.key, question=self.shown_question)
 
     def __repr__(self) -> str:
-        return f"Exercise {self.key}: {self.question}"
+        return self.title
 
     def widget(self):
         """The exercise box (question, entry, Check and Hint, the verdict) that llmest.widgets registers."""

@@ -12,22 +12,14 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ._validate import InputError, checked, lookup, quote
-from .i18n import language
+from .i18n import N_, _, language
 
-COUNT_SCALES = {
-    "": 1.0,
-    "k": 1e3, "thousand": 1e3,
-    "m": 1e6, "mn": 1e6, "million": 1e6,
-    "b": 1e9, "bn": 1e9, "billion": 1e9,
-    "t": 1e12, "tn": 1e12, "trillion": 1e12,
-    "千": 1e3, "万": 1e4, "百万": 1e6, "千万": 1e7, "亿": 1e8, "十亿": 1e9, "百亿": 1e10, "千亿": 1e11, "万亿": 1e12,
-}
-BYTE_SCALES = {
-    "b": 1.0, "byte": 1.0, "bytes": 1.0,
-    "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "pb": 1e15, "g": 1e9, "t": 1e12,
-    "megabytes": 1e6, "gigabytes": 1e9, "terabytes": 1e12, "petabytes": 1e15,
-    "kib": 2.0**10, "mib": 2.0**20, "gib": 2.0**30, "tib": 2.0**40, "pib": 2.0**50,
-}
+COUNT_SCALES = {"": 1.0, "k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9,
+                "billion": 1e9, "t": 1e12, "tn": 1e12, "trillion": 1e12, "千": 1e3, "万": 1e4, "百万": 1e6,
+                "千万": 1e7, "亿": 1e8, "十亿": 1e9, "百亿": 1e10, "千亿": 1e11, "万亿": 1e12}
+BYTE_SCALES = {"b": 1.0, "byte": 1.0, "bytes": 1.0, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "pb": 1e15, "g": 1e9,
+               "t": 1e12, "megabytes": 1e6, "gigabytes": 1e9, "terabytes": 1e12, "petabytes": 1e15,
+               "kib": 2.0**10, "mib": 2.0**20, "gib": 2.0**30, "tib": 2.0**40, "pib": 2.0**50}
 # Words a reader may add after a count ("7B params", "1.4T tokens", "67亿个参数"); they do not change the value.
 # Longer words first, so that "个参数" is taken whole.
 COUNT_NOUNS = ("tokens per parameter", "tokens/parameter", "tokens per param", "tokens/param", "parameters",
@@ -55,13 +47,14 @@ MAX_ENTRY = 200
 def check_length(text: str, name: str) -> None:
     """Refuse text longer than MAX_ENTRY, before any work on it."""
     if len(text) > MAX_ENTRY:
-        raise InputError(name, f"{name} == {quote(text)} is too long: {len(text):,} characters, where at most "
-                               f"{MAX_ENTRY} are read.")
+        raise InputError(name, _("{name} == {text} is too long: {length} characters, where at most {most} are "
+                                 "read.").format(name=name, text=quote(text), length=f"{len(text):,}", most=MAX_ENTRY))
 
 
 def _finite(value: float, text: str, name: str) -> float:
     if not math.isfinite(value):
-        raise InputError(name, f"{name} == {quote(text)} is too large, must be a finite number.")
+        raise InputError(name, _("{name} == {text} is too large, must be a finite number.").format(
+            name=name, text=quote(text)))
     return value
 
 
@@ -72,25 +65,31 @@ def _without_separators(number: str, text: str, name: str) -> str:
     """'1,310,359,552' -> '1310359552'. A comma separates thousands only: '15,2' is refused, never read as 152."""
     if "," in number and not _THOUSANDS.fullmatch(number):
         decimal = number.replace(",", ".")
-        suggestion = f" (for a decimal point type {decimal!r})" if number.count(",") == 1 and "." not in number \
-            else ""
-        raise InputError(name, f"{name} == {text.strip()!r}: a comma separates thousands, in groups of three "
-                               f"such as \"1,000\" or \"1,234,567\"{suggestion}.")
+        suggestion = _(" (for a decimal point type {decimal})").format(decimal=repr(decimal)) \
+            if number.count(",") == 1 and "." not in number else ""
+        raise InputError(name, _("{name} == {text}: a comma separates thousands, in groups of three such as \"1,000\" "
+                                 "or \"1,234,567\"{suggestion}.").format(name=name, text=repr(text.strip()),
+                                                                        suggestion=suggestion))
     return number.replace(",", "").replace("_", "")
 
 
 def _split(text, name: str, example: str) -> tuple[float, str]:
+    example = _(example)
     if not isinstance(text, str):
-        raise InputError(name, f"{name} == {quote(text)}, must be text such as {example}.")
+        raise InputError(name, _("{name} == {text}, must be text such as {example}.").format(
+            name=name, text=quote(text), example=example))
     check_length(text, name)
     text = halfwidth(text)
     if any(ch.isdigit() and not ch.isascii() for ch in text):  # "١٢" would read as 12 unseen
-        raise InputError(name, f"{name} == {quote(text)}: write the digits as 0-9, e.g. {example}.")
+        raise InputError(name, _("{name} == {text}: write the digits as 0-9, e.g. {example}.").format(
+            name=name, text=quote(text), example=example))
     match = _NUMBER_AND_UNIT.match(text)
     if not text.strip():
-        raise InputError(name, f"{name} is empty: type a number such as {example}.")
+        raise InputError(name, _("{name} is empty: type a number such as {example}.").format(name=name,
+                                                                                              example=example))
     if not match:
-        raise InputError(name, f"{name} == {text!r} is not a number: type something such as {example}.")
+        raise InputError(name, _("{name} == {text} is not a number: type something such as {example}.").format(
+            name=name, text=repr(text), example=example))
     number = _without_separators(match["number"], text, name)
     unit = (match["unit"] or "").strip().lower()
     return _finite(float(number), text, name), unit
@@ -105,25 +104,27 @@ def parse_count(text, name: str = "value") -> float:
         if not math.isclose(first, second, rel_tol=0.01):
             raise InputError(name, f"{name} == {text!r}: {pair[1]} and {pair[2]} are not the same count; type one.")
         return first
-    value, unit = _split(text, name, '"7B", "6.7e9" or "7 billion"')
+    value, unit = _split(text, name, N_('"7B", "6.7e9" or "7 billion"'))
     for noun in COUNT_NOUNS:
         if unit.endswith(noun):
             unit = unit[: -len(noun)].strip()
             break
     if unit not in COUNT_SCALES:
-        allowed = "K, M, B, T (or thousand, million, billion, trillion, 千, 万, 百万, 亿, 十亿, 万亿)"
-        raise InputError(name, f"{name} == {text!r}: unknown suffix {unit!r}, must be one of {allowed}.")
+        allowed = _("K, M, B, T (or thousand, million, billion, trillion, 千, 万, 百万, 亿, 十亿, 万亿)")
+        raise InputError(name, _("{name} == {text}: unknown suffix {suffix}, must be one of {allowed}.").format(
+            name=name, text=repr(text), suffix=repr(unit), allowed=allowed))
     return _finite(value * COUNT_SCALES[unit], text, name)
 
 
 def parse_bytes(text, name: str = "value") -> float:
     """A size such as "80GB", "80 GiB", "14 GB", "512 KiB"; a bare number is bytes. A size is never negative."""
-    value, unit = _split(text, name, '"80GB" or "14 GiB"')
+    value, unit = _split(text, name, N_('"80GB" or "14 GiB"'))
     if unit and unit not in BYTE_SCALES:
-        raise InputError(name, f"{name} == {text!r}: unknown unit {unit!r}, must be one of B, KB, MB, GB, TB, KiB, "
-                               "MiB, GiB, TiB.")
+        raise InputError(name, _("{name} == {text}: unknown unit {unit}, must be one of B, KB, MB, GB, TB, KiB, MiB, "
+                                 "GiB, TiB.").format(name=name, text=repr(text), unit=repr(unit)))
     if value < 0:
-        raise InputError(name, f"{name} == {text!r}, must be >= 0: a size is never negative.")
+        raise InputError(name, _("{name} == {text}, must be >= 0: a size is never negative.").format(
+            name=name, text=repr(text)))
     return _finite(value * BYTE_SCALES.get(unit, 1.0), text, name)
 
 
@@ -270,9 +271,9 @@ class Unit:
 
     def show(self, value: float) -> str:
         """The number and its label: '7.6 days', '1 GPU', '4.2e22 FLOPs', '$1.2M', '39.3%'."""
-        number, label = self.format(value), self.label
-        if number == "1" and " " not in label and "/" not in label and label.endswith("s"):  # 1 month, 1 GPU
-            label = label[:-1]
+        number, label = self.format(value), _(self.label)
+        if number == "1" and label == self.label and " " not in label and "/" not in label and label.endswith("s"):
+            label = label[:-1]  # 1 month, 1 GPU (a translated label has no plural)
         return number + (f" {label}" if label else "")
 
 
@@ -291,8 +292,8 @@ _SI = r"(?P<si>kilo|mega|giga|tera|peta|exa|zetta|[kmgtpez])?"   # a word's grou
 _TOKEN = r"(?:个\s*)?(?:tokens?|toks?|t|词元)"
 _PER = r"\s*(?:/|per|a|each|每)\s*"
 _DOLLARS = r"us\s*dollars?|dollars?|usd|美元|美金"
-_NOT_DOLLARS = (r"元|块钱|rmb|cny|yuan|人民币|¥|￥|€|eur|euros?|£|gbp", "this asks for US dollars: type $ or 美元")
-_GPU_TIME_IS_WORK = "GPU-hours measure work, not time: divide them by the number of GPUs for the hours each runs"
+_NOT_DOLLARS = (r"元|块钱|rmb|cny|yuan|人民币|¥|￥|€|eur|euros?|£|gbp", N_("this asks for US dollars: type $ or 美元"))
+_GPU_TIME_IS_WORK = N_("GPU-hours measure work, not time: divide them by the number of GPUs for the hours each runs")
 
 
 def _time_words(scale: float) -> tuple:
@@ -301,7 +302,6 @@ def _time_words(scale: float) -> tuple:
         + tuple((words, seconds / scale) for words, seconds in _TIME)
 
 
-_TIME_NAME = "; 秒, 分钟, 小时, 天, 周, 个月"
 _FLOP_PER_S = rf"{_SI}\s*flops?(?:\s*/\s*s(?:ec)?|\s+per\s+second)?|次(?:浮点)?(?:运算)?(?:/|每)秒"
 _USD_BEFORE = ((r"us\s*\$|\$|usd", 1.0), _NOT_DOLLARS)
 
@@ -310,65 +310,72 @@ _USD_BEFORE = ((r"us\s*\$|\$|usd", 1.0), _NOT_DOLLARS)
 # fraction for "fraction", US dollars for "USD", days for "days" and hours of clock time for "hours" (the work of
 # GPUs is "GPU-hours").
 UNITS = {
-    "count": Unit(format_count, example='8.5e10 or "85B"'),
-    "number": Unit(format_number, example='3.5 or "1,200"'),
-    "parameters": Unit(format_count, kind="parameters", example='"85B" or 8.5e10', name="parameters"),
-    "tokens": Unit(format_count, "tokens", words=("token", "tokens"), example='"4.5T tokens" or 4.5e12',
-                   name="tokens"),
-    "parameter-tokens": Unit(format_flops, kind="parameter-tokens", example="3.3e21",   # N·D
-                             name="parameter-tokens (N·D)"),
-    "tokens/param": Unit(format_number, "tokens per parameter", words=("倍",),
-                         example='"45 tokens per parameter" or 45', name="tokens per parameter (tokens/param; 倍)",
+    "count": Unit(format_count, example=N_('8.5e10 or "85B"')),
+    "number": Unit(format_number, example=N_('3.5 or "1,200"')),
+    "parameters": Unit(format_count, kind="parameters", example=N_('"85B" or 8.5e10'), name=N_("parameters")),
+    "tokens": Unit(format_count, N_("tokens"), words=("token", "tokens"), example=N_('"4.5T tokens" or 4.5e12'),
+                   name=N_("tokens")),
+    "parameter-tokens": Unit(format_flops, kind="parameter-tokens", example=N_("3.3e21"),   # N·D
+                             name=N_("parameter-tokens (N·D)")),
+    "tokens/param": Unit(format_number, N_("tokens per parameter"), words=("倍",),
+                         example=N_('"45 tokens per parameter" or 45'),
+                         name=N_("tokens per parameter (tokens/param; 倍)"),
                          entry_words=((rf"{_TOKEN}{_PER}(?:param(?:eter)?s?|参数)|倍|x|×", 1.0),)),
-    "tokens/GB": Unit(format_count, "tokens/GB", words=("token/GB", "token"), example='"150M tokens/GB" or 1.5e8',
-                      name="tokens per GB (tokens/GB; token/GB)", entry_words=((rf"{_TOKEN}?{_PER}(?:gb|g)", 1.0),)),
-    "tokens/s": Unit(format_number, "tokens/s", example='"1,500 tokens/s" or 1500',
-                     name="tokens per second (tokens/s; token/秒)",
+    "tokens/GB": Unit(format_count, N_("tokens/GB"), words=("token/GB", "token"),
+                      example=N_('"150M tokens/GB" or 1.5e8'), name=N_("tokens per GB (tokens/GB; token/GB)"),
+                      entry_words=((rf"{_TOKEN}?{_PER}(?:gb|g)", 1.0),)),
+    "tokens/s": Unit(format_number, N_("tokens/s"), example=N_('"1,500 tokens/s" or 1500'),
+                     name=N_("tokens per second (tokens/s; token/秒)"),
                      entry_words=((rf"{_TOKEN}?{_PER}(?:s|secs?|seconds?|秒钟?)|{_TOKEN}\s*每秒|tps|{_TOKEN}", 1.0),),
                      entry_prefixes=((r"每秒(?:钟)?", 1.0),)),
-    "bytes": Unit(format_bytes, words=("GB", "MB", "TB", "KB"), example='400 (GB) or "400 GB"', name="GB"),
-    "bytes/param": Unit(format_number, "bytes/param", words=("N bytes", "字节"), example='"6 bytes/param" or 6',
-                        name="bytes per parameter (bytes/param; 字节)",
+    "bytes": Unit(format_bytes, words=("GB", "MB", "TB", "KB"), example=N_('400 (GB) or "400 GB"'), name=N_("GB")),
+    "bytes/param": Unit(format_number, N_("bytes/param"), words=("N bytes", "字节"),
+                        example=N_('"6 bytes/param" or 6'), name=N_("bytes per parameter (bytes/param; 字节)"),
                         entry_words=((rf"(?:bytes?|字节){_PER}(?:param(?:eter)?s?|参数)|bytes?|(?:个\s*)?字节", 1.0),)),
-    "FLOPs": Unit(format_flops, "FLOPs", example='"3.3e21 FLOPs" or 3.3e21', name="FLOPs (FLOPs, GFLOPs ...)",
-                  entry_words=((rf"{_SI}\s*flops?|次(?:浮点)?(?:运算)?", 1.0),)),
-    "FLOP/s": Unit(format_flops, "FLOP/s", "FLOP/s", example='"4.5e14 FLOP/s" or 4.5e14',
-                   name="FLOP/s (FLOP/s, TFLOPS ...)", entry_words=((_FLOP_PER_S, 1.0),)),
-    "TFLOPS": Unit(format_number, "TFLOPS", "FLOP/s", 1e12, words=("TFLOPS",), example='"450 TFLOPS" or 450',
-                   name="TFLOPS (TFLOPS, FLOP/s ...)", entry_words=((_FLOP_PER_S, 1e-12),)),
-    "seconds": Unit(format_number, "seconds", "time", 1, words=("秒",), example='"45 seconds" or 45',
-                    name=f"seconds (seconds, minutes, hours{_TIME_NAME})", entry_words=_time_words(1)),
-    "hours": Unit(format_number, "hours", "time", SECONDS_PER_HOUR, words=("小时",), example='"45 hours" or 45',
-                  name=f"hours of clock time (hours, days, minutes{_TIME_NAME})",
+    "FLOPs": Unit(format_flops, N_("FLOPs"), example=N_('"3.3e21 FLOPs" or 3.3e21'),
+                  name=N_("FLOPs (FLOPs, GFLOPs ...)"), entry_words=((rf"{_SI}\s*flops?|次(?:浮点)?(?:运算)?", 1.0),)),
+    "FLOP/s": Unit(format_flops, N_("FLOP/s"), "FLOP/s", example=N_('"4.5e14 FLOP/s" or 4.5e14'),
+                   name=N_("FLOP/s (FLOP/s, TFLOPS ...)"), entry_words=((_FLOP_PER_S, 1.0),)),
+    "TFLOPS": Unit(format_number, N_("TFLOPS"), "FLOP/s", 1e12, words=("TFLOPS",), example=N_('"450 TFLOPS" or 450'),
+                   name=N_("TFLOPS (TFLOPS, FLOP/s ...)"), entry_words=((_FLOP_PER_S, 1e-12),)),
+    "seconds": Unit(format_number, N_("seconds"), "time", 1, words=("秒",), example=N_('"45 seconds" or 45'),
+                    name=N_("seconds (seconds, minutes, hours; 秒, 分钟, 小时, 天, 周, 个月)"),
+                    entry_words=_time_words(1)),
+    "hours": Unit(format_number, N_("hours"), "time", SECONDS_PER_HOUR, words=("小时",),
+                  example=N_('"45 hours" or 45'),
+                  name=N_("hours of clock time (hours, days, minutes; 秒, 分钟, 小时, 天, 周, 个月)"),
                   entry_words=_time_words(SECONDS_PER_HOUR)),
-    "days": Unit(format_number, "days", "time", SECONDS_PER_DAY, words=("天",),
-                 example='"41.5 days", "6 weeks" or 41.5', name=f"days (days, weeks, hours, months{_TIME_NAME})",
+    "days": Unit(format_number, N_("days"), "time", SECONDS_PER_DAY, words=("天",),
+                 example=N_('"41.5 days", "6 weeks" or 41.5'),
+                 name=N_("days (days, weeks, hours, months; 秒, 分钟, 小时, 天, 周, 个月)"),
                  entry_words=_time_words(SECONDS_PER_DAY)),
-    "weeks": Unit(format_number, "weeks", "time", 7 * SECONDS_PER_DAY, words=("周",), example='"6 weeks" or 6',
-                  name=f"weeks (weeks, days, months{_TIME_NAME})", entry_words=_time_words(7 * SECONDS_PER_DAY)),
-    "months": Unit(format_number, "months", "time", _SECONDS_PER_MONTH, words=("个月", "月"),
-                   example='"5 months" or 5', name=f"months (months, weeks, days, years{_TIME_NAME})",
+    "weeks": Unit(format_number, N_("weeks"), "time", 7 * SECONDS_PER_DAY, words=("周",),
+                  example=N_('"6 weeks" or 6'), name=N_("weeks (weeks, days, months; 秒, 分钟, 小时, 天, 周, 个月)"),
+                  entry_words=_time_words(7 * SECONDS_PER_DAY)),
+    "months": Unit(format_number, N_("months"), "time", _SECONDS_PER_MONTH, words=("个月", "月"),
+                   example=N_('"5 months" or 5'),
+                   name=N_("months (months, weeks, days, years; 秒, 分钟, 小时, 天, 周, 个月)"),
                    entry_words=_time_words(_SECONDS_PER_MONTH)),
-    "GPU-hours": Unit(format_number, "GPU-hours", words=("小时", "A100 小时", "GPU 小时", "卡时"),
-                      example='"1,850 GPU-hours" or 1850', name="GPU-hours (GPU-hours, hours, days; 卡时, 小时, 天)",
+    "GPU-hours": Unit(format_number, N_("GPU-hours"), words=("小时", "A100 小时", "GPU 小时", "卡时"),
+                      example=N_('"1,850 GPU-hours" or 1850'),
+                      name=N_("GPU-hours (GPU-hours, hours, days; 卡时, 小时, 天)"),
                       entry_words=tuple((words, seconds / SECONDS_PER_HOUR)
                                         for words, seconds in _GPU_TIME + list(_TIME))),
-    "GPUs": Unit(format_number, "GPUs", words=("x A100", "x H200", "+ A100", "张", "卡"), example='"37 GPUs" or 37',
-                 name="GPUs (GPUs, cards; 张卡)",
+    "GPUs": Unit(format_number, N_("GPUs"), words=("x A100", "x H200", "+ A100", "张", "卡"),
+                 example=N_('"37 GPUs" or 37'), name=N_("GPUs (GPUs, cards; 张卡)"),
                  entry_words=((rf"[x×*]?\s*(?:[张块台个片]\s*)?(?:{_GPU_MODEL}\s*)?(?:gpus?|cards?|devices?|显卡|卡)?",
                                1.0),)),
-    "USD": Unit(format_usd, words=("$",), example='"$2.7M", "$0.85" or 2.7e6', name="US dollars",
+    "USD": Unit(format_usd, words=("$",), example=N_('"$2.7M", "$0.85" or 2.7e6'), name=N_("US dollars"),
                 entry_words=((_DOLLARS, 1.0), _NOT_DOLLARS), entry_prefixes=_USD_BEFORE),
-    "USD/month": Unit(format_usd, "a month", words=("/月",), example='"$2,700 a month" or 2700',
-                      name="US dollars a month ($ a month; 美元/月)",
+    "USD/month": Unit(format_usd, N_("a month"), words=("/月",), example=N_('"$2,700 a month" or 2700'),
+                      name=N_("US dollars a month ($ a month; 美元/月)"),
                       entry_words=((rf"(?:{_DOLLARS})?{_PER}(?:month|mo|月)|每月", 1.0), _NOT_DOLLARS),
                       entry_prefixes=_USD_BEFORE),
-    "fraction": Unit(format_percent, words=("%",), example='"7.5%" or 0.075', name="a percentage",
+    "fraction": Unit(format_percent, words=("%",), example=N_('"7.5%" or 0.075'), name=N_("a percentage"),
                      entry_words=((r"%|percent|per\s*cent|pct", 0.01),), entry_prefixes=((r"百分之", 0.01),)),
-    "epochs": Unit(format_number, "epochs", words=("epoch",), example='"2.5 epochs" or 2.5',
-                   name="epochs (epochs, passes; 轮)",
-                   entry_words=((r"(?:个\s*)?epochs?|pass(?:es)?|times|x|×|个?轮次?|遍|次", 1.0),)),
-    "sequences": Unit(format_number, "sequences", example='"450 sequences" or 450', name="sequences"),
+    "epochs": Unit(format_number, N_("epochs"), words=("epoch",), example=N_('"2.5 epochs" or 2.5'),
+                   name=N_("epochs (epochs, passes; 轮)"), entry_words=((r"(?:个\s*)?epochs?|pass(?:es)?|times|x|×|个?轮次?|遍|次", 1.0),)),
+    "sequences": Unit(format_number, N_("sequences"), example=N_('"450 sequences" or 450'), name=N_("sequences")),
 }
 
 
@@ -383,7 +390,8 @@ def show(value: float, unit: str) -> str:
     if unit == "count":
         if abs(number) >= _HUGE:
             return format_count(value)
-        if abs(number) >= 1e4:
-            return f"{format_int(value)} ({format_count(value)})"
+        if abs(number) >= 1e4:  # "6,738,415,616 (6.74B)"; in Chinese "6,738,415,616（67.4亿）"
+            return f"{format_int(value)}（{chinese_count(value)}）" if language() == "zh" else \
+                f"{format_int(value)} ({format_count(value)})"
         return format_int(value) if float(value).is_integer() else f"{value:,.4g}"
     return lookup("unit", unit, UNITS).show(value)

@@ -6,6 +6,7 @@ from .. import compute as cp
 from .. import memory as mem
 from .. import model as m
 from ..grading import Exercise
+from ..i18n import N_
 from ..units import format_count
 from .registry import register
 
@@ -37,50 +38,50 @@ def _checkpointed_bytes(cfg, micro_batch, seq_len):
 register(
     Exercise(
         "6.1",
-        "A Llama-style model: 4 layers of hidden size 256, 8 query and 2 key/value heads of width 32, a SwiGLU FFN "
+        N_("A Llama-style model: 4 layers of hidden size 256, 8 query and 2 key/value heads of width 32, a SwiGLU FFN "
         "of width 704, RMSNorm, a 1,000-token vocabulary, untied head. FlopCounterMode counts one forward pass "
         "(with the loss) of 2 sequences of 256 tokens on the CPU, with PyTorch's fused attention (SDPA). How many "
-        "FLOPs does it report?",
+        "FLOPs does it report?"),
         lambda: _counted_matmul_flops_per_token(_SMALL_LLAMA) * 2 * 256, unit="FLOPs", rel_tol=0.02,
-        hints=("2 FLOPs per weight per token, for the weights of matrix products: Q, K, V, O, the three FFN "
-               "matrices, and the output head; the input embedding is a lookup.",
-               "On the CPU the counter has no formula for the fused attention kernel: nothing for the scores.",
-               "Or measure it: measure.count_flops(measure.build_model(config), measure.token_batch(...)).")),
+        hints=(N_("2 FLOPs per weight per token, for the weights of matrix products: Q, K, V, O, the three FFN "
+               "matrices, and the output head; the input embedding is a lookup."),
+               N_("On the CPU the counter has no formula for the fused attention kernel: nothing for the scores."),
+               N_("Or measure it: measure.count_flops(measure.build_model(config), measure.token_batch(...))."))),
     Exercise(
         "6.2",
-        "The same model and batch with eager attention: how many FLOPs does the counter report for the whole "
-        "training step, forward and backward?",
+        N_("The same model and batch with eager attention: how many FLOPs does the counter report for the whole "
+        "training step, forward and backward?"),
         lambda: (3 * _counted_matmul_flops_per_token(_SMALL_LLAMA) * 2 * 256
                  + cp.attention_flops_per_token(4, 8, 32, 256) * 2 * 256), unit="FLOPs", rel_tol=0.02,
-        hints=("The backward pass counts twice the forward: 6 FLOPs per weight per token in all.",
-               "Eager attention adds the scores and their product with V, over the full 256 × 256: "
-               "12·L·H·Q·T per token (PaLM's count), forward and backward together.")),
+        hints=(N_("The backward pass counts twice the forward: 6 FLOPs per weight per token in all."),
+               N_("Eager attention adds the scores and their product with V, over the full 256 × 256: "
+               "12·L·H·Q·T per token (PaLM's count), forward and backward together."))),
     Exercise(
         "6.3",
-        "Llama-3-8B (count its real parameters) trained Megatron-style: bf16 weights, an fp32 master copy, "
+        N_("Llama-3-8B (count its real parameters) trained Megatron-style: bf16 weights, an fp32 master copy, "
         "gradients kept in fp32, AdamW with fp32 moments. How many GB (10⁹ bytes) of training states, before any "
-        "activations?",
+        "activations?"),
         lambda: m.count_params(m.preset("llama-3-8b")).total * mem.state_bytes_per_param("megatron-bf16").total,
         unit="bytes", rel_tol=0.03,
-        hints=("Per parameter: 2 (bf16 weights) + 4 (master) + 4 (fp32 gradients) + 4 + 4 (m and v).",
-               f"Llama-3-8B has {format_count(m.count_params(m.preset('llama-3-8b')).total)} parameters (its "
-               "128,256-token vocabulary makes the embeddings large).")),
+        hints=(N_("Per parameter: 2 (bf16 weights) + 4 (master) + 4 (fp32 gradients) + 4 + 4 (m and v)."),
+               N_("Llama-3-8B has {params} parameters (its 128,256-token vocabulary makes the embeddings large).")),
+        values={"params": format_count(m.count_params(m.preset("llama-3-8b")).total)}),
     Exercise(
         "6.4",
-        "By chapter 2's formula, how many GB (10⁹ bytes) do the attention scores (the softmax output, one 16-bit "
+        N_("By chapter 2's formula, how many GB (10⁹ bytes) do the attention scores (the softmax output, one 16-bit "
         "value per head, query and key; Llama has no dropout) add to one layer of Llama-2-7B (32 heads) for one "
-        "sequence of 8,192 tokens, when attention is not fused (no FlashAttention)?",
+        "sequence of 8,192 tokens, when attention is not fused (no FlashAttention)?"),
         lambda: _scores_bytes(m.preset("llama-2-7b"), 1, 8192), unit="bytes", rel_tol=0.03,
-        hints=("The softmax output: one value per head, query and key, a·s²·b values, in 16 bits.",
-               "Measured with transformers' eager attention it is more: the softmax is also kept in fp32.")),
+        hints=(N_("The softmax output: one value per head, query and key, a·s²·b values, in 16 bits."),
+               N_("Measured with transformers' eager attention it is more: the softmax is also kept in fp32."))),
     Exercise(
         "6.5",
-        "Llama-2-7B (32 layers, hidden 4,096, vocabulary 32,000) trains on micro-batches of 2 sequences of 4,096 "
+        N_("Llama-2-7B (32 layers, hidden 4,096, vocabulary 32,000) trains on micro-batches of 2 sequences of 4,096 "
         "tokens with activation checkpointing of every layer. By chapter 2's formula, how many GB (10⁹ bytes) of "
-        "activations are kept when the forward pass ends: each layer's input plus the output layer?",
+        "activations are kept when the forward pass ends: each layer's input plus the output layer?"),
         lambda: _checkpointed_bytes(m.preset("llama-2-7b"), 2, 4096), unit="bytes", rel_tol=0.03,
-        hints=("Each checkpointed layer keeps only its input: s·b·h values in 16 bits.",
-               "The output layer keeps the final RMSNorm's input in fp32 (4 bytes), its normalised input and the "
+        hints=(N_("Each checkpointed layer keeps only its input: s·b·h values in 16 bits."),
+               N_("The output layer keeps the final RMSNorm's input in fp32 (4 bytes), its normalised input and the "
                "head's input in bf16 (2 each), 1/rms in fp32 (4 bytes a token), and the logits in fp32 for the "
-               "loss: 8·s·b·h + 4·s·b + 4·s·b·V bytes.")),
+               "loss: 8·s·b·h + 4·s·b + 4·s·b·V bytes."))),
 )

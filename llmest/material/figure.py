@@ -7,13 +7,18 @@ from typing import Callable
 
 from .._registry import Registry
 from .._validate import InputError, check_choice
+from ..i18n import N_, _
 from ..units import UNITS, Unit, format_percent
-from .render import CAUSE_LABELS, TITLES, Rendered, boxes_html, figure_html, table_html
+from .render import (CAUSE_LABELS, LABELS, STATUS_WORDS, TITLES, Rendered, boxes_html, figure_html, shown,
+                     table_html)
 
 DOCUMENTS = {
-    "000": "seed 000 训练资源估算题 (estimation exercises)",
-    "004": "seed 004 大模型资源估算 (the long article)",
+    "000": N_("seed 000 训练资源估算题 (estimation exercises)"),
+    "004": N_("seed 004 大模型资源估算 (the long article)"),
 }
+# How a box names what the material states, in its sentences.
+_WHAT = {"figure": N_("the material's figure"), "bound": N_("the material's bound"),
+         "range": N_("the material's range")}
 
 STATUS_RULE = (
     "confirmed: the recomputed value lies within the material's figure, range or bound, widened by the tolerance "
@@ -26,8 +31,8 @@ STATUS_RULE = (
 STATUSES = ("confirmed", "erratum", "depends", "contested")
 
 # 6·N·D, attributed the same way wherever the workbook names its source.
-SIX_ND = ("6·N·D is the count of Kaplan et al. 2020 (Scaling Laws for Neural Language Models, §2.1); Chinchilla "
-          "(Hoffmann et al. 2022) uses it too")
+SIX_ND = N_("6·N·D is the count of Kaplan et al. 2020 (Scaling Laws for Neural Language Models, §2.1); "
+            "Chinchilla (Hoffmann et al. 2022) uses it too")
 
 
 def _convertible(a: str, b: str) -> bool:
@@ -63,8 +68,12 @@ class Figure:
     stated_note: str = ""    # how ``stated`` follows from the quote, when the quote does not write the number
     literature: tuple = ()   # ((what it says, its source), ...): makes the figure "contested"
     verdict: str = ""        # "confirmed" or "erratum" for a claim with no number, judged in words in ``cause``
+    values: tuple = ()       # ((name, value), ...): the {placeholders} of the claim, filled in
 
     def __post_init__(self):
+        object.__setattr__(self, "_claim", self.claim)   # the English as written: the catalog's key
+        if self.values:
+            object.__setattr__(self, "claim", self.claim.format(**dict(self.values)))
         for name in ("unit", "stated_in"):
             value = getattr(self, name)
             if value and value not in UNITS:
@@ -78,6 +87,12 @@ class Figure:
         if self.verdict not in ("", "confirmed", "erratum") or (self.verdict and self.stated is not None):
             raise InputError("verdict", f"figure {self.key!r}: verdict == {self.verdict!r}, must be 'confirmed' or "
                                         "'erratum', and only for a claim with no number (stated=None).")
+
+    @property
+    def shown_claim(self) -> str:
+        """The claim in the language shown."""
+        translated = _(self._claim)
+        return self.claim if translated == self._claim else translated.format(**dict(self.values))
 
     @property
     def stated_unit(self) -> str:
@@ -128,12 +143,12 @@ class Figure:
 
     @property
     def cause_text(self) -> str:
-        return self.cause() if callable(self.cause) else self.cause
+        return self.cause() if callable(self.cause) else _(self.cause)
 
     @property
     def stated_text(self) -> str:
         """The material's figure in its unit, and how it follows from the quote where the quote does not write it."""
-        return self.stated_value_text + (f" ({self.stated_note})" if self.stated_note else "")
+        return self.stated_value_text + (_(" ({note})").format(note=_(self.stated_note)) if self.stated_note else "")
 
     @property
     def stated_value_text(self) -> str:
@@ -142,15 +157,15 @@ class Figure:
             return ""
         low, high = self.bounds
         if low is None:
-            text = f"at most {self._fmt(high)}"
+            text = _("at most {value}").format(value=self._fmt(high))
         elif high is None:
-            text = f"more than {self._fmt(low)}"
+            text = _("more than {value}").format(value=self._fmt(low))
         elif low == high:
             text = self._fmt(low)
         else:
             number = UNITS[self.stated_unit].format
             first = number(low) if UNITS[self.stated_unit].label else self._fmt(low)
-            text = f"{first} to {self._fmt(high)}"
+            text = _("{low} to {high}").format(low=first, high=self._fmt(high))
         return text
 
     @property
@@ -167,41 +182,45 @@ class Figure:
 
     @property
     def tolerance_text(self) -> str:
+        what = _(_WHAT[self._what])
         if self.rel_tol == 0:
-            return f"{'equal to' if self._what == 'figure' else 'inside'} the material's {self._what}"
-        return f"within {format_percent(self.rel_tol)} of the material's {self._what}"
+            return (_("equal to {what}") if self._what == "figure" else _("inside {what}")).format(what=what)
+        return _("within {tolerance} of {what}").format(tolerance=format_percent(self.rel_tol), what=what)
 
     @property
     def status_text(self) -> str:
         """Which part of STATUS_RULE the figure meets, with the tolerance it uses."""
         status = self.status
         if status == "contested":
-            return "contested: a judgement, not arithmetic; the material and the literature, each with its source"
+            return _("contested: a judgement, not arithmetic; the material and the literature, each with its source")
         if status == "depends":
-            return f"depends on {self.depends_on}, which the material does not give"
+            return _("depends on {input}, which the material does not give").format(input=_(self.depends_on))
         if self.stated is None:
-            return f"{status}: a claim with no number, judged in words (below)"
+            return _("{status}: a claim with no number, judged in words (below)").format(status=_(STATUS_WORDS[status]))
         if status == "confirmed":
-            return f"confirmed: {self.tolerance_text}"
+            return _("confirmed: {tolerance}").format(tolerance=self.tolerance_text)
         off = self.ratio_to_stated - 1
-        return (f"erratum: {format_percent(abs(off))} {'below' if off < 0 else 'above'} the material's {self._what}; "
-                f"confirmed would need {self.tolerance_text}")
+        said = {"off": format_percent(abs(off)), "what": _(_WHAT[self._what]), "tolerance": self.tolerance_text}
+        if off < 0:
+            return _("erratum: {off} below {what}; confirmed would need {tolerance}").format(**said)
+        return _("erratum: {off} above {what}; confirmed would need {tolerance}").format(**said)
 
     @property
     def document_title(self) -> str:
-        return DOCUMENTS[self.document]
+        return _(DOCUMENTS[self.document])
 
     def box(self) -> str:
         """A short plain-text report: the status and its rule, the material's words, the recomputed figure, the
         literature where it is contested, and the cause."""
         material = f"{self.quote}  ->  {self.stated_text}" if self.stated_text else self.quote
-        rows = [("status", self.status_text), ("source", f"{self.document_title}, {self.section}"),
-                ("material", material)]
-        rows += [("literature", f"{says} ({source})") for says, source in self.literature]
-        rows.append(("recomputed", f"{self.recomputed_text}  ({self.how})"))
+        rows = [(LABELS["status"], self.status_text), (LABELS["source"], f"{self.document_title}, {self.section}"),
+                (LABELS["material"], material)]
+        rows += [(LABELS["literature"], f"{shown(says)} ({source})") for says, source in self.literature]
+        rows.append((LABELS["recomputed"], f"{self.recomputed_text}  ({shown(self.how)})"))
         if self.cause_text:
             rows.append((CAUSE_LABELS[self.status], self.cause_text))
-        lines = [f"{TITLES[self.status]}: {self.claim}"] + [f"  {label + ':':<12} {text}" for label, text in rows]
+        lines = [_("{title}: {claim}").format(title=_(TITLES[self.status]), claim=self.shown_claim)]
+        lines += [f"  {_(label) + ':':<12} {text}" for label, text in rows]
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -243,10 +262,11 @@ def table(chapter: int | None = None, keys=None) -> Rendered:
     rows = [get(key) for key in keys] if keys is not None else figures(chapter)
     if not rows:
         raise InputError("chapter", f"chapter == {chapter}, no figures are registered for it.")
-    cells = [(f.key, f.status, f.stated_value_text or "(no number)", f._fmt(f.compared)) for f in rows]
-    key_w, stated_w, new_w = (max(len(c[i]) for c in cells + [("figure", "", "material", "recomputed")])
-                              for i in (0, 2, 3))
-    lines = [f"{'figure':<{key_w}}  {'status':<9}  {'material':>{stated_w}}  {'recomputed':>{new_w}}"]
+    cells = [(f.key, _(STATUS_WORDS[f.status]), f.stated_value_text or _("(no number)"), f._fmt(f.compared))
+             for f in rows]
+    head = [_(LABELS[name]) for name in ("figure", "status", "material", "recomputed")]
+    key_w, stated_w, new_w = (max(len(c[i]) for c in cells + [tuple(head)]) for i in (0, 2, 3))
+    lines = [f"{head[0]:<{key_w}}  {head[1]:<9}  {head[2]:>{stated_w}}  {head[3]:>{new_w}}"]
     for key, status, stated, new in cells:
         lines.append(f"{key:<{key_w}}  {status:<9}  {stated:>{stated_w}}  {new:>{new_w}}")
     return Rendered("\n".join(lines), table_html(rows, cells))

@@ -9,8 +9,9 @@ import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
+from ..i18n import _
 from .figure import STATUSES, figures as all_figures
-from .render import STATUS_COLORS
+from .render import STATUS_COLORS, STATUS_WORDS
 
 MARKERS = {"confirmed": "o", "erratum": "X", "depends": "D", "contested": "s"}
 OPEN_SPAN = 4   # how far (a factor) the bar of a one-sided bound reaches past it, drawn dashed
@@ -36,14 +37,15 @@ def material_vs_recomputed(figures=None, axes=None):
     numeric = [f for f in figures if f.stated is not None]
     left_out = [f.key for f in figures if f.stated is None]
     if axes is None:
-        _, axes = plt.subplots(2, 1, figsize=(7.5, 9.5), height_ratios=(3, 1), layout="constrained")
+        axes = plt.subplots(2, 1, figsize=(7.5, 9.5), height_ratios=(3, 1), layout="constrained")[1]
     overview, ratios = axes
     _draw_overview(overview, numeric)
     _draw_ratios(ratios, numeric)
-    note = (f"; {len(left_out)} claim{'s' if len(left_out) != 1 else ''} with no number left out "
-            f"({', '.join(left_out)})" if left_out else "")
-    overview.set_title(f"The material's figures against the recomputed ones\n{len(numeric)} figures with a number"
-                       f"{note}", fontsize=9)
+    said = {"count": len(left_out), "keys": ", ".join(left_out)}
+    note = "" if not left_out else (_("; {count} claim with no number left out ({keys})") if len(left_out) == 1
+                                    else _("; {count} claims with no number left out ({keys})")).format(**said)
+    overview.set_title(_("The material's figures against the recomputed ones\n{count} figures with a number{note}")
+                       .format(count=len(numeric), note=note), fontsize=9)
     return overview, ratios
 
 
@@ -66,17 +68,18 @@ def _draw_overview(ax, numeric):
             ax.plot([low, high], [y, y], color=color, lw=3, alpha=0.45, solid_capstyle="butt")
     for status, shown, colors in _by_status(numeric):
         ax.plot([mark_position(f) for f in shown], [f.compared for f in shown], MARKERS[status], ls="none",
-                color=colors["accent"], markeredgecolor=colors["ink"], markersize=6, label=f"{status} ({len(shown)})")
+                color=colors["accent"], markeredgecolor=colors["ink"], markersize=6,
+                label=f"{_(STATUS_WORDS[status])} ({len(shown)})")
     values = [v for f in numeric for v in (*(b for b in f.bounds if b is not None), f.compared)]
     span = (min(values) / OPEN_SPAN, max(values) * OPEN_SPAN)
     ax.plot(span, span, color="#57606a", lw=0.8, zorder=0)
     ax.set(xscale="log", yscale="log", xlim=span, ylim=span, aspect="equal",
-           xlabel="the material's figure, in its unit", ylabel="recomputed, in the material's unit")
+           xlabel=_("the material's figure, in its unit"), ylabel=_("recomputed, in the material's unit"))
     ax.grid(True, color="#d0d7de", lw=0.5)
     handles, labels = ax.get_legend_handles_labels()
     handles += [Line2D([], [], color="#57606a", lw=0.8), Line2D([], [], color="#57606a", lw=3, alpha=0.45),
                 Line2D([], [], color="#57606a", lw=1.5, ls="--", alpha=0.6)]
-    labels += ["recomputed = material", "the material's range", "a one-sided bound"]
+    labels += [_("recomputed = material"), _("the material's range"), _("a one-sided bound")]
     ax.legend(handles, labels, fontsize=8, loc="upper left")
 
 
@@ -92,7 +95,7 @@ def _draw_ratios(ax, numeric):
     ax.xaxis.set_major_locator(FixedLocator(RATIO_TICKS))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}×"))
     ax.xaxis.set_minor_locator(NullLocator())
-    ax.set_yticks(range(len(rows)), rows)
+    ax.set_yticks(range(len(rows)), [_(STATUS_WORDS[status]) for status in rows])
     ax.set_ylim(len(rows) - 0.5, -0.5)
-    ax.set_xlabel("recomputed ÷ the material's figure (the nearer end of a range; 1 inside it)")
+    ax.set_xlabel(_("recomputed ÷ the material's figure (the nearer end of a range; 1 inside it)"))
     ax.grid(True, axis="x", color="#d0d7de", lw=0.5)
