@@ -374,7 +374,8 @@ UNITS = {
     "fraction": Unit(format_percent, words=("%",), example=N_('"7.5%" or 0.075'), name=N_("a percentage"),
                      entry_words=((r"%|percent|per\s*cent|pct", 0.01),), entry_prefixes=((r"百分之", 0.01),)),
     "epochs": Unit(format_number, N_("epochs"), words=("epoch",), example=N_('"2.5 epochs" or 2.5'),
-                   name=N_("epochs (epochs, passes; 轮)"), entry_words=((r"(?:个\s*)?epochs?|pass(?:es)?|times|x|×|个?轮次?|遍|次", 1.0),)),
+                   name=N_("epochs (epochs, passes; 轮)"),
+                   entry_words=((r"(?:个\s*)?epochs?|pass(?:es)?|times|x|×|个?轮次?|遍|次", 1.0),)),
     "sequences": Unit(format_number, N_("sequences"), example=N_('"450 sequences" or 450'), name=N_("sequences")),
 }
 
