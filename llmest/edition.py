@@ -27,7 +27,7 @@ GLOSSARY = CHAPTER_CATALOGS / "glossary.md"
 LIBRARY_CATALOGS = PACKAGE / "locale" / "zh_CN"
 LOCALE = "zh_CN"
 STAMP = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)  # fixed, so a rebuild changes no header
-KEYWORDS = {"_": None, "N_": None}
+KEYWORDS = {"_": None, "N_": None, "C_": ((1, "c"), 2), "NC_": ((1, "c"), 2)}
 SPEAK_CHINESE = ["", "import llmest", "", 'llmest.set_language("zh")  # 中文版：练习、提示、判分、小工具与习题用中文']
 _MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION")
 _FENCE = re.compile(r"^[ \t]*(```|\$\$)")
@@ -120,9 +120,9 @@ def library_template(name: str, paths: list[Path]):
     template = _new_catalog(name)
     for path in paths:
         where = str(path.relative_to(ROOT))
-        for lineno, message, comments, _context in extract_from_file("python", path, KEYWORDS):
+        for lineno, message, comments, context in extract_from_file("python", path, KEYWORDS):
             if isinstance(message, str) and message:
-                template.add(message, locations=[(where, lineno)], auto_comments=comments)
+                template.add(message, locations=[(where, lineno)], auto_comments=comments, context=context)
     return template
 
 
@@ -230,7 +230,7 @@ def check(paths=None) -> dict[Path, list[tuple[str, list[str]]]]:
         for message in template:
             if not message.id:
                 continue
-            entry = catalog.get(message.id)
+            entry = catalog.get(message.id, message.context)
             found = faults(entry, terms) if entry is not None else ["not in the catalog: run the update"]
             if found:
                 problems.append((message.id, found))

@@ -47,7 +47,8 @@ _PER_GPU = (re.compile(r"每(?:张|个|块)?(?:卡|gpu)", re.IGNORECASE),
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
 _POWER_OF_TEN = re.compile(r"(?<![\d.,])(?:(\d[\d.,]*) ?[x×*·] ?)?(?<![\d.,])10 ?(?:(?:\^|\*\*) ?([+-]?\d+)|"
                            r"([⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))")
-_PARENTHESIS = re.compile(r"^(?P<first>[^()]*)\((?P<second>[^()]*)\)$")
+# "5.07 TB (5,073 GB)", "1.2 (GB)", and "25.0M(2500万) tokens": a figure with its twin, its unit after both.
+_PARENTHESIS = re.compile(r"^(?P<first>[^()]*)\((?P<second>[^()]*)\)(?P<after>[^()\d]*)$")
 _BARE = re.compile(r"[+-]?(?:\d[\d,_]*(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?", re.IGNORECASE)
 
 
@@ -124,7 +125,9 @@ def _read_text(entry: str, unit: str) -> float:
     text = _normalise(entry)
     both = _PARENTHESIS.fullmatch(text)
     if both:
-        both = {part: both[part].strip() for part in ("first", "second")}
+        after = both["after"].strip()
+        both = {part: f"{both[part].strip()} {after}".strip() if after and re.search(r"\d", both[part]) else
+                both[part].strip() for part in ("first", "second")}
     if not both or not both["first"] or not both["second"]:
         return _read_one(text, unit, entry)
     if not re.search(r"\d", both["second"]):  # "1.2 (GB)": a unit in brackets

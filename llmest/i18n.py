@@ -4,7 +4,8 @@
 worksheets) to Chinese; the API's names stay English. In the library, ``_("...")`` translates a string where it is
 shown; ``N_("...")`` marks a string defined ahead of time (a module constant) for the catalog, to be passed through
 ``_`` where it is shown. Both take a literal, so the catalog can be extracted from the source; values go in with
-``.format``: ``_("{n} GPUs fit").format(n=n)``. The catalogs are ``llmest/locale/zh_CN/*.po``, compiled to ``.mo``
+``.format``: ``_("{n} GPUs fit").format(n=n)``. ``C_`` and ``NC_`` do the same for a word whose Chinese depends on
+where it stands (gettext's message context). The catalogs are ``llmest/locale/zh_CN/*.po``, compiled to ``.mo``
 by ``python -m llmest.edition update``; an entry missing or fuzzy (its English changed) shows the English.
 """
 
@@ -69,6 +70,19 @@ def _(message: str) -> str:
 
 def N_(message: str) -> str:
     """Mark ``message`` for the catalog; it is translated where it is shown, with ``_``."""
+    return message
+
+
+def C_(context: str, message: str) -> str:
+    """``message`` in the current language, as meant in ``context`` (a word that reads differently elsewhere:
+    a unit's "GPUs" after a number is 张卡, a column's "GPUs" is GPU 数)."""
+    if _current["language"] == "en" or not message:
+        return message
+    return _translations().pgettext(context, message)
+
+
+def NC_(context: str, message: str) -> str:
+    """Mark ``message`` for the catalog in ``context``; translated where shown, with ``C_``."""
     return message
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ._validate import InputError, checked, lookup, quote
-from .i18n import N_, _, language
+from .i18n import C_, N_, NC_, _, language
 
 COUNT_SCALES = {"": 1.0, "k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9,
                 "billion": 1e9, "t": 1e12, "tn": 1e12, "trillion": 1e12, "千": 1e3, "万": 1e4, "百万": 1e6,
@@ -271,7 +271,7 @@ class Unit:
 
     def show(self, value: float) -> str:
         """The number and its label: '7.6 days', '1 GPU', '4.2e22 FLOPs', '$1.2M', '39.3%'."""
-        number, label = self.format(value), _(self.label)
+        number, label = self.format(value), C_("unit", self.label)
         if number == "1" and label == self.label and " " not in label and "/" not in label and label.endswith("s"):
             label = label[:-1]  # 1 month, 1 GPU (a translated label has no plural)
         return number + (f" {label}" if label else "")
@@ -313,77 +313,79 @@ UNITS = {
     "count": Unit(format_count, example=N_('8.5e10 or "85B"')),
     "number": Unit(format_number, example=N_('3.5 or "1,200"')),
     "parameters": Unit(format_count, kind="parameters", example=N_('"85B" or 8.5e10'), name=N_("parameters")),
-    "tokens": Unit(format_count, N_("tokens"), words=("token", "tokens"), example=N_('"4.5T tokens" or 4.5e12'),
+    "tokens": Unit(format_count, NC_("unit", "tokens"), words=("token", "tokens"),
+                   example=N_('"4.5T tokens" or 4.5e12'),
                    name=N_("tokens")),
     "parameter-tokens": Unit(format_flops, kind="parameter-tokens", example=N_("3.3e21"),   # N·D
                              name=N_("parameter-tokens (N·D)")),
-    "tokens/param": Unit(format_number, N_("tokens per parameter"), words=("倍",),
+    "tokens/param": Unit(format_number, NC_("unit", "tokens per parameter"), words=("倍",),
                          example=N_('"45 tokens per parameter" or 45'),
                          name=N_("tokens per parameter (tokens/param; 倍)"),
                          entry_words=((rf"{_TOKEN}{_PER}(?:param(?:eter)?s?|参数)|倍|x|×", 1.0),)),
-    "tokens/GB": Unit(format_count, N_("tokens/GB"), words=("token/GB", "token"),
+    "tokens/GB": Unit(format_count, NC_("unit", "tokens/GB"), words=("token/GB", "token"),
                       example=N_('"150M tokens/GB" or 1.5e8'), name=N_("tokens per GB (tokens/GB; token/GB)"),
                       entry_words=((rf"{_TOKEN}?{_PER}(?:gb|g)", 1.0),)),
-    "tokens/s": Unit(format_number, N_("tokens/s"), example=N_('"1,500 tokens/s" or 1500'),
+    "tokens/s": Unit(format_number, NC_("unit", "tokens/s"), example=N_('"1,500 tokens/s" or 1500'),
                      name=N_("tokens per second (tokens/s; token/秒)"),
                      entry_words=((rf"{_TOKEN}?{_PER}(?:s|secs?|seconds?|秒钟?)|{_TOKEN}\s*每秒|tps|{_TOKEN}", 1.0),),
                      entry_prefixes=((r"每秒(?:钟)?", 1.0),)),
     "bytes": Unit(format_bytes, words=("GB", "MB", "TB", "KB"), example=N_('400 (GB) or "400 GB"'), name=N_("GB")),
-    "bytes/param": Unit(format_number, N_("bytes/param"), words=("N bytes", "字节"),
+    "bytes/param": Unit(format_number, NC_("unit", "bytes/param"), words=("N bytes", "字节"),
                         example=N_('"6 bytes/param" or 6'), name=N_("bytes per parameter (bytes/param; 字节)"),
                         entry_words=((rf"(?:bytes?|字节){_PER}(?:param(?:eter)?s?|参数)|bytes?|(?:个\s*)?字节", 1.0),)),
-    "FLOPs": Unit(format_flops, N_("FLOPs"), example=N_('"3.3e21 FLOPs" or 3.3e21'),
+    "FLOPs": Unit(format_flops, NC_("unit", "FLOPs"), example=N_('"3.3e21 FLOPs" or 3.3e21'),
                   name=N_("FLOPs (FLOPs, GFLOPs ...)"), entry_words=((rf"{_SI}\s*flops?|次(?:浮点)?(?:运算)?", 1.0),)),
-    "FLOP/s": Unit(format_flops, N_("FLOP/s"), "FLOP/s", example=N_('"4.5e14 FLOP/s" or 4.5e14'),
+    "FLOP/s": Unit(format_flops, NC_("unit", "FLOP/s"), "FLOP/s", example=N_('"4.5e14 FLOP/s" or 4.5e14'),
                    name=N_("FLOP/s (FLOP/s, TFLOPS ...)"), entry_words=((_FLOP_PER_S, 1.0),)),
-    "TFLOPS": Unit(format_number, N_("TFLOPS"), "FLOP/s", 1e12, words=("TFLOPS",), example=N_('"450 TFLOPS" or 450'),
+    "TFLOPS": Unit(format_number, NC_("unit", "TFLOPS"), "FLOP/s", 1e12, words=("TFLOPS",),
+                   example=N_('"450 TFLOPS" or 450'),
                    name=N_("TFLOPS (TFLOPS, FLOP/s ...)"), entry_words=((_FLOP_PER_S, 1e-12),)),
-    "seconds": Unit(format_number, N_("seconds"), "time", 1, words=("秒",), example=N_('"45 seconds" or 45'),
+    "seconds": Unit(format_number, NC_("unit", "seconds"), "time", 1, words=("秒",), example=N_('"45 seconds" or 45'),
                     name=N_("seconds (seconds, minutes, hours; 秒, 分钟, 小时, 天, 周, 个月)"),
                     entry_words=_time_words(1)),
-    "hours": Unit(format_number, N_("hours"), "time", SECONDS_PER_HOUR, words=("小时",),
+    "hours": Unit(format_number, NC_("unit", "hours"), "time", SECONDS_PER_HOUR, words=("小时",),
                   example=N_('"45 hours" or 45'),
                   name=N_("hours of clock time (hours, days, minutes; 秒, 分钟, 小时, 天, 周, 个月)"),
                   entry_words=_time_words(SECONDS_PER_HOUR)),
-    "days": Unit(format_number, N_("days"), "time", SECONDS_PER_DAY, words=("天",),
+    "days": Unit(format_number, NC_("unit", "days"), "time", SECONDS_PER_DAY, words=("天",),
                  example=N_('"41.5 days", "6 weeks" or 41.5'),
                  name=N_("days (days, weeks, hours, months; 秒, 分钟, 小时, 天, 周, 个月)"),
                  entry_words=_time_words(SECONDS_PER_DAY)),
-    "weeks": Unit(format_number, N_("weeks"), "time", 7 * SECONDS_PER_DAY, words=("周",),
+    "weeks": Unit(format_number, NC_("unit", "weeks"), "time", 7 * SECONDS_PER_DAY, words=("周",),
                   example=N_('"6 weeks" or 6'), name=N_("weeks (weeks, days, months; 秒, 分钟, 小时, 天, 周, 个月)"),
                   entry_words=_time_words(7 * SECONDS_PER_DAY)),
-    "months": Unit(format_number, N_("months"), "time", _SECONDS_PER_MONTH, words=("个月", "月"),
+    "months": Unit(format_number, NC_("unit", "months"), "time", _SECONDS_PER_MONTH, words=("个月", "月"),
                    example=N_('"5 months" or 5'),
                    name=N_("months (months, weeks, days, years; 秒, 分钟, 小时, 天, 周, 个月)"),
                    entry_words=_time_words(_SECONDS_PER_MONTH)),
-    "GPU-hours": Unit(format_number, N_("GPU-hours"), words=("小时", "A100 小时", "GPU 小时", "卡时"),
+    "GPU-hours": Unit(format_number, NC_("unit", "GPU-hours"), words=("小时", "A100 小时", "GPU 小时", "卡时"),
                       example=N_('"1,850 GPU-hours" or 1850'),
                       name=N_("GPU-hours (GPU-hours, hours, days; 卡时, 小时, 天)"),
                       entry_words=tuple((words, seconds / SECONDS_PER_HOUR)
                                         for words, seconds in _GPU_TIME + list(_TIME))),
-    "GPUs": Unit(format_number, N_("GPUs"), words=("x A100", "x H200", "+ A100", "张", "卡"),
+    "GPUs": Unit(format_number, NC_("unit", "GPUs"), words=("x A100", "x H200", "+ A100", "张", "卡"),
                  example=N_('"37 GPUs" or 37'), name=N_("GPUs (GPUs, cards; 张卡)"),
                  entry_words=((rf"[x×*]?\s*(?:[张块台个片]\s*)?(?:{_GPU_MODEL}\s*)?(?:gpus?|cards?|devices?|显卡|卡)?",
                                1.0),)),
     "USD": Unit(format_usd, words=("$",), example=N_('"$2.7M", "$0.85" or 2.7e6'), name=N_("US dollars"),
                 entry_words=((_DOLLARS, 1.0), _NOT_DOLLARS), entry_prefixes=_USD_BEFORE),
-    "USD/month": Unit(format_usd, N_("a month"), words=("/月",), example=N_('"$2,700 a month" or 2700'),
+    "USD/month": Unit(format_usd, NC_("unit", "a month"), words=("/月",), example=N_('"$2,700 a month" or 2700'),
                       name=N_("US dollars a month ($ a month; 美元/月)"),
                       entry_words=((rf"(?:{_DOLLARS})?{_PER}(?:month|mo|月)|每月", 1.0), _NOT_DOLLARS),
                       entry_prefixes=_USD_BEFORE),
     "fraction": Unit(format_percent, words=("%",), example=N_('"7.5%" or 0.075'), name=N_("a percentage"),
                      entry_words=((r"%|percent|per\s*cent|pct", 0.01),), entry_prefixes=((r"百分之", 0.01),)),
-    "epochs": Unit(format_number, N_("epochs"), words=("epoch",), example=N_('"2.5 epochs" or 2.5'),
+    "epochs": Unit(format_number, NC_("unit", "epochs"), words=("epoch",), example=N_('"2.5 epochs" or 2.5'),
                    name=N_("epochs (epochs, passes; 轮)"),
                    entry_words=((r"(?:个\s*)?epochs?|pass(?:es)?|times|x|×|个?轮次?|遍|次", 1.0),)),
-    "sequences": Unit(format_number, N_("sequences"), example=N_('"450 sequences" or 450'), name=N_("sequences")),
+    "sequences": Unit(format_number, NC_("unit", "sequences"), example=N_('"450 sequences" or 450'),
+                      name=N_("sequences")),
 }
 
 
 def show(value: float, unit: str) -> str:
     """A value as the exercises and drills display it: UNITS's spelling; in bytes from a TB up the GB beside it (the
-    questions ask for GB), and a count from 10,000 up whole beside its short form (up to where it turns
-    scientific)."""
+    questions ask for GB), and a count from 10,000 up whole beside its short form (until it turns scientific)."""
     lookup("unit", unit, UNITS)
     number = _real(value)
     if unit == "bytes" and 1e12 <= number < 1e21:

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from llmest import authoring, edition
-from llmest.i18n import _, speaking
+from llmest.i18n import C_, _, speaking
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = sorted(p.stem for p in (ROOT / "solutions").glob("*.ipynb"))
@@ -148,9 +148,10 @@ def test_the_library_speaks_chinese_only_when_asked():
     entries = [m for path in TEMPLATES if path.parent == edition.LIBRARY_CATALOGS
                for m in edition.read_catalog(path) if m.id and m.string and not m.fuzzy]
     assert len(entries) > 100
+    shown = (lambda m: C_(m.context, m.id) if m.context else _(m.id))
     with speaking("zh"):
-        assert [_(m.id) for m in entries] == [m.string for m in entries]
-    assert [_(m.id) for m in entries] == [m.id for m in entries]
+        assert [shown(m) for m in entries] == [m.string for m in entries]
+    assert [shown(m) for m in entries] == [m.id for m in entries]
     with pytest.raises(InputError, match="language == 'fr'"):
         set_language("fr")
 
@@ -164,12 +165,12 @@ def test_the_index_make_lab_opens_offers_both_editions():
 
 
 def test_one_english_text_has_one_chinese_across_the_librarys_catalogs():
-    """The library looks a text up in all its catalogs at once: two translations of one English would show one of
-    them everywhere."""
+    """The library looks a text up in all its catalogs at once: two translations of one English (in one context)
+    would show one of them everywhere."""
     found = {}
     for path in sorted(edition.LIBRARY_CATALOGS.glob("*.po")):
         for message in edition.read_catalog(path):
             if message.id:
-                found.setdefault(message.id, {})[path.stem] = message.string
+                found.setdefault((message.context, message.id), {})[path.stem] = message.string
     differ = {english: where for english, where in found.items() if len(set(where.values())) > 1}
     assert not differ
