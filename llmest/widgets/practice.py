@@ -82,7 +82,8 @@ def exercise_widget(ex, store=None) -> w.VBox:
     hint.on_click(on_hint)
     on_enter(entry, on_check)
     entry.observe(on_change, names="value")
-    box = w.VBox([w.HTML("<b>{}</b> {}".format(_("Exercise {key}.").format(key=ex.key), html.escape(ex.question))),
+    title = _("Exercise {key}.").format(key=ex.key)
+    box = w.VBox([w.HTML("<b>{}</b> {}".format(title, html.escape(ex.shown_question))),
                   row(entry, check, hint), verdict, hints])
     box.add_class("llmest-exercise")  # a stable handle for the browser test
     box.entry, box.check_button, box.hint_button, box.verdict, box.hints = entry, check, hint, verdict, hints
