@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from . import _validate as v
+from .i18n import _
 
 TOKENS_PER_PARAM = 20   # Chinchilla's rule of thumb: compute-optimal D ≈ 20·N
 
@@ -138,7 +139,18 @@ WORKING_CLEANING_YIELD = 0.25  # the middle of the material's range, the workboo
 # Tokens per GB measured on 1.5 MB of text per kind with three offline tokenizers (llmest/texts/measured.json,
 # written by ``python -m llmest.texts.measure`` from Debian's man pages and Python's standard library).
 TOKENIZERS = ("cl100k_base", "o200k_base", "voyage3_base")  # GPT-4's, GPT-4o's, voyage-3's: compiled into bpe-openai
-MEASURED = json.loads(resources.files("llmest").joinpath("texts", "measured.json").read_text(encoding="utf-8"))
+
+
+class _MeasuredText(dict):
+    """A row of measured.json: its text's name and licence read in the language shown (the file keeps English)."""
+
+    def __getitem__(self, key):
+        value = super().__getitem__(key)
+        return _(value) if key in ("name", "licence") else value
+
+
+MEASURED = {kind: _MeasuredText(row) for kind, row in json.loads(
+    resources.files("llmest").joinpath("texts", "measured.json").read_text(encoding="utf-8")).items()}
 
 
 def _working_rate(kind) -> float:

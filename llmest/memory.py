@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from . import _validate as v
 from ._validate import InputError
+from .i18n import N_
 from .kv_cache import BYTES_PER_VALUE, kv_cache_bytes, kv_cache_bytes_for, mla_kv_cache_bytes  # noqa: F401
 from .model import PRESETS, ModelConfig, config_from, count_params
 
@@ -59,18 +60,18 @@ class Convention:
 
 CONVENTIONS = {c.name: c for c in [
     Convention("mixed", "bf16", "fp32", "bf16", "fp32",
-               "mixed precision as the ZeRO paper counts it, with 16-bit gradients; the material's convention"),
+               N_("mixed precision as the ZeRO paper counts it, with 16-bit gradients; the material's convention")),
     Convention("megatron-bf16", "bf16", "fp32", "fp32", "fp32",
-               "Megatron-LM with bf16: gradients accumulated and all-reduced in fp32"),
+               N_("Megatron-LM with bf16: gradients accumulated and all-reduced in fp32")),
     Convention("fp32", "fp32", None, "fp32", "fp32",
-               "plain PyTorch with fp32 parameters; autocast (AMP) computes in bf16 but stores these"),
+               N_("plain PyTorch with fp32 parameters; autocast (AMP) computes in bf16 but stores these")),
     Convention("bf16", "bf16", None, "bf16", "bf16",
-               "a plain PyTorch optimizer on a model cast to bf16: no master copy, states in bf16"),
+               N_("a plain PyTorch optimizer on a model cast to bf16: no master copy, states in bf16")),
     Convention("bf16-fp32-states", "bf16", None, "bf16", "fp32",
-               "a configuration: bf16 parameters and gradients, an optimizer told to keep fp32 states"),
+               N_("a configuration: bf16 parameters and gradients, an optimizer told to keep fp32 states")),
     Convention("bf16-fp32-states-fused", "bf16", None, None, "fp32",
-               "the same with the optimizer step fused into backward (as torchtune's optimizer_in_bwd does), so "
-               "each gradient is freed once applied"),
+               N_("the same with the optimizer step fused into backward (as torchtune's optimizer_in_bwd does), so "
+                  "each gradient is freed once applied")),
 ]}
 
 
@@ -228,14 +229,14 @@ class WeightFormat:
 
 WEIGHT_FORMATS = {f.name: f for f in [
     WeightFormat("fp32", 32), WeightFormat("bf16", 16), WeightFormat("fp16", 16),
-    WeightFormat("int8", 8, note="per-channel scales are negligible"),
+    WeightFormat("int8", 8, note=N_("per-channel scales are negligible")),
     WeightFormat("int4", 4, block=128, constant_bytes=2.5,
-                 note="GPTQ/AWQ style: an fp16 scale and a 4-bit zero point per group of 128"),
+                 note=N_("GPTQ/AWQ style: an fp16 scale and a 4-bit zero point per group of 128")),
     WeightFormat("nf4", 4, block=64, constant_bytes=4,
-                 note="bitsandbytes NF4: an fp32 absmax per block of 64"),
+                 note=N_("bitsandbytes NF4: an fp32 absmax per block of 64")),
     WeightFormat("nf4-dq", 4, block=64, constant_bytes=1 + 4 / 256,
-                 note="NF4 with double quantisation (QLoRA): an 8-bit absmax per block, an fp32 constant per 256 "
-                      "blocks"),
+                 note=N_("NF4 with double quantisation (QLoRA): an 8-bit absmax per block, an fp32 constant per "
+                         "256 blocks")),
 ]}
 
 

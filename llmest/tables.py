@@ -210,7 +210,7 @@ def conventions(optimizer: str = "adamw") -> Table:
     rows = []
     for name, convention in mem.CONVENTIONS.items():
         s = mem.state_bytes_per_param(name, optimizer)
-        rows.append((name, s.weights, s.master, s.grads, s.optimizer, s.total, convention.used_by))
+        rows.append((name, s.weights, s.master, s.grads, s.optimizer, s.total, _(convention.used_by)))
     return Table((_("convention"), _("weights"), _("master"), _("gradients"), _("optimizer"), _("total"),
                   _("used by")), rows,
                  caption=_("bytes per parameter of each training state, {optimizer}").format(optimizer=optimizer))
@@ -234,7 +234,7 @@ def weight_formats(model="llama-2-70b") -> Table:
     from .units import format_bytes
 
     cfg = config_from(model)
-    rows = [(name, f"{fmt.bytes_per_param:.4f}", format_bytes(mem.model_weight_bytes(cfg, name)), fmt.note)
+    rows = [(name, f"{fmt.bytes_per_param:.4f}", format_bytes(mem.model_weight_bytes(cfg, name)), _(fmt.note))
             for name, fmt in mem.WEIGHT_FORMATS.items()]
     return Table((_("format"), _("bytes/param"), cfg.name or _("model"), _("note")), rows,
                  caption=_("weight formats; {model} in each (embeddings, head and norms in 16 bits)").format(

@@ -28,16 +28,19 @@ import sysconfig
 import zlib
 from pathlib import Path
 
+from ..i18n import N_
+
 TABLE = Path(__file__).with_name("measured.json")
 TOKENIZERS = ("cl100k_base", "o200k_base", "voyage3_base")  # the encodings bpe-openai ships (no download)
 
 SOURCES = {
-    "english": dict(name="Debian manpages: English man pages (sections 1-8)", licence="Linux man-pages copyleft, "
-                    "GPL-2+ and others, per page: /usr/share/doc/manpages/copyright", package="manpages"),
-    "chinese": dict(name="Debian manpages-zh: simplified-Chinese man pages (zh_CN)", licence="GFDL-1.2+ "
-                    "(/usr/share/doc/manpages-zh/copyright)", package="manpages-zh"),
-    "code": dict(name="the Python standard library's .py files (without test/ and site-packages)",
-                 licence="PSF License", package="python3"),
+    "english": dict(name=N_("Debian manpages: English man pages (sections 1-8)"),
+                    licence=N_("Linux man-pages copyleft, GPL-2+ and others, per page: "
+                               "/usr/share/doc/manpages/copyright"), package="manpages"),
+    "chinese": dict(name=N_("Debian manpages-zh: simplified-Chinese man pages (zh_CN)"),
+                    licence=N_("GFDL-1.2+ (/usr/share/doc/manpages-zh/copyright)"), package="manpages-zh"),
+    "code": dict(name=N_("the Python standard library's .py files (without test/ and site-packages)"),
+                 licence=N_("PSF License"), package="python3"),
 }
 
 
