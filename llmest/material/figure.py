@@ -20,14 +20,29 @@ DOCUMENTS = {
 _WHAT = {"figure": N_("the material's figure"), "bound": N_("the material's bound"),
          "range": N_("the material's range")}
 
-STATUS_RULE = (
+
+class Shown(str):
+    """A text defined in English that reads in the reader's language where it is printed, wrapped or formatted
+    (``print``, ``str``, f-strings, ``textwrap.fill``); it compares as its English."""
+
+    def __str__(self) -> str:
+        return _(str.__str__(self))
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def expandtabs(self, tabsize: int = 8) -> str:  # textwrap starts from this
+        return str(self).expandtabs(tabsize)
+
+
+STATUS_RULE = Shown(N_(
     "confirmed: the recomputed value lies within the material's figure, range or bound, widened by the tolerance "
     "its box states. erratum: it lies outside; the box gives the cause. depends: the figure rests on an input the "
     "material does not give; the box names it, recomputes under a stated assumption and says which values would "
     "give the material's figure. contested: a judgement rather than arithmetic; the box gives what the material says "
     "and what the literature says, each with its source. A claim with no number shows the material's words only, "
     "and its box says why it is judged as it is."
-)
+))
 STATUSES = ("confirmed", "erratum", "depends", "contested")
 
 # 6·N·D, attributed the same way wherever the workbook names its source.

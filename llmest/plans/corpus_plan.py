@@ -9,7 +9,11 @@ from .. import _validate as v
 from .. import hardware
 from ..data import (TOKENS_PER_PARAM, WORKING_CLEANING_YIELD, chinchilla_tokens, mixture_bytes, raw_bytes,
                     tokens_per_gb)
+from ..i18n import N_, _
+from ..units import format_bytes, format_count, format_flops
 from .budget_plan import estimate_budget
+
+LANGUAGES = {"english": N_("English"), "chinese": N_("Chinese"), "code": N_("code")}  # as "cleaned ..." names them
 
 
 @v.checked(**v.WHOLE)
@@ -43,6 +47,30 @@ class CorpusEstimate:
     @property
     def raw_bytes(self) -> float:
         return raw_bytes(self.cleaned_bytes, self.cleaning_yield)
+
+    def text(self) -> str:
+        """The estimate as a reader sees it: the budget's model and tokens (given a cluster), the cleaned text and
+        the raw crawl."""
+        lines = [] if self.budget_flops is None else [
+            _("budget {flops}: {params} parameters on {tokens} tokens ({per} per parameter)").format(
+                flops=format_flops(self.budget_flops), params=format_count(self.n_params),
+                tokens=format_count(self.tokens), per=f"{self.tokens_per_param:.0f}")]
+        what = (_("{cleaned} of cleaned {language}, {raw} of raw crawl at a {share} yield") if len(self.mix) == 1 else
+                _("{cleaned} of cleaned text, {raw} of raw crawl at a {share} yield"))
+        lines.append(what.format(cleaned=format_bytes(self.cleaned_bytes), raw=format_bytes(self.raw_bytes),
+                                 share=f"{self.cleaning_yield:.0%}", language=_(LANGUAGES[next(iter(self.mix))])))
+        return "\n".join(lines)
+
+    def crawl_text(self) -> str:
+        """The raw crawl worked out, as a reader sees it: tokens / tokens per GB = cleaned, / yield = raw."""
+        share = f"{self.cleaning_yield:.0%}"
+        if len(self.rates) != 1:
+            return _("yield {share}: {cleaned} cleaned, / {share} = {raw} of raw crawl").format(
+                share=share, cleaned=format_bytes(self.cleaned_bytes), raw=format_bytes(self.raw_bytes))
+        return _("yield {share}: {tokens} tokens / {rate} per GB = {cleaned} cleaned, / {share} = {raw} of raw "
+                 "crawl").format(share=share, tokens=format_count(self.tokens),
+                                 rate=format_count(next(iter(self.rates.values()))),
+                                 cleaned=format_bytes(self.cleaned_bytes), raw=format_bytes(self.raw_bytes))
 
 
 @v.checked(**v.WHOLE)

@@ -14,13 +14,16 @@ from ..compute import (cost_per_million_tokens, decode_attention_flops_for, deco
 from ..kv_cache import (BLOCK_TOKENS, BYTES_PER_VALUE, kv_blocks, kv_cache_shards, paged_tokens,
                         sequences_that_fit)
 from ..memory import MEMORY_MARGIN, RUNTIME_OVERHEAD_BYTES, kv_cache_bytes_for, model_weight_bytes
+from ..i18n import N_, _
 from ..model import config_from
-from ..units import HOURS_PER_MONTH
+from ..units import HOURS_PER_MONTH, format_bytes
 from .memory_plan import MemoryBreakdown, check_parallel, inference_memory, usable_bytes
 
 # The share of the peak that prompt processing reaches, unless the reader sets one: the MFU that chapter 3 and
 # `llmest time` take by default, the low end of the material's 40-60% (seed 004 §3.2).
 PREFILL_EFFICIENCY = 0.4
+BOUNDS = {"memory": N_("memory-bound"), "compute": N_("compute-bound")}   # what bounds a phase, as a summary says
+FITS = {True: N_("True"), False: N_("False")}
 
 
 @dataclass(frozen=True)
@@ -158,6 +161,30 @@ class RequestEstimate:
         s = self.settings
         output = s["batch"] * s["output_tokens"]
         return gpus_for_request_rate(requests_per_s, s["output_tokens"], output / self.request_s, s["tp"])
+
+    def text(self, requests_per_s=None) -> str:
+        """The estimate as a reader sees it: TTFT, TPOT, throughput, memory and the largest batch, prices, and the
+        GPUs for ``requests_per_s`` when given."""
+        s = self.settings
+        lines = [
+            _("TTFT {ttft} ms: {flops} FLOPs of prefill, {bound} at {efficiency} of the peak").format(
+                ttft=f"{self.ttft_s * 1e3:,.1f}", flops=f"{self.prefill_flops:.3g}",
+                bound=_(BOUNDS[self.prefill_bound]), efficiency=f"{s['prefill_efficiency']:.0%}"),
+            _("TPOT {tpot} ms a step at {context} tokens of context, {bound}").format(
+                tpot=f"{self.tpot_s * 1e3:.2f}", context=f"{self.decode_context_tokens:,}",
+                bound=_(BOUNDS[self.bound])),
+            _("throughput {rate} output tokens/s; a request takes {seconds} s").format(
+                rate=f"{self.tokens_per_s:,.0f}", seconds=f"{self.request_s:.2f}"),
+            _("memory per GPU {memory}, fits: {fits}; largest batch {batch} ({blocks} blocks of {block} tokens a "
+              "sequence)").format(memory=format_bytes(self.memory_per_gpu_bytes), fits=_(FITS[self.fits]),
+                                  batch=self.max_batch, blocks=self.blocks_per_sequence, block=s["block_tokens"]),
+            _("{input} per million input tokens, {output} per million output tokens at {price} per GPU-hour").format(
+                input=f"${self.usd_per_million_input_tokens:.3f}", output=f"${self.usd_per_million_output_tokens:.3f}",
+                price=f"${s['price_per_gpu_hour']:.2f}")]
+        if requests_per_s is not None:
+            lines.append(_("GPUs for {rate} requests/s: {gpus}").format(rate=f"{requests_per_s:g}",
+                                                                      gpus=self.gpus_for(requests_per_s)))
+        return "\n".join(lines)
 
 
 @v.checked(kv_dtype=v.one_of(BYTES_PER_VALUE), **v.WHOLE)

@@ -13,6 +13,7 @@ from ..compute import (TIME_MARGIN, attention_flops_per_token_for, cost, flops_p
                        gpu_seconds, gpus_for_deadline, implied_mfu, lora_training_flops_per_token, training_days,
                        training_flops, training_seconds)
 from ..memory import LORA_TARGETS, MEMORY_MARGIN, lora_params
+from ..i18n import _
 from ..units import SECONDS_PER_DAY, SECONDS_PER_HOUR, format_percent
 
 # The material's time margin as every surface spells it: "15%-25%".
@@ -80,6 +81,16 @@ class TimeEstimate:
     def gpus_for(self, days) -> int:
         """The fewest GPUs of the run's kind that finish it within ``days``."""
         return gpus_for_deadline(self.flops, v.check_positive("days", days), self.peak_flops_per_s, self.mfu)
+
+    def attention_text(self) -> str:
+        """What counting the attention changes, as a reader sees it: the days on 6·N·D alone and with the
+        attention at the same MFU, and that MFU counted on 6·N·D alone (a run estimated with ``seq_len``)."""
+        if self.seq_len is None:
+            raise v.InputError("seq_len", "attention_text needs an estimate with seq_len: none was given.")
+        return _("6·N·D only: {plain} days; with the attention at {seq_len} tokens: {days} days at the same {mfu} "
+                 "MFU, which on 6·N·D alone is {mfu_plain}").format(
+            plain=f"{self.days * self.matmul_flops / self.flops:.1f}", seq_len=f"{self.seq_len:,}",
+            days=f"{self.days:.1f}", mfu=f"{self.mfu:.0%}", mfu_plain=f"{self.mfu_without_attention:.1%}")
 
 
 def _peak(gpu, peak_flops_per_s) -> float:

@@ -8,11 +8,11 @@ writes to it unless a store is passed (``flashcard_deck(store=...)``, ``timed_se
 
 from .plan import (MINUTES, PlanDay, Progress, StudyPlan, TopicStanding, accuracy_by_topic, next_topics, plan_inputs,
                    progress, study_plan)
-from .schedule import (Due, Item, catalog, due, due_flashcards, flashcard_id, interval_text, rating, review_drill,
-                       review_flashcard, scheduler)
+from .schedule import (Due, Item, catalog, due, due_flashcards, flashcard_id, interval_text, next_review_text,
+                       rating, review_drill, review_flashcard, scheduler)
 from .store import ENV_VAR, SCHEMA_VERSION, ProgressWarning, Store, default_path
 
 __all__ = ["ENV_VAR", "MINUTES", "SCHEMA_VERSION", "Due", "Item", "PlanDay", "Progress", "ProgressWarning", "Store",
            "StudyPlan", "TopicStanding", "accuracy_by_topic", "catalog", "default_path", "due", "due_flashcards",
-           "flashcard_id", "interval_text", "next_topics", "plan_inputs", "progress", "rating", "review_drill",
-           "review_flashcard", "scheduler", "study_plan"]
+           "flashcard_id", "interval_text", "next_review_text", "next_topics", "plan_inputs", "progress", "rating",
+           "review_drill", "review_flashcard", "scheduler", "study_plan"]

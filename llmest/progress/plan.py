@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 
 from .._validate import InputError, check_int, quote
 from ..drills import chosen_topics
+from ..i18n import N_, _, language
+from ..units import format_percent
 from .schedule import Due, as_utc, catalog, due
 
 RECENT = 20            # a topic's accuracy is that of its last RECENT reviews
@@ -15,6 +18,24 @@ FLOOR = 0.2            # a topic's share of practice is (1 - accuracy) + FLOOR: 
 # Minutes a review takes: a flashcard is recalled in about one; a drill gets the timed session's three minutes.
 MINUTES = {"flashcard": 1, "drill": 3}
 MAX_DAYS = 730
+SHOWN_DUE = 5          # due cards a progress summary lists
+TOPIC_NAMES = {"parameters": N_("parameters"), "memory": N_("memory"), "compute": N_("compute"), "data": N_("data"),
+               "serving": N_("serving")}
+WEEKDAYS = (N_("Mon"), N_("Tue"), N_("Wed"), N_("Thu"), N_("Fri"), N_("Sat"), N_("Sun"))
+
+
+def topic_name(topic: str) -> str:
+    """A topic in the reader's language."""
+    return _(TOPIC_NAMES[topic]) if topic in TOPIC_NAMES else topic
+
+
+def _padded(text: str, width: int) -> str:
+    """``text`` padded to ``width`` columns, a Chinese character taking two."""
+    return text + " " * (width - sum(1 + (unicodedata.east_asian_width(c) in "WF") for c in text))
+
+
+def _joined(parts, english: str, chinese: str) -> str:
+    return (chinese if language() == "zh" else english).join(parts)
 
 
 def accuracy_by_topic(store, topics=None) -> dict:
@@ -71,6 +92,21 @@ class Progress:
     def new(self) -> int:
         return len(self.due) - len(self.scheduled)
 
+    def text(self, today) -> str:
+        """What a reader sees on ``today`` (a date): the cards due, the first few of them, the topics to review
+        next, weakest first."""
+        lines = [_("{day}: {due} cards due, {new} new").format(day=f"{today:%Y-%m-%d}", due=len(self.scheduled),
+                                                               new=self.new)]
+        lines += [f"  {d.due:%H:%M} {_padded(topic_name(d.item.topic), 10)} {d.item.prompt[:70]}"
+                  for d in self.scheduled[:SHOWN_DUE]]
+        lines.append(_("Review next:"))
+        for s in self.next_topics:
+            shown = (_("not reviewed yet") if s.accuracy is None else _("{share} right of its last {n}").format(
+                share=format_percent(s.accuracy, 0), n=min(s.reviews, RECENT)))
+            lines.append("  " + _("{topic} {accuracy}; {due} to review today").format(
+                topic=_padded(topic_name(s.topic), 10), accuracy=shown, due=s.due))
+        return "\n".join(lines)
+
 
 def progress(store, now=None, topics=None) -> Progress:
     """The cards due (due ones first, then new), accuracy by topic over time and the topics to review next."""
@@ -95,16 +131,23 @@ class StudyPlan:
     days: list = field(default_factory=list)
 
     def text(self) -> str:
-        lines = [f"Study plan: {len(self.days)} day{'s' * (len(self.days) != 1)} to the interview on "
-                 f"{self.interview.isoformat()}, {self.minutes_per_day} minutes a day; weakest topics first: "
-                 f"{', '.join(self.order)}."]
+        head = (_("Study plan: {days} day to the interview on {interview}, {minutes} minutes a day; weakest topics "
+                  "first: {order}.") if len(self.days) == 1 else
+                _("Study plan: {days} days to the interview on {interview}, {minutes} minutes a day; weakest topics "
+                  "first: {order}."))
+        lines = [head.format(days=len(self.days), interview=self.interview.isoformat(), minutes=self.minutes_per_day,
+                             order=_joined(map(topic_name, self.order), ", ", "、"))]
         for d in self.days:
-            parts = [f"review {len(d.reviews)} due card{'s' * (len(d.reviews) != 1)} ({d.review_minutes} min)"] \
-                if d.reviews else []
+            review = _("review {n} due card ({minutes} min)") if len(d.reviews) == 1 else \
+                _("review {n} due cards ({minutes} min)")
+            parts = [review.format(n=len(d.reviews), minutes=d.review_minutes)] if d.reviews else []
             if d.practice_minutes:
-                what = "a mixed timed session" if d.topic == "all" else f"{d.topic} drills"
-                parts.append(f"{what} ({d.practice_minutes} min)")
-            lines.append(f"{d.day.isoformat()} {d.day.strftime('%a')}: {'; '.join(parts) or 'rest'}")
+                what = _("a mixed timed session") if d.topic == "all" else \
+                    _("{topic} drills").format(topic=topic_name(d.topic))
+                parts.append(_("{what} ({minutes} min)").format(what=what, minutes=d.practice_minutes))
+            lines.append(_("{day} {weekday}: {plan}").format(
+                day=d.day.isoformat(), weekday=_(WEEKDAYS[d.day.weekday()]),
+                plan=_joined(parts, "; ", "；") or _("rest")))
         return "\n".join(lines)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from .._validate import InputError, check_choice, quote
+from ..i18n import _
 
 GRADES = ("correct", "close", "wrong", "empty", "invalid")
 # A correct drill answered within this share of its time is rated Easy; merely correct is Good.
@@ -43,11 +44,16 @@ def interval_text(delta: timedelta) -> str:
     """An interval as a schedule says it: "10 min", "5 h", "1 day", "23 days"."""
     minutes = delta.total_seconds() / 60
     if minutes < 90:
-        return f"{minutes:.0f} min"
+        return _("{n} min").format(n=f"{minutes:.0f}")
     if minutes < 22 * 60:
-        return f"{minutes / 60:.0f} h"
+        return _("{n} h").format(n=f"{minutes / 60:.0f}")
     days = round(minutes / (24 * 60))
-    return f"{days} day{'s' * (days != 1)}"
+    return (_("{n} day") if days == 1 else _("{n} days")).format(n=days)
+
+
+def next_review_text(delta: timedelta) -> str:
+    """When a card comes back, as a review says it: "next review in 2 days"."""
+    return _("next review in {interval}").format(interval=interval_text(delta))
 
 
 def as_utc(when, param: str = "now") -> datetime:
