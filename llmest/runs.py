@@ -19,7 +19,7 @@ from . import compute
 from . import hardware
 from .i18n import N_, _
 from .model import preset
-from .units import format_percent
+from .units import format_count, format_int, format_percent, show
 
 A100 = hardware.gpu("A100 80GB").bf16_flops_per_s   # the A100 40GB has the same 312 TFLOPS
 H100 = hardware.gpu("H100 SXM").bf16_flops_per_s
@@ -181,6 +181,12 @@ class DeepSeekV3Example:
     mfu_bf16: float     # against the dense BF16 peak, the convention of every other run here
     mfu_fp8: float      # against the dense FP8 peak, the precision of its matmuls
 
+    def __str__(self) -> str:
+        return _("cost: {cost} for {hours} H800-hours\npre-training MFU with N = {n}: {bf16} of the dense BF16 peak, "
+                 "{fp8} of the dense FP8 peak").format(
+            cost=show(self.cost_usd, "USD"), hours=format_int(DEEPSEEK_V3.gpu_hours), n=format_count(self.n_params),
+            bf16=format_percent(self.mfu_bf16, 1), fp8=format_percent(self.mfu_fp8, 1))
+
 
 @v.checked
 def deepseek_v3_example(n_params=None, price_per_gpu_hour=DEEPSEEK_V3_PRICE) -> DeepSeekV3Example:
@@ -233,6 +239,21 @@ class MFURange:
                                     high=format_percent(self.high.mfu, 0), high_run=self.high.name,
                                     q1=format_percent(self.assume[0], 0), q3=format_percent(self.assume[1], 0),
                                     median=format_percent(self.median, 0), covers=self.covers)
+
+
+def mfu_table():
+    """Each run's MFU and how it is known, PaLM's again with the attention FLOPs as its paper counts them, and the
+    range over the runs (``mfu_range``), as a table."""
+    from .tables import Table
+
+    span = mfu_range()
+    rows = [(run.name, format_percent(run.mfu, 1), _(run.basis)) for run in span.runs]
+    rows.append(("PaLM 540B", format_percent(palm_mfu(with_attention=True), 1),
+                 _("with the attention FLOPs, as the paper counts them")))
+    return Table((_("run"), "MFU", _("from")), rows,
+                 notes=[_("range: {low} ({low_run}) to {high} ({high_run}), median {median}").format(
+                     low=f"{span.low.mfu:.0%}", low_run=span.low.name, high=f"{span.high.mfu:.0%}",
+                     high_run=span.high.name, median=f"{span.median:.0%}")])
 
 
 def mfu_range() -> MFURange:

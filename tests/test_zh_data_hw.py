@@ -41,3 +41,25 @@ def test_mfu_range_and_bases_in_chinese():
     assert "依据：实测吞吐量" in shown and "Patterson et al. 对其 V100 卡时的估算" in shown
     assert english == str(runs.mfu_range()) and "from its measured throughput" in english
     assert {r.basis for r in runs.RUNS} >= {runs.HOURS, runs.THROUGHPUT}   # the English keys stay
+
+
+def test_mfu_table_and_deepseek_summary_in_chinese():
+    english = str(runs.mfu_table()), str(runs.deepseek_v3_example())
+    with speaking("zh"):
+        shown = str(runs.mfu_table()), str(runs.deepseek_v3_example())
+    assert all(not english_prose(text) for text in shown)
+    assert "计入注意力 FLOPs" in shown[0] and "稠密 BF16 峰值的" in shown[1]
+    assert "with the attention FLOPs, as the paper counts them" in english[0]
+    assert english[1].startswith("cost: $5,576,000 for 2,788,000 H800-hours\npre-training MFU with N = 37.0B: ")
+    assert (str(runs.mfu_table()), str(runs.deepseek_v3_example())) == english
+
+
+def test_layout_comparison_in_chinese():
+    from llmest import published_layouts as pl
+
+    english = str(pl.comparison())
+    with speaking("zh"):
+        shown = str(pl.comparison())
+    assert not english_prose(shown) and "效率按 Megatron-LM 1T 已发表的算力利用率 56.3% 拟合" in shown
+    assert english.endswith("efficiency fitted to Megatron-LM 1T's published 56.3% MFU")
+    assert "104.7 s a step" in english and "每步 104.7 s" in shown
