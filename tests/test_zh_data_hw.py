@@ -29,7 +29,7 @@ def test_gpu_notes_in_material_causes():
         shown = str(material.boxes(["000-2-a100", "000-2-h200"]))
     assert "The PCIe card exposes the same" in english and "Same compute as" in english
     assert "The PCIe card exposes the same" not in shown and "Same compute as" not in shown
-    assert "PCIe 版同样报告 81,920 MiB" in shown
+    assert "PCIe 版的设备报告同样是 81,920 MiB" in shown
 
 
 def test_mfu_range_and_bases_in_chinese():
