@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ._validate import InputError, lookup
+from .i18n import N_, _
 from .units import format_bytes
 
 TERA = 1e12
@@ -46,6 +47,7 @@ class GPU:
     memory_source: str = ""             # where the exposed figure was read, or why it was assumed
     recalled: tuple = ()    # fields not found in a stored copy of the source: check before relying on them
     network: Network | None = None      # the links a collective crosses (NETWORK)
+    smi_read: tuple = ()                # (card, MiB, where) of the nvidia-smi output read, where there is one
 
     @property
     def memory_gb(self) -> float:
@@ -59,6 +61,14 @@ class GPU:
     def memory_text(self) -> str:
         """The exposed memory in both units: '80.0 GiB = 85.9 GB'."""
         return f"{format_bytes(self.memory_bytes, binary=True)} = {format_bytes(self.memory_bytes)}"
+
+    @property
+    def memory_source_shown(self) -> str:
+        """``memory_source`` in the language shown."""
+        if not self.smi_read:
+            return _(self.memory_source)
+        card, mib, where = self.smi_read
+        return _(_SMI).format(card=card, mib=mib, where=_(where))
 
 
 @dataclass(frozen=True)
@@ -77,146 +87,147 @@ class Network:
     inter_node_latency_s: float = 16e-6
 
 
-def _smi(mib: int, card: str, where: str = "in public issues and logs") -> dict:
+_SMI = N_("nvidia-smi: {card}, {mib} MiB, {where}")
+
+
+def _smi(mib: int, card: str, where: str = N_("in public issues and logs")) -> dict:
     """The exposed memory nvidia-smi reports for a card, and where that output was read."""
-    return dict(memory_bytes=mib * MIB, memory_source=f"nvidia-smi: {card}, {mib:,} MiB, {where}")
-
-
-_SAME_AS_H100 = "NVIDIA states no figures; secondary pages say its compute is the H100 SXM's"
-_SAME_AS_A100 = "secondary pages (tweakers.net, news 203182) say its compute is the A100's"
+    return dict(memory_bytes=mib * MIB, memory_source=_SMI.format(card=card, mib=f"{mib:,}", where=where),
+                smi_read=(card, f"{mib:,}", where))
 
 
 def _rows():
     return [
         GPU("V100", bandwidth_bytes_per_s=900e9, bf16_flops_per_s=125 * TERA, fp8_flops_per_s=None,
             tf32_flops_per_s=None, fp32_flops_per_s=15.7 * TERA, interconnect_bytes_per_s=300e9,
-            interconnect="NVLink 2 (300 GB/s)", source="NVIDIA V100 datasheet (SXM2)",
-            note="No BF16: 125 TFLOPS is FP16 tensor; 16 GB and 32 GB versions exist. Some drivers report "
-                 "32,510 MiB (recalled).",
+            interconnect=N_("NVLink 2 (300 GB/s)"), source=N_("NVIDIA V100 datasheet (SXM2)"),
+            note=N_("No BF16: 125 TFLOPS is FP16 tensor; 16 GB and 32 GB versions exist. Some drivers report "
+                    "32,510 MiB (recalled)."),
             label_bytes=32e9, recalled=("bandwidth",), **_smi(32_768, "Tesla V100-SXM2-32GB")),
         GPU("A100 80GB", bandwidth_bytes_per_s=2039e9, bf16_flops_per_s=312 * TERA, fp8_flops_per_s=None,
             tf32_flops_per_s=156 * TERA, fp32_flops_per_s=19.5 * TERA, interconnect_bytes_per_s=600e9,
-            interconnect="NVLink 3 (600 GB/s)", source="NVIDIA A100 datasheet (SXM, 80GB)",
-            note="624 TFLOPS BF16 is the 2:4-sparse figure. The PCIe card exposes the same 81,920 MiB.",
+            interconnect=N_("NVLink 3 (600 GB/s)"), source=N_("NVIDIA A100 datasheet (SXM, 80GB)"),
+            note=N_("624 TFLOPS BF16 is the 2:4-sparse figure. The PCIe card exposes the same 81,920 MiB."),
             label_bytes=80e9, **_smi(81_920, "NVIDIA A100-SXM4-80GB")),
         GPU("A100 40GB", bandwidth_bytes_per_s=1555e9, bf16_flops_per_s=312 * TERA, fp8_flops_per_s=None,
             tf32_flops_per_s=156 * TERA, fp32_flops_per_s=19.5 * TERA, interconnect_bytes_per_s=600e9,
-            interconnect="NVLink 3 (600 GB/s)",
-            source="NVIDIA A100 datasheet (SXM, 40GB), not found in a stored copy; bandwidth, BF16 and FP32 read in "
-                   "a public GPU catalog (huggingface.co/RajBhope/gpu-runtime-predictor, gpu_catalog.json)",
-            note="624 TFLOPS BF16 is the sparse figure. Same compute as the A100 80GB, HBM2 at 1,555 GB/s. Older "
-                 "drivers report 40,536 MiB (recalled).",
+            interconnect=N_("NVLink 3 (600 GB/s)"),
+            source=N_("NVIDIA A100 datasheet (SXM, 40GB), not found in a stored copy; bandwidth, BF16 and FP32 read in "
+                      "a public GPU catalog (huggingface.co/RajBhope/gpu-runtime-predictor, gpu_catalog.json)"),
+            note=N_("624 TFLOPS BF16 is the sparse figure. Same compute as the A100 80GB, HBM2 at 1,555 GB/s. Older "
+                    "drivers report 40,536 MiB (recalled)."),
             label_bytes=40e9, recalled=("TF32", "interconnect"), **_smi(40_960, "NVIDIA A100-SXM4-40GB")),
         GPU("A800 80GB", bandwidth_bytes_per_s=2039e9, bf16_flops_per_s=312 * TERA, fp8_flops_per_s=None,
             tf32_flops_per_s=156 * TERA, fp32_flops_per_s=19.5 * TERA, interconnect_bytes_per_s=400e9,
-            interconnect="NVLink 3, cut (400 GB/s)",
-            source="no NVIDIA datasheet found; " + _SAME_AS_A100 + " and give NVLink 400 GB/s against the A100's "
-                   "600 (also aiwiki.ai/wiki/nvidia_a800)",
-            note="The export-controlled A100 80GB (SXM): the same compute, less NVLink. 624 TFLOPS BF16 is the "
-                 "sparse figure.",
+            interconnect=N_("NVLink 3, cut (400 GB/s)"),
+            source=N_("no NVIDIA datasheet found; secondary pages (tweakers.net, news 203182) say its compute is the "
+                      "A100's and give NVLink 400 GB/s against the A100's 600 (also aiwiki.ai/wiki/nvidia_a800)"),
+            note=N_("The export-controlled A100 80GB (SXM): the same compute, less NVLink. 624 TFLOPS BF16 is the "
+                    "sparse figure."),
             label_bytes=80e9, recalled=("bandwidth", "BF16", "TF32", "FP32"),
-            **_smi(81_920, "NVIDIA A800-SXM4-80GB", "in github.com/dexmal/dexbotic/issues/41")),
+            **_smi(81_920, "NVIDIA A800-SXM4-80GB", N_("in github.com/dexmal/dexbotic/issues/41"))),
         GPU("H100 SXM", bandwidth_bytes_per_s=3.35e12, bf16_flops_per_s=989.4 * TERA, fp8_flops_per_s=1979 * TERA,
             tf32_flops_per_s=494.7 * TERA, fp32_flops_per_s=67 * TERA, interconnect_bytes_per_s=900e9,
-            interconnect="NVLink 4 (900 GB/s)", source="NVIDIA H100 datasheet (SXM5)",
-            note="1,979 TFLOPS BF16 is the sparse figure.",
+            interconnect=N_("NVLink 4 (900 GB/s)"), source=N_("NVIDIA H100 datasheet (SXM5)"),
+            note=N_("1,979 TFLOPS BF16 is the sparse figure."),
             label_bytes=80e9, **_smi(81_559, "NVIDIA H100 80GB HBM3")),
         GPU("H100 PCIe", bandwidth_bytes_per_s=2.0e12, bf16_flops_per_s=756 * TERA, fp8_flops_per_s=1513 * TERA,
             tf32_flops_per_s=378 * TERA, fp32_flops_per_s=51 * TERA, interconnect_bytes_per_s=600e9,
-            interconnect="NVLink bridge (600 GB/s)", source="NVIDIA H100 datasheet (PCIe)",
-            note="The datasheet prints sparse figures, 'one half lower without'.",
+            interconnect=N_("NVLink bridge (600 GB/s)"), source=N_("NVIDIA H100 datasheet (PCIe)"),
+            note=N_("The datasheet prints sparse figures, 'one half lower without'."),
             label_bytes=80e9, **_smi(81_559, "NVIDIA H100 PCIe")),
         GPU("H800", bandwidth_bytes_per_s=3.35e12, bf16_flops_per_s=989.4 * TERA, fp8_flops_per_s=1979 * TERA,
             tf32_flops_per_s=494.7 * TERA, fp32_flops_per_s=67 * TERA, interconnect_bytes_per_s=400e9,
-            interconnect="NVLink 4, cut (400 GB/s)",
-            source=_SAME_AS_H100 + " (philisun.com, 'nvidia-h800-vs-h100', with 80 GB HBM3 at 3.35 TB/s) and give "
-                   "NVLink 400 GB/s total against its 900 (aiwiki.ai/wiki/nvidia_h800)",
-            note="The export-controlled H100 SXM: the same compute, less NVLink, FP64 cut to about 1 TFLOPS. "
-                 "1,979 TFLOPS BF16 is the sparse figure.",
+            interconnect=N_("NVLink 4, cut (400 GB/s)"),
+            source=N_("NVIDIA states no figures; secondary pages say its compute is the H100 SXM's (philisun.com, "
+                      "'nvidia-h800-vs-h100', with 80 GB HBM3 at 3.35 TB/s) and give NVLink 400 GB/s total against its "
+                      "900 (aiwiki.ai/wiki/nvidia_h800)"),
+            note=N_("The export-controlled H100 SXM: the same compute, less NVLink, FP64 cut to about 1 TFLOPS. "
+                    "1,979 TFLOPS BF16 is the sparse figure."),
             label_bytes=80e9, recalled=("BF16", "FP8", "TF32", "FP32"), **_smi(81_559, "NVIDIA H800")),
         GPU("H20", bandwidth_bytes_per_s=4.0e12, bf16_flops_per_s=148 * TERA, fp8_flops_per_s=296 * TERA,
             tf32_flops_per_s=74 * TERA, fp32_flops_per_s=44 * TERA, interconnect_bytes_per_s=900e9,
-            interconnect="NVLink 4 (900 GB/s)",
-            source="no NVIDIA datasheet is public (github.com/sunkx109/GPUs-Specs/issues/2); secondary pages: "
-                   "zangshuxian.com (BF16 148, TF32 74, FP32 44), willitrunai.com/gpus/h20-96gb (96 GB HBM3, "
-                   "4.0 TB/s, NVLink 900 GB/s)",
-            note="Export-controlled Hopper with most of the compute removed. A 10240² BF16 matmul measured 142.25 "
-                 "TFLOPS, 96% of 148 (github.com/zzc0721/torch-performance-test-data/issues/77). The pages print "
-                 "296 for INT8, not FP8.",
+            interconnect=N_("NVLink 4 (900 GB/s)"),
+            source=N_("no NVIDIA datasheet is public (github.com/sunkx109/GPUs-Specs/issues/2); secondary pages: "
+                      "zangshuxian.com (BF16 148, TF32 74, FP32 44), willitrunai.com/gpus/h20-96gb (96 GB HBM3, "
+                      "4.0 TB/s, NVLink 900 GB/s)"),
+            note=N_("Export-controlled Hopper with most of the compute removed. A 10240² BF16 matmul measured 142.25 "
+                    "TFLOPS, 96% of 148 (github.com/zzc0721/torch-performance-test-data/issues/77). The pages print "
+                    "296 for INT8, not FP8."),
             label_bytes=96e9, recalled=("FP8",), **_smi(97_871, "NVIDIA H20")),
         GPU("H200", bandwidth_bytes_per_s=4.8e12, bf16_flops_per_s=989.4 * TERA, fp8_flops_per_s=1979 * TERA,
             tf32_flops_per_s=494.7 * TERA, fp32_flops_per_s=67 * TERA, interconnect_bytes_per_s=900e9,
-            interconnect="NVLink 4 (900 GB/s)", source="NVIDIA H200 datasheet (SXM)",
-            note="Same compute as H100 SXM; more and faster memory.",
+            interconnect=N_("NVLink 4 (900 GB/s)"), source=N_("NVIDIA H200 datasheet (SXM)"),
+            note=N_("Same compute as H100 SXM; more and faster memory."),
             label_bytes=141e9, **_smi(143_771, "NVIDIA H200")),
         GPU("B200", bandwidth_bytes_per_s=7.7e12, bf16_flops_per_s=2250 * TERA, fp8_flops_per_s=4500 * TERA,
             tf32_flops_per_s=1100 * TERA, fp32_flops_per_s=75 * TERA, interconnect_bytes_per_s=1.8e12,
-            interconnect="NVLink 5 (1.8 TB/s)", source="NVIDIA HGX B200 datasheet",
-            note="The datasheet's 180 GB per GPU is about the exposed 179 GiB; the 192 GB often quoted is about "
-                 "the exposed bytes (192.3e9). 4,500 TFLOPS BF16 is sparse.",
-            label_bytes=180e9, **_smi(183_359, "NVIDIA B200", "in github.com/NVIDIA/TensorRT-LLM/issues/10278")),
+            interconnect=N_("NVLink 5 (1.8 TB/s)"), source=N_("NVIDIA HGX B200 datasheet"),
+            note=N_("The datasheet's 180 GB per GPU is about the exposed 179 GiB; the 192 GB often quoted is about "
+                    "the exposed bytes (192.3e9). 4,500 TFLOPS BF16 is sparse."),
+            label_bytes=180e9, **_smi(183_359, "NVIDIA B200", N_("in github.com/NVIDIA/TensorRT-LLM/issues/10278"))),
         GPU("RTX A6000", bandwidth_bytes_per_s=768e9, bf16_flops_per_s=154.8 * TERA, fp8_flops_per_s=None,
             tf32_flops_per_s=77.4 * TERA, fp32_flops_per_s=38.7 * TERA, interconnect_bytes_per_s=112.5e9,
-            interconnect="NVLink bridge, 2-way", source="NVIDIA Ampere GA102 whitepaper, Table 3",
-            note="38.7 TFLOPS is the FP32 CUDA-core peak (10,752 cores × 2 × 1.80 GHz), not BF16.",
+            interconnect=N_("NVLink bridge, 2-way"), source=N_("NVIDIA Ampere GA102 whitepaper, Table 3"),
+            note=N_("38.7 TFLOPS is the FP32 CUDA-core peak (10,752 cores × 2 × 1.80 GHz), not BF16."),
             label_bytes=48e9, recalled=("TF32", "interconnect"), **_smi(49_140, "NVIDIA RTX A6000")),
         GPU("RTX 4090", bandwidth_bytes_per_s=1008e9, bf16_flops_per_s=165.2 * TERA, fp8_flops_per_s=330.3 * TERA,
             tf32_flops_per_s=82.6 * TERA, fp32_flops_per_s=82.6 * TERA, interconnect_bytes_per_s=None,
-            interconnect="none (PCIe only)", source="NVIDIA Ada Lovelace whitepaper (v2.02), Appendix A",
-            note="82.6 TFLOPS is the FP32 CUDA-core peak. Dense BF16 tensor (FP32 accumulate) is 165.2, as is FP16 "
-                 "with FP32 accumulate; 330.3 is FP16 with FP16 accumulate, a mode BF16 does not have.",
+            interconnect=N_("none (PCIe only)"), source=N_("NVIDIA Ada Lovelace whitepaper (v2.02), Appendix A"),
+            note=N_("82.6 TFLOPS is the FP32 CUDA-core peak. Dense BF16 tensor (FP32 accumulate) is 165.2, as is FP16 "
+                    "with FP32 accumulate; 330.3 is FP16 with FP16 accumulate, a mode BF16 does not have."),
             label_bytes=24e9, recalled=("TF32",),
-            **_smi(24_564, "NVIDIA GeForce RTX 4090", "in github.com/RLinf/RLinf/issues/255 and "
-                                                      "github.com/vllm-project/vllm/issues/7553")),
+            **_smi(24_564, "NVIDIA GeForce RTX 4090", N_("in github.com/RLinf/RLinf/issues/255 and "
+                                                         "github.com/vllm-project/vllm/issues/7553"))),
         GPU("L40S", bandwidth_bytes_per_s=864e9, bf16_flops_per_s=362.05 * TERA, fp8_flops_per_s=733 * TERA,
             tf32_flops_per_s=183 * TERA, fp32_flops_per_s=91.6 * TERA, interconnect_bytes_per_s=None,
-            interconnect="none (PCIe Gen4)", source="NVIDIA L40S datasheet",
-            note="733 TFLOPS BF16 is the sparse figure. Its '48 GB' is decimal: it exposes 45.0 GiB.",
+            interconnect=N_("none (PCIe Gen4)"), source=N_("NVIDIA L40S datasheet"),
+            note=N_("733 TFLOPS BF16 is the sparse figure. Its '48 GB' is decimal: it exposes 45.0 GiB."),
             label_bytes=48e9,
-            **_smi(46_068, "NVIDIA L40S", "in github.com/akash-network/provider-configs/pull/99")),
+            **_smi(46_068, "NVIDIA L40S", N_("in github.com/akash-network/provider-configs/pull/99"))),
         GPU("L4", bandwidth_bytes_per_s=300e9, bf16_flops_per_s=121 * TERA, fp8_flops_per_s=242.5 * TERA,
             tf32_flops_per_s=60 * TERA, fp32_flops_per_s=30.3 * TERA, interconnect_bytes_per_s=None,
-            interconnect="none (PCIe Gen4 x16)", source="NVIDIA L4 datasheet, not found in a stored copy",
-            note="242 TFLOPS BF16 is the sparse figure (485 for FP8). 24 GB of GDDR6, 72 W; no FP64.",
+            interconnect=N_("none (PCIe Gen4 x16)"), source=N_("NVIDIA L4 datasheet, not found in a stored copy"),
+            note=N_("242 TFLOPS BF16 is the sparse figure (485 for FP8). 24 GB of GDDR6, 72 W; no FP64."),
             label_bytes=24e9, recalled=("bandwidth", "BF16", "FP8", "TF32", "FP32", "interconnect"),
             **_smi(23_034, "NVIDIA L4")),
         GPU("MI300X", memory_bytes=8 * 25_767_706_624, bandwidth_bytes_per_s=5.3e12, bf16_flops_per_s=1307.4 * TERA,
             fp8_flops_per_s=2614.9 * TERA, tf32_flops_per_s=653.7 * TERA, fp32_flops_per_s=163.4 * TERA,
-            interconnect_bytes_per_s=896e9, interconnect="Infinity Fabric (896 GB/s)",
-            source="AMD Instinct MI300X datasheet",
-            note="Exposed memory: one of eight CPX-mode partitions reports 25,767,706,624 bytes; the total, 8 times "
-                 "that (192.0 GiB), is inferred.",
-            label_bytes=192e9, recalled=("TF32", "interconnect", "exposed memory"),
-            memory_source="ROCm: size_in_bytes of one CPX partition, github.com/ROCm/legacy-rocm-build/issues/4750; "
-                          "× 8 inferred"),
+            interconnect_bytes_per_s=896e9, interconnect=N_("Infinity Fabric (896 GB/s)"),
+            source=N_("AMD Instinct MI300X datasheet"),
+            note=N_("Exposed memory: one of eight CPX-mode partitions reports 25,767,706,624 bytes; the total, 8 times "
+                    "that (192.0 GiB), is inferred."),
+            label_bytes=192e9, recalled=("TF32", "interconnect", N_("exposed memory")),
+            memory_source=N_("ROCm: size_in_bytes of one CPX partition, github.com/ROCm/legacy-rocm-build/issues/4750; "
+                             "× 8 inferred")),
         GPU("TPU v4", memory_bytes=32 * GIB, bandwidth_bytes_per_s=1200e9, bf16_flops_per_s=275 * TERA,
             fp8_flops_per_s=None, tf32_flops_per_s=None, fp32_flops_per_s=None, interconnect_bytes_per_s=None,
-            interconnect="ICI (3D torus)",
-            source="Cloud TPU docs, TPU v4 'System architecture' (docs.cloud.google.com/tpu/docs/v4)",
-            note="One chip; a pod is 4,096 chips in a 3D torus. The docs give ICI only per pod (all-reduce 1.1 "
-                 "PB/s, bisection 24 TB/s), not per chip.",
-            label_bytes=32 * GIB, recalled=("exposed memory",),
-            memory_source="the vendor's 32 GiB HBM2, taken as exposed; the runtime's figure was not found"),
+            interconnect=N_("ICI (3D torus)"),
+            source=N_("Cloud TPU docs, TPU v4 'System architecture' (docs.cloud.google.com/tpu/docs/v4)"),
+            note=N_("One chip; a pod is 4,096 chips in a 3D torus. The docs give ICI only per pod (all-reduce 1.1 "
+                    "PB/s, bisection 24 TB/s), not per chip."),
+            label_bytes=32 * GIB, recalled=(N_("exposed memory"),),
+            memory_source=N_("the vendor's 32 GiB HBM2, taken as exposed; the runtime's figure was not found")),
         GPU("TPU v5e", memory_bytes=16 * GIB, bandwidth_bytes_per_s=819e9, bf16_flops_per_s=197 * TERA,
             fp8_flops_per_s=None, tf32_flops_per_s=None, fp32_flops_per_s=None, interconnect_bytes_per_s=400e9,
-            interconnect="ICI (400 GB/s)",
-            source="Cloud TPU docs, TPU v5e 'System architecture' (docs.cloud.google.com/tpu/docs/v5e)",
-            note="One chip; a pod is 256 chips in a 2D torus; ICI 400 GB/s both directions; INT8 393 TOPS. "
-                 "Versions of the docs disagree: 800 GiBps for HBM, and 1,600 Gbps ICI (one direction, it seems) "
-                 "on the older cloud.google.com/tpu/docs/v5e.",
-            label_bytes=16e9, recalled=("exposed memory",),
-            memory_source="assumed 16 GiB (binary-sized HBM2, as NVIDIA's HBM cards); the docs say '16 GB' and the "
-                          "runtime's figure was not found"),
+            interconnect=N_("ICI (400 GB/s)"),
+            source=N_("Cloud TPU docs, TPU v5e 'System architecture' (docs.cloud.google.com/tpu/docs/v5e)"),
+            note=N_("One chip; a pod is 256 chips in a 2D torus; ICI 400 GB/s both directions; INT8 393 TOPS. "
+                    "Versions of the docs disagree: 800 GiBps for HBM, and 1,600 Gbps ICI (one direction, it seems) "
+                    "on the older cloud.google.com/tpu/docs/v5e."),
+            label_bytes=16e9, recalled=(N_("exposed memory"),),
+            memory_source=N_("assumed 16 GiB (binary-sized HBM2, as NVIDIA's HBM cards); the docs say '16 GB' and the "
+                             "runtime's figure was not found")),
         GPU("TPU v5p", memory_bytes=95 * GIB, bandwidth_bytes_per_s=2765e9, bf16_flops_per_s=459 * TERA,
             fp8_flops_per_s=None, tf32_flops_per_s=None, fp32_flops_per_s=None, interconnect_bytes_per_s=1200e9,
-            interconnect="ICI (1,200 GB/s)",
-            source="Cloud TPU docs, TPU v5p (cloud.google.com/tpu/docs/v5p-training)",
-            note="One chip; a pod is 8,960 chips in a 3D torus; ICI 1,200 GB/s both directions; DCN 50 Gbps a "
-                 "chip. One version of the docs lists FP8 at 459 TFLOPS, the BF16 figure, left out here; the older "
-                 "one gives ICI as 4,800 Gbps.",
-            label_bytes=95e9, recalled=("exposed memory",),
-            memory_source="95 GiB, as one version of the docs heads its column ('HBM capacity per chip (GiB)'); "
-                          "another says 95 GB; the runtime's figure was not found"),
+            interconnect=N_("ICI (1,200 GB/s)"),
+            source=N_("Cloud TPU docs, TPU v5p (cloud.google.com/tpu/docs/v5p-training)"),
+            note=N_("One chip; a pod is 8,960 chips in a 3D torus; ICI 1,200 GB/s both directions; DCN 50 Gbps a "
+                    "chip. One version of the docs lists FP8 at 459 TFLOPS, the BF16 figure, left out here; the older "
+                    "one gives ICI as 4,800 Gbps."),
+            label_bytes=95e9, recalled=(N_("exposed memory"),),
+            memory_source=N_("95 GiB, as one version of the docs heads its column ('HBM capacity per chip (GiB)'); "
+                             "another says 95 GB; the runtime's figure was not found")),
     ]
 
 

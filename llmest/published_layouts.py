@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from . import _validate as v
 from . import hardware
 from .hardware import GB_S, Network
+from .i18n import _
 from .model import ModelConfig
 from .plans import search_layouts
 
@@ -119,3 +120,27 @@ def efficiency_for(run, overlap=0.5) -> float:
         middle = (low + high) / 2
         low, high = (middle, high) if error(middle) < 0 else (low, middle)
     return (low + high) / 2
+
+
+def comparison(fitted_to="Megatron-LM 1T"):
+    """Each run's published MFU (or step time) beside the model's at 50% matmul efficiency and at the efficiency
+    fitted to one run (``efficiency_for``), as a table."""
+    from .tables import Table
+
+    fitted, anchor = efficiency_for(fitted_to), _run(fitted_to)
+    rows = []
+    for name, run in RUNS.items():
+        lay = run.layout
+        default, tuned = predict(run), predict(run, fitted)
+        if run.published_mfu is not None:
+            shown = (_("{mfu} MFU").format(mfu=f"{x:.1%}") for x in (run.published_mfu, default["mfu"], tuned["mfu"]))
+        else:
+            shown = (_("{s} s a step").format(s=f"{x:.1f}")
+                     for x in (run.published_step_s, default["step_time_s"], tuned["step_time_s"]))
+        rows.append((name, f"{run.gpus:,} × {run.gpu.name}", f"{lay['tp']}×{lay['cp']}×{lay['pp']}×{lay['dp']}",
+                     *shown))
+    model = _("model, {efficiency} efficiency")
+    return Table((_("run"), _("GPUs"), "TP×CP×PP×DP", _("published"), model.format(efficiency="50%"),
+                  model.format(efficiency=f"{fitted:.1%}")), rows,
+                 notes=[_("efficiency fitted to {run}'s published {mfu} MFU").format(
+                     run=anchor.name, mfu=f"{anchor.published_mfu:.1%}")])

@@ -17,16 +17,17 @@ from dataclasses import KW_ONLY, dataclass
 from . import _validate as v
 from . import compute
 from . import hardware
+from .i18n import N_, _
 from .model import preset
-from .units import format_percent
+from .units import format_count, format_int, format_percent, show
 
 A100 = hardware.gpu("A100 80GB").bf16_flops_per_s   # the A100 40GB has the same 312 TFLOPS
 H100 = hardware.gpu("H100 SXM").bf16_flops_per_s
 H800 = hardware.gpu("H800")  # the H100 SXM's compute with less NVLink
 
-HOURS = "reported GPU-hours"
-GPU_DAYS = "GPUs × days (the source gives no GPU-hours)"
-THROUGHPUT = "its measured throughput (tokens per second on its chips)"
+HOURS = N_("reported GPU-hours")
+GPU_DAYS = N_("GPUs × days (the source gives no GPU-hours)")
+THROUGHPUT = N_("its measured throughput (tokens per second on its chips)")
 
 
 # A Run's figures as a reader names them, for its ``recalled`` fields.
@@ -89,7 +90,7 @@ class Run:
 # so its MFU rests on an estimate. 125 TFLOPS is the V100's FP16 tensor peak (it has no BF16).
 GPT3 = Run("GPT-3 175B", 174.6e9, 300e9, 10_000 * 14.8 * 24, hardware.gpu("V100").bf16_flops_per_s, "V100",
            "Brown et al. 2020 Table D.1; GPU-hours estimated by Patterson et al. 2021", year=2020,
-           basis="Patterson et al.'s estimate of its V100-hours (the paper gives none)")
+           basis=N_("Patterson et al.'s estimate of its V100-hours (the paper gives none)"))
 GPT3_PUBLISHED_FLOPS = 3.14e23
 
 # PaLM 540B (Chowdhery et al. 2022, Appendix B): 238.3K tokens/s on 6,144 TPU v4 chips of 275 TFLOPS, sequences
@@ -180,6 +181,12 @@ class DeepSeekV3Example:
     mfu_bf16: float     # against the dense BF16 peak, the convention of every other run here
     mfu_fp8: float      # against the dense FP8 peak, the precision of its matmuls
 
+    def __str__(self) -> str:
+        return _("cost: {cost} for {hours} H800-hours\npre-training MFU with N = {n}: {bf16} of the dense BF16 peak, "
+                 "{fp8} of the dense FP8 peak").format(
+            cost=show(self.cost_usd, "USD"), hours=format_int(DEEPSEEK_V3.gpu_hours), n=format_count(self.n_params),
+            bf16=format_percent(self.mfu_bf16, 1), fp8=format_percent(self.mfu_fp8, 1))
+
 
 @v.checked
 def deepseek_v3_example(n_params=None, price_per_gpu_hour=DEEPSEEK_V3_PRICE) -> DeepSeekV3Example:
@@ -198,7 +205,7 @@ def deepseek_v3_example(n_params=None, price_per_gpu_hour=DEEPSEEK_V3_PRICE) -> 
 class PublishedMFU:
     name: str
     mfu: float     # counting 6·N FLOPs per token, no attention term
-    basis: str     # where the figure comes from
+    basis: str     # where the figure comes from (English, a key: ``_(basis)`` where shown)
 
 
 def published_mfus() -> list[PublishedMFU]:
@@ -221,13 +228,32 @@ class MFURange:
         bases = {}
         for run in self.runs:
             bases.setdefault(run.basis, []).append(run.name)
-        groups = "; ".join(f"{', '.join(names)} from {basis}" for basis, names in bases.items())
-        return f"{len(self.runs)} published runs ({groups}), each counting 6·N FLOPs per token, no attention term"
+        groups = _("; ").join(_("{names} from {basis}").format(names=_(", ").join(names), basis=_(basis))
+                              for basis, names in bases.items())
+        return _("{n} published runs ({groups}), each counting 6·N FLOPs per token, no attention term").format(
+            n=len(self.runs), groups=groups)
 
     def __str__(self) -> str:
-        return (f"{format_percent(self.low.mfu, 0)} ({self.low.name}) to {format_percent(self.high.mfu, 0)} "
-                f"({self.high.name}), middle half {format_percent(self.assume[0], 0)} to "
-                f"{format_percent(self.assume[1], 0)}, median {format_percent(self.median, 0)}, over {self.covers}")
+        return _("{low} ({low_run}) to {high} ({high_run}), middle half {q1} to {q3}, median {median}, over "
+                 "{covers}").format(low=format_percent(self.low.mfu, 0), low_run=self.low.name,
+                                    high=format_percent(self.high.mfu, 0), high_run=self.high.name,
+                                    q1=format_percent(self.assume[0], 0), q3=format_percent(self.assume[1], 0),
+                                    median=format_percent(self.median, 0), covers=self.covers)
+
+
+def mfu_table():
+    """Each run's MFU and how it is known, PaLM's again with the attention FLOPs as its paper counts them, and the
+    range over the runs (``mfu_range``), as a table."""
+    from .tables import Table
+
+    span = mfu_range()
+    rows = [(run.name, format_percent(run.mfu, 1), _(run.basis)) for run in span.runs]
+    rows.append(("PaLM 540B", format_percent(palm_mfu(with_attention=True), 1),
+                 _("with the attention FLOPs, as the paper counts them")))
+    return Table((_("run"), "MFU", _("from")), rows,
+                 notes=[_("range: {low} ({low_run}) to {high} ({high_run}), median {median}").format(
+                     low=f"{span.low.mfu:.0%}", low_run=span.low.name, high=f"{span.high.mfu:.0%}",
+                     high_run=span.high.name, median=f"{span.median:.0%}")])
 
 
 def mfu_range() -> MFURange:
@@ -239,5 +265,5 @@ def mfu_range() -> MFURange:
     ran at the top), and dropping runs by judgement would be a second source of error. Each run counts once."""
     rows = published_mfus()
     low, high = min(rows, key=lambda r: r.mfu), max(rows, key=lambda r: r.mfu)
-    q1, _, q3 = statistics.quantiles([r.mfu for r in rows], n=4, method="inclusive")
+    q1, _median, q3 = statistics.quantiles([r.mfu for r in rows], n=4, method="inclusive")
     return MFURange(low, high, statistics.median(r.mfu for r in rows), tuple(rows), (q1, q3))

@@ -253,7 +253,7 @@ def gpu_catalog() -> Table:
 
     rows = [(g.name, _tflops(g.bf16_flops_per_s), _tflops(g.fp8_flops_per_s), _tflops(g.tf32_flops_per_s),
              _tflops(g.fp32_flops_per_s), f"{g.memory_gib:.1f}", f"{g.memory_gb:.1f}",
-             f"{g.bandwidth_bytes_per_s / hardware.TERA:.2f}", g.interconnect) for g in hardware.CATALOG.values()]
+             f"{g.bandwidth_bytes_per_s / hardware.TERA:.2f}", _(g.interconnect)) for g in hardware.CATALOG.values()]
     bandwidth = _("bandwidth")
     return Table(("GPU", "BF16", "FP8", "TF32", "FP32", "GiB", "GB", bandwidth, _("interconnect")), rows,
                  caption=_("dense peaks in TFLOPS (FP32: CUDA cores, not tensor cores); memory as the device exposes "
@@ -266,9 +266,9 @@ def gpu_sources() -> Table:
     a stored copy of the source."""
     from . import hardware
 
-    rows = [(g.name, _("{source}; exposed memory: {memory_source}").format(source=g.source,
-                                                                         memory_source=g.memory_source),
-             g.note, ", ".join(g.recalled) or "-") for g in hardware.CATALOG.values()]
+    rows = [(g.name, _("{source}; exposed memory: {memory_source}").format(source=_(g.source),
+                                                                         memory_source=g.memory_source_shown),
+             _(g.note), ", ".join(_(field) for field in g.recalled) or "-") for g in hardware.CATALOG.values()]
     return Table(("GPU", _("source"), _("note"), _("not found in a stored copy")), rows)
 
 

@@ -137,7 +137,7 @@ def _catalog_figure(key, name, quote, stated, aside=""):
     gpu = hardware.gpu(name)
     return Figure(key, 3, "000", _S2, N_("{name}: dense BF16 tensor peak"), quote, stated,
                   lambda: gpu.bf16_flops_per_s, f"hardware.gpu({name!r}).bf16_flops_per_s (dense)",
-                  unit="FLOP/s", stated_in="TFLOPS", rel_tol=0.01, cause=lambda: _(aside) + gpu.note,
+                  unit="FLOP/s", stated_in="TFLOPS", rel_tol=0.01, cause=lambda: _(aside) + _(gpu.note),
                   values=(("name", name),))
 
 

@@ -50,7 +50,7 @@ def published_mfu(ax=None):
     ax.axvspan(40, 60, color="#937860", alpha=0.10, label=_("seed 004: 40-60%"))
     labelled = set()
     for y, run in enumerate(span.runs):
-        label = None if run.basis in labelled else _("from {basis}").format(basis=run.basis)
+        label = None if run.basis in labelled else _("from {basis}").format(basis=_(run.basis))
         labelled.add(run.basis)
         ax.barh(y, run.mfu * 100, color=colors[run.basis], label=label)
         ax.text(run.mfu * 100, y, f" {format_percent(run.mfu, 0)}", va="center", fontsize=8)

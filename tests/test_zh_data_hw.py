@@ -1,0 +1,65 @@
+"""The GPU catalog's notes and sources and the published runs' bases read in Chinese where shown, and stay English
+outside a Chinese block."""
+
+from llmest import hardware, material, runs, tables
+from llmest.edition import english_prose
+from llmest.i18n import _, speaking
+
+
+def test_gpu_sources_and_catalog_in_chinese():
+    english = str(tables.gpu_sources()), str(tables.gpu_catalog())
+    with speaking("zh"):
+        shown = str(tables.gpu_sources()), str(tables.gpu_catalog())
+        notes = [_(g.note) for g in hardware.CATALOG.values()]
+        memory = [g.memory_source_shown for g in hardware.CATALOG.values()]
+    assert all(not english_prose(text) for text in (*shown, *notes, *memory))
+    assert "稀疏" in shown[0] and "见公开的 issue 与日志" in shown[0]
+    assert (str(tables.gpu_sources()), str(tables.gpu_catalog())) == english
+
+
+def test_memory_source_shown_is_the_english_outside_chinese():
+    for g in hardware.CATALOG.values():
+        assert g.memory_source_shown == g.memory_source
+    assert hardware.gpu("V100").memory_source == "nvidia-smi: Tesla V100-SXM2-32GB, 32,768 MiB, in public issues and logs"
+
+
+def test_gpu_notes_in_material_causes():
+    english = str(material.boxes(["000-2-a100", "000-2-h200"]))
+    with speaking("zh"):
+        shown = str(material.boxes(["000-2-a100", "000-2-h200"]))
+    assert "The PCIe card exposes the same" in english and "Same compute as" in english
+    assert "The PCIe card exposes the same" not in shown and "Same compute as" not in shown
+    assert "PCIe 版的设备报告同样是 81,920 MiB" in shown
+
+
+def test_mfu_range_and_bases_in_chinese():
+    english = str(runs.mfu_range())
+    with speaking("zh"):
+        shown = str(runs.mfu_range())
+        bases = [_(r.basis) for r in runs.published_mfus()]
+    assert not english_prose(shown) and all(not english_prose(b) for b in bases)
+    assert "依据：实测吞吐量" in shown and "Patterson et al. 对其 V100 卡时的估算" in shown
+    assert english == str(runs.mfu_range()) and "from its measured throughput" in english
+    assert {r.basis for r in runs.RUNS} >= {runs.HOURS, runs.THROUGHPUT}   # the English keys stay
+
+
+def test_mfu_table_and_deepseek_summary_in_chinese():
+    english = str(runs.mfu_table()), str(runs.deepseek_v3_example())
+    with speaking("zh"):
+        shown = str(runs.mfu_table()), str(runs.deepseek_v3_example())
+    assert all(not english_prose(text) for text in shown)
+    assert "计入注意力 FLOPs" in shown[0] and "稠密 BF16 峰值的" in shown[1]
+    assert "with the attention FLOPs, as the paper counts them" in english[0]
+    assert english[1].startswith("cost: $5,576,000 for 2,788,000 H800-hours\npre-training MFU with N = 37.0B: ")
+    assert (str(runs.mfu_table()), str(runs.deepseek_v3_example())) == english
+
+
+def test_layout_comparison_in_chinese():
+    from llmest import published_layouts as pl
+
+    english = str(pl.comparison())
+    with speaking("zh"):
+        shown = str(pl.comparison())
+    assert not english_prose(shown) and "效率按 Megatron-LM 1T 已发表的算力利用率 56.3% 拟合" in shown
+    assert english.endswith("efficiency fitted to Megatron-LM 1T's published 56.3% MFU")
+    assert "104.7 s a step" in english and "每步 104.7 s" in shown
