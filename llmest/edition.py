@@ -151,7 +151,7 @@ def write_catalog(path: Path, catalog) -> None:
 
     catalog.revision_date = catalog.creation_date = STAMP
     buffer = io.BytesIO()
-    write_po(buffer, catalog, width=0, ignore_obsolete=True, include_previous=True)
+    write_po(buffer, catalog, width=0, ignore_obsolete=True, include_previous=True, include_lineno=False)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(buffer.getvalue())
 
