@@ -12,6 +12,7 @@ from .hardware import GB_S, Network
 from .i18n import _
 from .model import ModelConfig
 from .plans import search_layouts
+from .units import format_percent
 
 
 def _gpt(layers, hidden, heads, vocab=51200, name="") -> ModelConfig:
@@ -95,7 +96,10 @@ def _run(run) -> LayoutRun:
     return v.lookup("run", run, RUNS) if not isinstance(run, LayoutRun) else run
 
 
-def predict(run, compute_efficiency=0.5, overlap=0.5) -> dict:
+DEFAULT_EFFICIENCY = 0.5  # the matmul efficiency a prediction assumes unless told
+
+
+def predict(run, compute_efficiency=DEFAULT_EFFICIENCY, overlap=0.5) -> dict:
     """The layout search's row for a published run's own layout, at a matmul efficiency and overlap."""
     r = _run(run)
     lay = r.layout
@@ -133,14 +137,16 @@ def comparison(fitted_to="Megatron-LM 1T"):
         lay = run.layout
         default, tuned = predict(run), predict(run, fitted)
         if run.published_mfu is not None:
-            shown = (_("{mfu} MFU").format(mfu=f"{x:.1%}") for x in (run.published_mfu, default["mfu"], tuned["mfu"]))
+            shown = (_("{mfu} MFU").format(mfu=format_percent(x, 1))
+                     for x in (run.published_mfu, default["mfu"], tuned["mfu"]))
         else:
             shown = (_("{s} s a step").format(s=f"{x:.1f}")
                      for x in (run.published_step_s, default["step_time_s"], tuned["step_time_s"]))
         rows.append((name, f"{run.gpus:,} × {run.gpu.name}", f"{lay['tp']}×{lay['cp']}×{lay['pp']}×{lay['dp']}",
                      *shown))
     model = _("model, {efficiency} efficiency")
-    return Table((_("run"), _("GPUs"), "TP×CP×PP×DP", _("published"), model.format(efficiency="50%"),
-                  model.format(efficiency=f"{fitted:.1%}")), rows,
+    return Table((_("run"), _("GPUs"), "TP×CP×PP×DP", _("published"),
+                  model.format(efficiency=format_percent(DEFAULT_EFFICIENCY, 0)),
+                  model.format(efficiency=format_percent(fitted, 1))), rows,
                  notes=[_("efficiency fitted to {run}'s published {mfu} MFU").format(
-                     run=anchor.name, mfu=f"{anchor.published_mfu:.1%}")])
+                     run=anchor.name, mfu=format_percent(anchor.published_mfu, 1))])

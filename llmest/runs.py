@@ -252,8 +252,8 @@ def mfu_table():
                  _("with the attention FLOPs, as the paper counts them")))
     return Table((_("run"), "MFU", _("from")), rows,
                  notes=[_("range: {low} ({low_run}) to {high} ({high_run}), median {median}").format(
-                     low=f"{span.low.mfu:.0%}", low_run=span.low.name, high=f"{span.high.mfu:.0%}",
-                     high_run=span.high.name, median=f"{span.median:.0%}")])
+                     low=format_percent(span.low.mfu, 0), low_run=span.low.name, high=format_percent(span.high.mfu, 0),
+                     high_run=span.high.name, median=format_percent(span.median, 0))])
 
 
 def mfu_range() -> MFURange:

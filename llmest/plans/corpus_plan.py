@@ -10,7 +10,7 @@ from .. import hardware
 from ..data import (TOKENS_PER_PARAM, WORKING_CLEANING_YIELD, chinchilla_tokens, mixture_bytes, raw_bytes,
                     tokens_per_gb)
 from ..i18n import N_, _
-from ..units import format_bytes, format_count, format_flops
+from ..units import format_bytes, format_count, format_flops, format_percent
 from .budget_plan import estimate_budget
 
 LANGUAGES = {"english": N_("English"), "chinese": N_("Chinese"), "code": N_("code")}  # as "cleaned ..." names them
@@ -58,12 +58,13 @@ class CorpusEstimate:
         what = (_("{cleaned} of cleaned {language}, {raw} of raw crawl at a {share} yield") if len(self.mix) == 1 else
                 _("{cleaned} of cleaned text, {raw} of raw crawl at a {share} yield"))
         lines.append(what.format(cleaned=format_bytes(self.cleaned_bytes), raw=format_bytes(self.raw_bytes),
-                                 share=f"{self.cleaning_yield:.0%}", language=_(LANGUAGES[next(iter(self.mix))])))
+                                 share=format_percent(self.cleaning_yield, 0),
+                                 language=_(LANGUAGES[next(iter(self.mix))])))
         return "\n".join(lines)
 
     def crawl_text(self) -> str:
         """The raw crawl worked out, as a reader sees it: tokens / tokens per GB = cleaned, / yield = raw."""
-        share = f"{self.cleaning_yield:.0%}"
+        share = format_percent(self.cleaning_yield, 0)
         if len(self.rates) != 1:
             return _("yield {share}: {cleaned} cleaned, / {share} = {raw} of raw crawl").format(
                 share=share, cleaned=format_bytes(self.cleaned_bytes), raw=format_bytes(self.raw_bytes))

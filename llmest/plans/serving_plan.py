@@ -16,7 +16,7 @@ from ..kv_cache import (BLOCK_TOKENS, BYTES_PER_VALUE, kv_blocks, kv_cache_shard
 from ..memory import MEMORY_MARGIN, RUNTIME_OVERHEAD_BYTES, kv_cache_bytes_for, model_weight_bytes
 from ..i18n import N_, _
 from ..model import config_from
-from ..units import HOURS_PER_MONTH, format_bytes
+from ..units import HOURS_PER_MONTH, format_bytes, format_percent
 from .memory_plan import MemoryBreakdown, check_parallel, inference_memory, usable_bytes
 
 # The share of the peak that prompt processing reaches, unless the reader sets one: the MFU that chapter 3 and
@@ -169,7 +169,7 @@ class RequestEstimate:
         lines = [
             _("TTFT {ttft} ms: {flops} FLOPs of prefill, {bound} at {efficiency} of the peak").format(
                 ttft=f"{self.ttft_s * 1e3:,.1f}", flops=f"{self.prefill_flops:.3g}",
-                bound=_(BOUNDS[self.prefill_bound]), efficiency=f"{s['prefill_efficiency']:.0%}"),
+                bound=_(BOUNDS[self.prefill_bound]), efficiency=format_percent(s['prefill_efficiency'], 0)),
             _("TPOT {tpot} ms a step at {context} tokens of context, {bound}").format(
                 tpot=f"{self.tpot_s * 1e3:.2f}", context=f"{self.decode_context_tokens:,}",
                 bound=_(BOUNDS[self.bound])),

@@ -90,7 +90,8 @@ class TimeEstimate:
         return _("6·N·D only: {plain} days; with the attention at {seq_len} tokens: {days} days at the same {mfu} "
                  "MFU, which on 6·N·D alone is {mfu_plain}").format(
             plain=f"{self.days * self.matmul_flops / self.flops:.1f}", seq_len=f"{self.seq_len:,}",
-            days=f"{self.days:.1f}", mfu=f"{self.mfu:.0%}", mfu_plain=f"{self.mfu_without_attention:.1%}")
+            days=f"{self.days:.1f}", mfu=format_percent(self.mfu, 0),
+            mfu_plain=format_percent(self.mfu_without_attention, 1))
 
 
 def _peak(gpu, peak_flops_per_s) -> float:
