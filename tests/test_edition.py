@@ -174,3 +174,26 @@ def test_one_english_text_has_one_chinese_across_the_librarys_catalogs():
                 found.setdefault((message.context, message.id), {})[path.stem] = message.string
     differ = {english: where for english, where in found.items() if len(set(where.values())) > 1}
     assert not differ
+
+
+def _chinese_solutions():
+    from test_solutions import CHECK_CALL
+
+    for path in sorted((ROOT / "solutions" / "zh").glob("*.ipynb")):
+        for cell in read(path).cells:
+            if cell.cell_type == "code" and authoring.BEGIN in cell.source:
+                for key in CHECK_CALL.findall(cell.source):
+                    yield path.name, key, cell
+
+
+@pytest.mark.parametrize("name, key, cell", list(_chinese_solutions()), ids=lambda x: x if isinstance(x, str) else "")
+def test_the_chinese_solution_key_grades_correct_in_chinese(name, key, cell):
+    """As for the English key (tests/test_solutions.py): the pinned verdict is the library's word for Correct."""
+    from llmest.exercises import get
+    from test_solutions import _last_text
+
+    ex = get(key)
+    with speaking("zh"):
+        correct = re.split("[:：]", ex.check(ex.expected()).message)[0]
+    assert correct == "正确" and _last_text(cell).startswith(correct + "："), (name, key, _last_text(cell))
+    assert "nbval-check-output" in cell.metadata.get("tags", [])
