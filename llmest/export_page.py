@@ -93,9 +93,9 @@ def copy_mathjax(out: Path) -> Path:
     return target
 
 
-def page_exporter():
+def page_exporter(mathjax_dir: str = MATHJAX_DIR, language_code: str = "en"):
     """nbconvert's HTML exporter with the offline template and a Markdown renderer that keeps money out of
-    MathJax."""
+    MathJax; ``mathjax_dir``: where MathJax is, relative to the pages; ``language_code``: the pages' ``lang``."""
     from jinja2 import DictLoader, pass_context
     from nbconvert import HTMLExporter
     from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
@@ -118,4 +118,5 @@ def page_exporter():
 
     return PageExporter(template_name="lab", template_file="llmest-page.html.j2",
                         extra_loaders=[DictLoader({"llmest-page.html.j2": TEMPLATE})],
-                        mathjax_url=f"{MATHJAX_DIR}/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe")
+                        mathjax_url=f"{mathjax_dir}/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe",
+                        language_code=language_code)

@@ -38,7 +38,7 @@ def test_export_writes_a_readable_page_per_chapter_and_an_index(pages):
     for page in pages[1:]:
         text = page.read_text()
         assert "BEGIN SOLUTION" not in text and "END SOLUTION" not in text
-        assert "application/vnd.jupyter.widget-view+json" not in text and export.WIDGET_NOTE in text
+        assert "application/vnd.jupyter.widget-view+json" not in text and export.widget_note() in text
         assert '<span class="c1"># NBVAL' not in text, "the test markers are not shown in code"
     # An exercise's question stands where its widget was.
     assert "<b>Exercise 5.1.</b> The material" in pages[2].read_text()
@@ -133,7 +133,7 @@ def test_each_widget_stands_as_its_saved_output(pages):
     for name, page in zip(CHAPTERS, pages[1:]):
         models, views = _widget_trees(nbformat.read(ROOT / "solutions" / name, as_version=4))
         text = page.read_text()
-        assert views and text.count(export.WIDGET_NOTE) == len(views)
+        assert views and text.count(export.widget_note()) == len(views)
         shown = [value for view in views for value in _shown_html(view, models)]
         assert len(shown) >= len(views), "every widget printed something when the chapter ran"
         # nbconvert rewrites an output's HTML (<br> as <br/>, entities as characters): compare what is read.
@@ -189,3 +189,32 @@ def test_a_missing_mathjax_package_is_named(monkeypatch):
     monkeypatch.setattr(export_page.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ModuleNotFoundError, match="jupyter-server-mathjax"):
         export_page.mathjax_source()
+
+
+def test_the_chinese_edition_is_written_below_the_english_one_and_reads_in_chinese(tmp_path):
+    from llmest.edition import english_prose
+    from llmest.i18n import speaking
+
+    english, chinese = tmp_path / "solutions", tmp_path / "solutions" / "zh"
+    chinese.mkdir(parents=True)
+    for name in CHAPTERS:
+        shutil.copy(ROOT / "solutions" / name, english / name)
+        shutil.copy(ROOT / "solutions" / "zh" / name, chinese / name)
+    pages = export.export_book(tmp_path / "html", english)
+    assert [p.relative_to(tmp_path / "html").as_posix() for p in pages] == [
+        "index.html", "01_parameters.html", "05_interview_drills.html",
+        "zh/index.html", "zh/01_parameters.html", "zh/05_interview_drills.html"]
+    assert not (tmp_path / "html" / "zh" / "mathjax").exists(), "one copy of MathJax serves both editions"
+    assert 'href="zh/index.html"' in pages[0].read_text() and 'href="../index.html"' in pages[3].read_text()
+    with speaking("zh"):
+        note = export.widget_note()
+    assert not english_prose(re.sub(r"<[^>]+>", " ", note))
+    for page in pages[3:]:
+        text = page.read_text()
+        assert '<html lang="zh">' in text and (page.name == "index.html" or '"../mathjax/MathJax.js' in text)
+        bars = re.findall(r'<nav [^>]*llmest-nav[^>]*>.*?</nav>', text, re.S)
+        assert bars and not [bar for bar in bars if english_prose(re.sub(r"<[^>]+>", " ", bar))]
+    chapter = pages[4].read_text()
+    assert "正确" in chapter and "Correct:" not in chapter, "the solved exercises grade in Chinese"
+    assert chapter.count(note) >= 1 and export.widget_note() not in chapter
+    assert "练习册" in pages[3].read_text() and "第1章" in pages[3].read_text()

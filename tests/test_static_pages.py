@@ -1,7 +1,7 @@
 """The static pages (make html) in a real browser with the network cut: Chromium (Debian's package, driven by
 Playwright) opens every page from the disk, every request that is not for a file is refused and recorded, and each
 page must fetch nothing from another host, link to the previous, the next and every chapter, and show its formulas
-as typeset math.
+as typeset math; so must every page of the Chinese edition, in zh/, which also says its language and reads in Chinese.
 
 Locally the test skips when Chromium is missing; in CI (CI set) it must run."""
 
@@ -17,6 +17,7 @@ from llmest.authoring import SOLUTIONS
 
 CHAPTERS = sorted(path.stem for path in SOLUTIONS.glob("*.ipynb"))
 PAGES = [export.INDEX, *(f"{stem}.html" for stem in CHAPTERS)]
+EDITIONS = {"": "en", f"{export.CHINESE}/": "zh"}  # folder of the pages: their language
 
 if not Path(CHROMIUM).exists() and not IN_CI:
     pytest.skip("Chromium is not installed (apt-get install chromium); CI installs it", allow_module_level=True)
@@ -24,9 +25,9 @@ if not Path(CHROMIUM).exists() and not IN_CI:
 
 @pytest.fixture(scope="module")
 def book(tmp_path_factory) -> Path:
-    """The whole solved workbook exported (about 20 s)."""
+    """The whole solved workbook exported, both editions (about 40 s)."""
     out = tmp_path_factory.mktemp("html")
-    export.export(out)
+    export.export_book(out)
     return out
 
 
@@ -84,10 +85,13 @@ def visit(browser):
         page.close()
 
 
+@pytest.mark.parametrize("folder", EDITIONS)
 @pytest.mark.parametrize("name", PAGES)
-def test_page_loads_nothing_from_another_host_links_the_book_and_typesets_its_formulas(book, visit, name):
-    page = visit(book / name)
-    assert page.outside == [], f"{name} asked another host for {page.outside}"
+def test_page_loads_nothing_from_another_host_links_the_book_and_typesets_its_formulas(book, visit, folder, name):
+    page = visit(book / folder / name)
+    assert page.outside == [], f"{folder}{name} asked another host for {page.outside}"
+    assert page.page.evaluate("document.documentElement.lang") == EDITIONS[folder]
+    book = book / folder
 
     at = PAGES.index(name)
     assert page.hrefs("nav.llmest-nav a[rel=prev]") == ([PAGES[at - 1]] * 2 if at else [])
@@ -97,6 +101,8 @@ def test_page_loads_nothing_from_another_host_links_the_book_and_typesets_its_fo
     assert all((book / href).is_file() for href in listed)
 
     if name == export.INDEX:
+        other = {"": f"{export.CHINESE}/{export.INDEX}", f"{export.CHINESE}/": f"../{export.INDEX}"}[folder]
+        assert page.hrefs(".llmest-edition a") == [other] and (book / other).is_file(), "each index links the other"
         return
     # SymPy's results (text/latex) are formulas: each is typeset and shows no TeX source.
     latex = page.count(".jp-RenderedLatex")
