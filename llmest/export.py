@@ -5,8 +5,8 @@
 writes one page per chapter of ``solutions/`` (code, worked answers and figures as stored) and an ``index.html``, with
 MathJax copied beside them, so the pages open from the disk with nothing fetched from elsewhere; the Chinese edition
 (``solutions/zh/``) goes to ``zh/`` below them, its links and notes in Chinese, each index linking the other. Every
-page links to the previous and the next one and lists all the chapters. A widget cannot run in a static page; each stands as a
-static copy of what it showed when the chapter ran (its saved state), with a note saying where to use it.
+page links to the previous and the next one and lists all the chapters. A widget cannot run in a static page; each
+stands as a static copy of what it showed when the chapter ran (its saved state), with a note saying where to use it.
 """
 
 from __future__ import annotations
