@@ -1,7 +1,6 @@
 """Reading and writing quantities: "7B", "6.7e9", "7 billion", "65亿", "80GB", "512 KiB".
 
-GB means 1e9 bytes and GiB 2**30 bytes, always. Parsers never evaluate their input.
-"""
+GB means 1e9 bytes and GiB 2**30 bytes, always. Parsers never evaluate their input."""
 
 from __future__ import annotations
 
@@ -20,8 +19,7 @@ COUNT_SCALES = {"": 1.0, "k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "millio
 BYTE_SCALES = {"b": 1.0, "byte": 1.0, "bytes": 1.0, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "pb": 1e15, "g": 1e9,
                "t": 1e12, "megabytes": 1e6, "gigabytes": 1e9, "terabytes": 1e12, "petabytes": 1e15,
                "kib": 2.0**10, "mib": 2.0**20, "gib": 2.0**30, "tib": 2.0**40, "pib": 2.0**50}
-# Words a reader may add after a count ("7B params", "1.4T tokens", "67亿个参数"); they do not change the value.
-# Longer words first, so that "个参数" is taken whole.
+# Words a reader may add after a count ("7B params", "67亿个参数"), longer first ("个参数" is taken whole); no value.
 COUNT_NOUNS = ("tokens per parameter", "tokens/parameter", "tokens per param", "tokens/param", "parameters",
                "parameter", "params", "param", "tokens", "token", "flops", "flop", "sequences", "sequence",
                "个参数", "参数", "个词元", "词元", "个")
@@ -183,6 +181,8 @@ def format_count(value: float, digits: int = 3) -> str:
 def chinese_count(value: float, digits: int = 3) -> str:
     """A count as a Chinese reader writes it: 7e9 -> '70亿', 6738415616 -> '67.4亿', 1.8e12 -> '1.8万亿'."""
     number = float(f"{_real(value):.{digits}g}")  # rounded first: 99,996,000 is 1亿, not 10000万
+    if not abs(number) < 1e16:  # 1万万亿 and up (or past the largest float once rounded) reads best as 1e+16
+        return format_number(_real(value))
     for name, scale in (("万亿", 1e12), ("亿", 1e8), ("万", 1e4)):
         if abs(number) >= scale:
             scaled = number / scale

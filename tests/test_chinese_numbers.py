@@ -13,6 +13,7 @@ from llmest.units import chinese_count, format_count, parse_count
 @pytest.mark.parametrize("value, reading", [
     (7e9, "70亿"), (6_738_415_616, "67.4亿"), (70e9, "700亿"), (1.8e12, "1.8万亿"), (15e12, "15万亿"),
     (2.05e7, "2050万"), (50_257, "5.03万"), (99_996_000, "1亿"), (999, "999"), (-3e8, "-3亿"),
+    (9.99e15, "9990万亿"), (1e16, "1e16"), (-1.795e308, "-1.79e308"),  # past 万亿 units, and past the largest float
 ])
 def test_a_count_reads_as_a_chinese_reader_writes_it(value, reading):
     assert chinese_count(value) == reading
