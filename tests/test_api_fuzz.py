@@ -20,10 +20,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from llmest import InputError, comm, compute, data, hardware, kv_cache, memory, model, params, plans, runs, units, zero
+from llmest import (InputError, comm, compute, data, hardware, kv_cache, memory, memory_text, model, params, plans,
+                    runs, units, zero)
 from llmest.config_file import CONFIGS
 
-MODULES = (params, model, kv_cache, memory, zero, comm, compute, data, hardware, runs, plans, units)
+MODULES = (params, model, kv_cache, memory, zero, comm, compute, data, hardware, runs, plans, units, memory_text)
 # Functions that take text, not numbers, or that do not take input at all; each is fuzzed elsewhere.
 ELSEWHERE = {"tokens_per_byte", "measured_tokens_per_gb", "measured_spread", "halfwidth", "check_length"}
 CONFIG = str(CONFIGS / "llama-2-7b.json")
@@ -54,6 +55,7 @@ GOOD = {
     "fp32_norms": True, "offload": "optimizer", "reduce_bucket_size": 5e8,
     "prefetch_bucket_size": 5e7, "max_live_parameters": 1e9, "param_persistence_threshold": 1e5,
     "gathered_params": 1.8e8, "persistent_params": 2.7e5, "overlap_comm": False, "gpus_per_node": 8,
+    "models": ("llama-2-7b", "gpt-oss-120b"),
 }
 # Where a name means different things in different functions.
 GOOD_FOR = {
@@ -72,6 +74,8 @@ GOOD_FOR = {
     ("config_from", "model"): "llama-2-7b", ("parse_bytes", "text"): "80 GB", ("parse_count", "text"): "7B",
     ("show", "value"): 2.5e9, ("format_int", "value"): 1234, ("plan_memory", "model"): "llama-2-7b",
     ("search_layouts", "micro_batch_sizes"): (1, 2), ("search_layouts", "gpus"): 16,
+    ("least_gpus_text", "plan"): lambda: plans.plan_memory("training", LLAMA, zero=3, seq_len=4096),
+    ("planner_text", "plan"): lambda: plans.plan_memory("training", LLAMA, zero=2, seq_len=4096),
 }
 
 
