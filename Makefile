@@ -8,7 +8,7 @@ APP := $(VENV)/.installed-app
 COURSE := $(VENV)/.installed-course
 COURSE_DIR ?= build/course
 
-.PHONY: lab test app html course notebooks bench clean
+.PHONY: lab test app app-zh html course notebooks bench clean
 
 $(WORKBOOK): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,10 @@ test: $(TESTING)
 # llmest/app/voila.json culls kernels idle for 15 minutes (readers who left without closing the page).
 app: $(APP)
 	$(BIN)/voila --Voila.config_file_paths=llmest/app llmest/app/llmest-calculators.ipynb
+
+## The same page in Chinese (中文计算器).
+app-zh: $(APP)
+	$(BIN)/voila --Voila.config_file_paths=llmest/app llmest/app/llmest-calculators-zh.ipynb
 
 ## Write the solved workbook as static HTML pages to build/html/ (open build/html/index.html).
 html: $(WORKBOOK)

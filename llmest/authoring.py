@@ -222,6 +222,9 @@ def build(names: list[str] | None = None, languages=("en", "zh")) -> None:
             nbformat.write(finish(nb), target)
             print(f"{time.perf_counter() - start:.1f} s", flush=True)
     nbformat.write(index_notebook(), INDEX)
+    from .edition import CHINESE_APP, chinese_app
+
+    nbformat.write(chinese_app(), CHINESE_APP)  # Voila runs it: stored without outputs, as the English page
 
 
 def main(argv=None) -> int:

@@ -25,6 +25,8 @@ PACKAGE = Path(__file__).resolve().parent
 CHAPTER_CATALOGS = ROOT / "locale" / "zh_CN"
 GLOSSARY = CHAPTER_CATALOGS / "glossary.md"
 LIBRARY_CATALOGS = PACKAGE / "locale" / "zh_CN"
+APP = PACKAGE / "app" / "llmest-calculators.ipynb"  # the calculators page (make app); its catalog: app.po
+CHINESE_APP = APP.with_name("llmest-calculators-zh.ipynb")
 LOCALE = "zh_CN"
 STAMP = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)  # fixed, so a rebuild changes no header
 KEYWORDS = {"_": None, "N_": None, "C_": ((1, "c"), 2), "NC_": ((1, "c"), 2)}
@@ -130,6 +132,7 @@ def templates() -> dict[Path, object]:
     """Every catalog's file and the template it must match."""
     out = {CHAPTER_CATALOGS / f"{path.stem}.po": chapter_template(path)
            for path in sorted((ROOT / "solutions").glob("*.ipynb"))}
+    out[CHAPTER_CATALOGS / "app.po"] = chapter_template(APP)
     for name, paths in library_sources().items():
         template = library_template(name, paths)
         if len(template):
@@ -267,6 +270,13 @@ def chinese(nb, name: str, catalog=None):
     first.source = first.source.rstrip("\n") + "\n" + "\n".join(SPEAK_CHINESE)
     nb.metadata["language"] = "zh"
     return nb
+
+
+def chinese_app():
+    """The calculators page in Chinese (``make app-zh``), as :func:`chinese` makes a chapter."""
+    import nbformat
+
+    return chinese(nbformat.read(APP, as_version=4), "app", read_catalog(CHAPTER_CATALOGS / "app.po"))
 
 
 def main(argv=None) -> int:

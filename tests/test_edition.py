@@ -197,3 +197,11 @@ def test_the_chinese_solution_key_grades_correct_in_chinese(name, key, cell):
         correct = re.split("[:：]", ex.check(ex.expected()).message)[0]
     assert correct == "正确" and _last_text(cell).startswith(correct + "："), (name, key, _last_text(cell))
     assert "nbval-check-output" in cell.metadata.get("tags", [])
+
+
+def test_the_chinese_calculators_page_is_made_from_the_english_one_and_the_catalog():
+    stored, expected = read(edition.CHINESE_APP), edition.chinese_app()
+    assert [(c.cell_type, c.source) for c in stored.cells] == [(c.cell_type, c.source) for c in expected.cells]
+    assert not [cell for cell in stored.cells if cell.cell_type == "code" and cell.outputs], "Voila runs it"
+    prose = [cell.source for cell in stored.cells if cell.cell_type == "markdown"]
+    assert prose and not [text for text in prose if edition.english_prose(text)]

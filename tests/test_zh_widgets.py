@@ -305,3 +305,27 @@ def test_a_flashcard_keeps_its_progress_when_the_language_changes():
     assert [flashcard_id(c) for c in chinese] == [flashcard_id(c) for c in english]
     assert all(c.front != e.front for c, e in zip(chinese, english) if not c.front.isascii())
     assert sum(c.front != e.front for c, e in zip(chinese, english)) > len(english) // 2
+
+
+def test_the_chinese_calculators_page_shows_its_calculators_in_chinese():
+    """``make app-zh`` serves llmest/app/llmest-calculators-zh.ipynb: run as Voila runs it, each calculator it shows
+    reads in Chinese."""
+    import ast
+
+    import nbformat
+
+    from llmest.edition import CHINESE_APP
+
+    namespace, shown = {}, []
+    with speaking("en"):  # the page switches the library to Chinese; the block puts English back afterwards
+        for cell in nbformat.read(CHINESE_APP, as_version=4).cells:
+            if cell.cell_type == "code":
+                tree = ast.parse(cell.source)
+                last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+                exec(compile(tree, CHINESE_APP.name, "exec"), namespace)
+                if last is not None:
+                    shown.append(eval(compile(ast.Expression(last.value), CHINESE_APP.name, "eval"), namespace))
+        calculators = [calc for calc in shown if isinstance(calc, CALCULATORS)]
+        assert len(calculators) == 7 and {type(c) for c in calculators} <= set(CALCULATORS)
+        for calc in calculators:
+            assert _english(_texts(calc.widget, _from_plans(calc))) == [], type(calc).__name__
