@@ -76,6 +76,7 @@ GOOD_FOR = {
     ("search_layouts", "micro_batch_sizes"): (1, 2), ("search_layouts", "gpus"): 16,
     ("least_gpus_text", "plan"): lambda: plans.plan_memory("training", LLAMA, zero=3, seq_len=4096),
     ("planner_text", "plan"): lambda: plans.plan_memory("training", LLAMA, zero=2, seq_len=4096),
+    ("reductions_text", "steps"): lambda: plans.memory_reductions(LLAMA, dp=8, micro_batch=1, seq_len=1024),
 }
 
 
@@ -84,7 +85,7 @@ NAMED_AS = {("gpu", "name"): "gpu", ("price_per_gpu_hour", "name"): "gpu", ("pre
             ("fit", "name"): "fit", ("estimate_time", "model"): "n_params"}  # "give n_params or model"
 # Parameters that only label the messages of a checker: not input to fuzz.
 LABELS = {("parse_count", "name"), ("parse_bytes", "name"), ("config_from_file", "param"),
-          ("config_from_json", "param")}
+          ("config_from_json", "param"), ("chinchilla_text", "name")}
 # Formatters write a negative difference as readily as a positive figure.
 SIGNED = {"format_count", "chinese_count", "format_bytes", "format_flops", "format_int", "format_number", "format_percent",
           "format_usd", "show"}

@@ -12,12 +12,17 @@ from __future__ import annotations
 import random
 
 from .._validate import check_choice, check_int
+from ..i18n import N_, _
+from ..tables import Table
 from . import compute, data, memory, parameters, serving  # noqa: F401  (each registers its templates)
 from .problem import (CORRECT_WITHIN, LEVELS, TEMPLATES, TOPICS, Problem, Template, _Regenerate, chosen_topics,
                       template)
 
 __all__ = ["CORRECT_WITHIN", "LEVELS", "TEMPLATES", "TOPICS", "Problem", "Template", "chosen_topics", "drill_set",
-           "generate", "template"]
+           "generate", "template", "templates_table"]
+
+TOPIC_NAMES = {"parameters": N_("parameters"), "memory": N_("memory"), "compute": N_("compute"), "data": N_("data"),
+               "serving": N_("serving")}
 
 
 def generate(key: str, seed: int, level: str = "medium") -> Problem:
@@ -58,3 +63,12 @@ def drill_set(seed: int, n: int = 10, topics=None, level: str = "medium") -> lis
     rounds = [i // len(keys) for i in range(n)]
     return [generate(key, seed * 1000 + round_, _mixed_level(seed, key, round_) if level == "mixed" else level)
             for key, round_ in zip(drawn, rounds)]
+
+
+def templates_table() -> Table:
+    """The templates of each topic: how many, and their keys (what ``generate`` takes)."""
+    rows = []
+    for topic in TOPICS:
+        keys = [t.key for t in TEMPLATES.values() if t.topic == topic]
+        rows.append((_(TOPIC_NAMES[topic]), len(keys), ", ".join(keys)))
+    return Table((_("topic"), _("templates"), _("keys")), rows)
