@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from .. import _validate as v
 from .. import hardware
+from ..compute import affordable_params
 from ..data import (TOKENS_PER_PARAM, WORKING_CLEANING_YIELD, chinchilla_tokens, mixture_bytes, raw_bytes,
                     tokens_per_gb)
 from ..i18n import N_, _
@@ -61,6 +62,16 @@ class CorpusEstimate:
                                  share=format_percent(self.cleaning_yield, 0),
                                  language=_(LANGUAGES[next(iter(self.mix))])))
         return "\n".join(lines)
+
+    def material_tokens_text(self, tokens) -> str:
+        """The model the budget affords on the material's token count instead (N = C / 6D), and its tokens per
+        parameter."""
+        if self.budget_flops is None:
+            raise v.InputError("tokens", "this estimate has no budget (give estimate_corpus gpus): no model to "
+                                         "afford on other tokens.")
+        n_params = affordable_params(self.budget_flops, v.check_positive("tokens", tokens))
+        return _("the material's {tokens} tokens instead: {params} parameters, {per} tokens per parameter").format(
+            tokens=format_count(tokens), params=format_count(n_params), per=f"{tokens / n_params:.1f}")
 
     def crawl_text(self) -> str:
         """The raw crawl worked out, as a reader sees it: tokens / tokens per GB = cleaned, / yield = raw."""
