@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gettext
+import unicodedata
 from pathlib import Path
 
 from .errors import InputError
@@ -84,6 +85,11 @@ def C_(context: str, message: str) -> str:
 def NC_(context: str, message: str) -> str:
     """Mark ``message`` for the catalog in ``context``; translated where shown, with ``C_``."""
     return message
+
+
+def display_width(text: str) -> int:
+    """The columns ``text`` takes in a terminal or a monospaced output: two for a wide (Chinese) character."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def _use_cjk_font() -> None:

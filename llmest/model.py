@@ -15,12 +15,14 @@ from . import _validate as v
 from ._hf import build_from_hf_config
 from .config_file import PRESET_FIELDS, count, load, read_file, read_json, sizes
 from ._validate import InputError, quote
+from .i18n import _, display_width, language
 from .units import format_count, format_int, format_percent
 
 # The formulas, here too: chapter 1 and the plans call them as llmest.model's.
 from .params import (  # noqa: F401
-    ATTENTION_BIASES, NORM_PARAMS_PER_CHANNEL, POSITION_EMBEDDINGS, attention_params, embedding_params, ffn_params,
-    layer_params, mla_attention_params, norm_params, router_params, rule_hidden_size, rule_layer_params, rule_params)
+    ATTENTION_BIASES, NORM_PARAMS_PER_CHANNEL, PART_NAMES, POSITION_EMBEDDINGS, attention_params, embedding_params,
+    ffn_params, layer_params, mla_attention_params, norm_params, router_params, rule_hidden_size, rule_layer_params,
+    rule_params)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -255,14 +257,18 @@ class ParamCount:
         return self.active - sum(self.parts[part] for part in parts)
 
     def table(self) -> str:
-        rows = [(part, n) for part, n in self.parts.items() if n]
-        width = max(len(part) for part, _ in rows + [("active (per token)", 0)])
-        lines = [f"{part:<{width}}  {format_int(n):>17}  {format_percent(n / self.total, 1):>6}" for part, n in rows]
-        lines.append(f"{'total':<{width}}  {format_int(self.total):>17}  {format_count(self.total):>6}")
+        """One line a part: its parameters and share, then the total (and what a token uses). The English names
+        each part by its key, as ``count["output_head"]`` reads it; the Chinese by its name."""
+        def name(part):
+            return part if language() == "en" else _(PART_NAMES.get(part, part))
+
+        rows = [(name(part), format_int(n), format_percent(n / self.total, 1)) for part, n in self.parts.items() if n]
+        rows.append((_("total"), format_int(self.total), format_count(self.total)))
         if self.active != self.total:
-            lines.append(f"{'active (per token)':<{width}}  {format_int(self.active):>17}  "
-                         f"{format_count(self.active):>6}")
-        return "\n".join(lines)
+            rows.append((_("active (per token)"), format_int(self.active), format_count(self.active)))
+        width = max(display_width(label) for label in [row[0] for row in rows] + [_("active (per token)")])
+        return "\n".join(f"{label}{' ' * (width - display_width(label))}  {n:>17}  {share:>6}"
+                         for label, n, share in rows)
 
     def __str__(self) -> str:
         return self.table()

@@ -7,15 +7,11 @@ from __future__ import annotations
 from . import _validate as v
 from .i18n import N_, _, language
 from .model import config_from, count_params
+from .params import PART_NAMES as PARTS
 from .params import rule_params
 from .tables import Table
 from .units import format_count, format_int, format_percent
 
-# ParamCount's parts as a reader reads them (the same words as the plots').
-PARTS = {"embeddings": N_("embeddings"), "positions": N_("positions"),
-         "embedding_projections": N_("embedding projections"), "attention": N_("attention"), "ffn": N_("ffn"),
-         "experts": N_("experts"), "shared_experts": N_("shared experts"), "router": N_("router"),
-         "norms": N_("norms"), "output_head": N_("output head")}
 
 
 def _name(model, cfg) -> str:

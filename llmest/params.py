@@ -8,9 +8,15 @@ from __future__ import annotations
 
 from . import _validate as v
 from .config_file import sizes
+from .i18n import N_
 
 # Parameters per channel of one normalisation layer: LayerNorm has a weight and a bias, RMSNorm a weight.
 # "layernorm_no_bias" is LayerNorm with its bias removed (MPT, Command R): a weight per channel, as RMSNorm has.
+# A model's parts (ParamCount's keys) as a reader reads them: in the tables, the figures and the texts.
+PART_NAMES = {"embeddings": N_("embeddings"), "positions": N_("positions"),
+              "embedding_projections": N_("embedding projections"), "attention": N_("attention"), "ffn": N_("ffn"),
+              "experts": N_("experts"), "shared_experts": N_("shared experts"), "router": N_("router"),
+              "norms": N_("norms"), "output_head": N_("output head")}
 NORM_PARAMS_PER_CHANNEL = {"layernorm": 2, "layernorm_no_bias": 1, "rmsnorm": 1, "nonparametric": 0}
 ATTENTION_BIASES = ("none", "qkv", "all")  # biases on nothing, on Q/K/V only, or on Q/K/V and the output
 POSITION_EMBEDDINGS = ("rotary", "learned", "alibi", "none")  # only a learned table holds parameters

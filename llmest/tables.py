@@ -13,11 +13,11 @@ from __future__ import annotations
 import html
 import re
 import textwrap
-import unicodedata
 from dataclasses import dataclass, field
 
 from . import _validate as v
 from .i18n import N_, _
+from .i18n import display_width as _width
 from .units import format_number
 
 TEXT_WIDTH = 100     # the plain-text form wraps its widest text column to stay within this many characters
@@ -26,11 +26,6 @@ _LONGEST_UNBROKEN = 24  # a longer word (a web address, a file path) may break a
 # A cell that reads as a number: "16", "-7%", "+7%", "$1,000", "4.2e22", "6.61B", "14.0 GB", "88,239 (+7%)", or a
 # dash for none.
 _NUMERIC = re.compile(r"[-+−]?\$?\d[\d,]*(\.\d+)?(e[-+]?\d+)?[a-z%×]*(\s.*)?|[-–—]", re.IGNORECASE)
-
-
-def _width(text: str) -> int:
-    """The columns ``text`` takes in a terminal: two for a wide (Chinese) character."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def _pad(text: str, width: int, right: bool) -> str:

@@ -91,3 +91,23 @@ def test_bad_input_names_its_parameter(call, parameter):
     with pytest.raises(InputError) as err:
         call()
     assert err.value.param == parameter
+
+
+@pytest.mark.parametrize("name", ["gpt2", "mixtral-8x7b", "deepseek-v3"])
+def test_a_parameter_count_reads_its_parts_in_chinese_and_lines_up(name):
+    import re
+
+    from llmest.i18n import display_width
+
+    count = model.count_params(model.preset(name))
+    english = str(count)
+    assert english.splitlines()[0].startswith(next(iter(count.parts))), "the English names each part by its key"
+    assert f"{count.total:,}" in english and "total" in english
+    with speaking("zh"):
+        chinese = str(count)
+    assert not re.search(r"[a-z]{3,}", chinese.replace("token", "")), chinese
+    figures = re.compile(r"\d[\d,]{4,}")
+    assert [figures.findall(line) for line in chinese.splitlines()] == \
+        [figures.findall(line) for line in english.splitlines()], "the same figures, line by line"
+    # the counts are right-aligned: each ends in the same column, a Chinese character taking two
+    assert len({display_width(line[:figures.search(line).end()]) for line in chinese.splitlines()}) == 1

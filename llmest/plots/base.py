@@ -5,6 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 
 from ..i18n import N_, _
+from ..params import PART_NAMES
 
 PART_COLORS = {
     "embeddings": "#4c72b0", "positions": "#64b5cd", "embedding_projections": "#8172b2", "attention": "#dd8452",
@@ -12,11 +13,7 @@ PART_COLORS = {
     "output_head": "#da8bc3",
 }
 # The parts as the figures and bars name them (the English: the part's name, spaced).
-PART_LABELS = {"embeddings": N_("embeddings"), "positions": N_("positions"),
-               "embedding_projections": N_("embedding projections"), "attention": N_("attention"),
-               "ffn": N_("ffn"), "experts": N_("experts"), "shared_experts": N_("shared experts"),
-               "router": N_("router"), "norms": N_("norms"), "output_head": N_("output head"),
-               "weights": N_("weights"), "master": N_("master"), "gradients": N_("gradients"),
+PART_LABELS = {**PART_NAMES, "weights": N_("weights"), "master": N_("master"), "gradients": N_("gradients"),
                "optimizer": N_("optimizer"), "adapters": N_("adapters"), "buffers": N_("buffers"),
                "activations": N_("activations"), "kv_cache": N_("kv cache"), "overhead": N_("overhead")}
 MEMORY_COLORS = {"weights": "#4c72b0", "master": "#8172b2", "gradients": "#dd8452", "optimizer": "#c44e52",
