@@ -59,8 +59,8 @@ register(
            (None, 2), lambda: dt.EPOCHS_NEARLY_FREE, N_("llmest.data.EPOCHS_NEARLY_FREE, from Muennighoff et al. 2023"),
            unit="epochs",
            literature=((N_("for loss, up to about 4 epochs of repeated data are nearly as good as unique data; beyond "
-                        "that more repetition is worth less and less"), "Muennighoff et al. 2023, Scaling "
-                        "Data-Constrained Language Models, models up to 9B, arXiv 2305.16264"),
+                        "that more repetition is worth less and less"), N_("Muennighoff et al. 2023, Scaling "
+                        "Data-Constrained Language Models, models up to 9B, arXiv 2305.16264")),
                        (N_("memorisation grows log-linearly with the number of times a sequence is repeated in "
                            "training"),
                         "Carlini et al. 2023, Quantifying Memorization Across Neural Language Models, ICLR, "
