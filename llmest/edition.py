@@ -34,7 +34,8 @@ SPEAK_CHINESE = ["", "import llmest", "", 'llmest.set_language("zh")  # 中文�
 _MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION")
 _FENCE = re.compile(r"^[ \t]*(```|\$\$)")
 _CODE_SPAN = re.compile(r"`[^`]*`")
-_MATH = re.compile(r"\$\$.*?\$\$|(?<!\\)\$[^$\n]+?(?<!\\)\$", re.DOTALL)
+# A formula between single dollars; a dollar before a digit is an amount ("$2-3 an hour", "$1,000"), not one's start.
+_MATH = re.compile(r"\$\$.*?\$\$|(?<!\\)\$(?!\d)[^$\n]+?(?<!\\)\$", re.DOTALL)
 _LINK_TARGET = re.compile(r"\]\(([^)\s]+)[^)]*\)")
 _HTML_TAG = re.compile(r"<[^>]+>")
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")

@@ -19,7 +19,7 @@ from . import compute
 from . import hardware
 from .i18n import N_, _
 from .model import preset
-from .units import format_count, format_int, format_percent, show
+from .units import format_count, format_flops, format_int, format_percent, show
 
 A100 = hardware.gpu("A100 80GB").bf16_flops_per_s   # the A100 40GB has the same 312 TFLOPS
 H100 = hardware.gpu("H100 SXM").bf16_flops_per_s
@@ -31,8 +31,8 @@ THROUGHPUT = N_("its measured throughput (tokens per second on its chips)")
 
 
 # A Run's figures as a reader names them, for its ``recalled`` fields.
-FIGURE_WORDS = {"params": "size", "tokens": "tokens", "gpu_hours": "GPU-hours", "phases": "hours by phase",
-                "tokens_per_s": "throughput", "published_mfu": "stated MFU"}
+FIGURE_WORDS = {"params": N_("size"), "tokens": N_("tokens"), "gpu_hours": N_("GPU-hours"),
+                "phases": N_("hours by phase"), "tokens_per_s": N_("throughput"), "published_mfu": N_("stated MFU")}
 
 
 @dataclass(frozen=True)
@@ -57,8 +57,8 @@ class Run:
 
     @property
     def recalled_words(self) -> str:
-        """The figures not read in a primary source, as a reader names them ("-" when none)."""
-        return ", ".join(FIGURE_WORDS[field] for field in self.recalled) or "-"
+        """The figures not read in a primary source, as a reader names them ("-" when none), in the language shown."""
+        return _(", ").join(_(FIGURE_WORDS[field]) for field in self.recalled) or "-"
 
     @property
     def n_params(self) -> float:
@@ -111,6 +111,20 @@ def palm_mfu(with_attention: bool) -> float:
         per_token += compute.attention_flops_per_token(PALM["layers"], PALM["heads"], PALM["head_dim"],
                                                        PALM["seq_len"])
     return compute.mfu_from_throughput(PALM["tokens_per_s"], per_token, PALM["chips"], PALM["peak_flops_per_s"])
+
+
+def palm_mfu_text() -> str:
+    """PaLM 540B's MFU from its measured throughput, without and with the attention FLOPs."""
+    return _("PaLM MFU without the attention term {plain}, with it {attention}").format(
+        plain=format_percent(palm_mfu(False), 1), attention=format_percent(palm_mfu(True), 1))
+
+
+def gpt3_text() -> str:
+    """GPT-3's 6·N·D against the paper's FLOPs, and the MFU that Patterson et al.'s estimate of its hours implies."""
+    return _("GPT-3: 6·N·D = {flops} against the paper's {published};\non Patterson et al.'s estimate of {hours} "
+             "V100-hours that is an MFU of {mfu}").format(
+        flops=format_flops(GPT3.flops), published=format_flops(GPT3_PUBLISHED_FLOPS),
+        hours=format_int(GPT3.gpu_hours), mfu=format_percent(GPT3.mfu, 0))
 
 
 _LLAMA = "LLaMA (Touvron et al. 2023, arXiv 2302.13971), Table 15 and §2"
@@ -254,6 +268,23 @@ def mfu_table():
                  notes=[_("range: {low} ({low_run}) to {high} ({high_run}), median {median}").format(
                      low=format_percent(span.low.mfu, 0), low_run=span.low.name, high=format_percent(span.high.mfu, 0),
                      high_run=span.high.name, median=format_percent(span.median, 0))])
+
+
+def runs_table():
+    """Every run's year, chips, N for 6·N·D, tokens, pre-training GPU-hours, the MFU they imply, the MFU its source
+    states, and the figures not read in a primary source, as a table."""
+    from .tables import Table
+
+    rows = []
+    for r in RUNS:
+        hours = "-" if r.pretraining_gpu_hours is None else format_int(r.pretraining_gpu_hours)
+        stated = "-".join(dict.fromkeys(format_percent(x, 0) for x in r.published_mfu)) or "-"
+        rows.append((r.name, str(r.year), r.hardware, format_count(r.n_params), format_count(r.tokens), hours,
+                     format_percent(r.mfu, 0), stated, r.recalled_words))
+    return Table((_("run"), _("year"), _("chips"), "N", _("tokens"), _("GPU-hours"), "MFU", _("stated"),
+                  _("not read in a primary source")), rows,
+                 caption=_("published runs: pre-training GPU-hours, the MFU they imply, and the MFU the source "
+                           "states"))
 
 
 def mfu_range() -> MFURange:

@@ -305,3 +305,38 @@ def decode_limits(model, gpus, seq_len: int = 1024, batch: int = 1, weights: str
                  caption=caption.format(model=cfg.name or _("the model"), weights=weights, batch=batch,
                                         seq_len=f"{seq_len:,}"),
                  units={never: _("tokens"), speed: "tokens/s"})
+
+
+def parameter_counts(models) -> Table:
+    """Each model's parameters, all of them, beside the N of 6·N·D (``compute.flops_params``: the matmul weights, a
+    mixture of experts' active ones)."""
+    from . import compute as c
+    from .model import config_from, count_params
+    from .units import format_count
+
+    if not isinstance(models, (list, tuple)) or not models:
+        raise v.InputError("models", f"models == {v.quote(models)}, must be a list of presets or configs.")
+    configs = [config_from(m) for m in models]
+    rows = [(cfg.name or _("model"), format_count(count_params(cfg).total), format_count(c.flops_params(cfg)))
+            for cfg in configs]
+    return Table((_("model"), _("all parameters"), _("N for 6·N·D")), rows)
+
+
+def largest_batches(model, gpu, prompts, output_tokens: int) -> Table:
+    """For each prompt length, serving ``output_tokens`` more (``plans.estimate_request``): the largest batch that
+    fits, the TTFT of one request, the attention's share of its prefill FLOPs and the TPOT."""
+    from . import compute as c
+    from . import plans
+    from .units import format_int
+
+    if not isinstance(prompts, (list, tuple)) or not prompts:
+        raise v.InputError("prompts", f"prompts == {v.quote(prompts)}, must be a list of prompt lengths in tokens.")
+    rows = []
+    for prompt in prompts:
+        est = plans.estimate_request(model, gpu, prompt_tokens=prompt, output_tokens=output_tokens)
+        share = c.prefill_attention_flops_for(model, prompt) / est.prefill_flops
+        rows.append((format_int(prompt), format_int(est.max_batch), f"{est.ttft_s * 1e3:.1f}", f"{share * 100:.1f}",
+                     f"{est.tpot_s * 1e3:.2f}"))
+    ttft, share, tpot = _("TTFT, 1 request"), _("attention share"), "TPOT"
+    return Table((_("prompt"), _("largest batch"), ttft, share, tpot), rows,
+                 units={ttft: "ms", share: "%", tpot: "ms"})

@@ -20,11 +20,12 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from llmest import (InputError, comm, compute, data, hardware, kv_cache, memory, memory_text, model, params, plans,
-                    runs, units, zero)
+from llmest import (InputError, comm, compute, compute_text, data, hardware, kv_cache, memory, memory_text, model,
+                    params, plans, runs, units, zero)
 from llmest.config_file import CONFIGS
 
-MODULES = (params, model, kv_cache, memory, zero, comm, compute, data, hardware, runs, plans, units, memory_text)
+MODULES = (params, model, kv_cache, memory, zero, comm, compute, compute_text, data, hardware, runs, plans, units,
+           memory_text)
 # Functions that take text, not numbers, or that do not take input at all; each is fuzzed elsewhere.
 ELSEWHERE = {"tokens_per_byte", "measured_tokens_per_gb", "measured_spread", "halfwidth", "check_length"}
 CONFIG = str(CONFIGS / "llama-2-7b.json")

@@ -104,6 +104,7 @@ def test_a_changed_english_paragraph_marks_its_translation_fuzzy_and_fails():
     ("A 7B model holds 112 GB.", "一个 7B 模型占 GB。", "lost '112'"),
     ("Call `rule_params(h, l, v)` for it.", "用 rule_params 计算。", "lost '`rule_params(h, l, v)`'"),
     ("So $N = 12LH^2$ here.", "所以 N = 12LH^2。", "lost '$N = 12LH^2$'"),
+    ("At $2.5, the middle of $2-3 an hour.", "按每小时 $2-3 的中间值。", "lost '2.5'"),
     ("See [chapter 3](03_flops_and_time.ipynb).", "见第3章。", "lost '03_flops_and_time.ipynb'"),
     ("The optimizer states take 12 bytes.", "优化器的状态占 12 字节。", "glossary: 'optimizer states' is '优化器状态'"),
     ("{n} GPUs fit.", "{m} 张卡放得下。", "placeholders differ"),
@@ -113,6 +114,15 @@ def test_the_check_catches_an_unfaithful_translation(english, chinese, fault):
 
     assert fault in edition.faults(Message(english, chinese), edition.glossary())
     assert not edition.faults(Message("A 7B model holds 112 GB.", "一个 7B（70亿）模型占 112 GB。"), edition.glossary())
+
+
+def test_a_dollar_amount_is_not_a_formula():
+    from babel.messages.catalog import Message
+
+    english = "GPU-hours × $2.5, the middle of $2-3, and $x$ as a formula"
+    assert edition._MATH.findall(english) == ["$x$"]
+    assert not edition.faults(Message(english, "卡时 × $2.5，即 $2-3 的中间值，$x$ 是公式"), edition.glossary())
+    assert "lost '$x$'" in edition.faults(Message(english, "卡时 × $2.5，即 $2-3 的中间值"), edition.glossary())
 
 
 def test_the_glossary_follows_the_material():

@@ -40,10 +40,10 @@ def _ex1_gpu_hours() -> float:
 
 def _runs_cited() -> str:
     years = [r.year for r in runs.RUNS]
-    return (f"the {len(runs.RUNS)} published runs of llmest.runs ({min(years)}-{max(years)}: "
-            f"{', '.join(r.name for r in runs.RUNS)}), 6·N FLOPs per token, each with its source in runs.RUNS: "
-            "e.g. Touvron et al. 2023, arXiv 2302.13971; Dubey et al. 2024, arXiv 2407.21783; DeepSeek-AI et al. "
-            "2024, arXiv 2412.19437")
+    return _("the {count} published runs of llmest.runs ({first}-{last}: {names}), 6·N FLOPs per token, each with "
+             "its source in runs.RUNS: e.g. Touvron et al. 2023, arXiv 2302.13971; Dubey et al. 2024, arXiv "
+             "2407.21783; DeepSeek-AI et al. 2024, arXiv 2412.19437").format(
+        count=len(runs.RUNS), first=min(years), last=max(years), names=_(", ").join(r.name for r in runs.RUNS))
 
 
 def _mfu_literature() -> str:
@@ -207,7 +207,7 @@ register(
            rel_tol=0.0, cause=N_("For exercise 2's 10K examples of 2,048 tokens; the time scales with the data.")),
     Figure("000-4.3-7b-cost", 3, "000", _S43, N_("training a 7B on 1T tokens with 256 A100s"),
            "训练 7B 模型（1T token，256 A100）：~$160K-240K", (160e3, 240e3),
-           lambda: _ex1().cost_usd, "GPU-hours at 40% MFU × $2.5, the middle of $2-3", unit="USD",
+           lambda: _ex1().cost_usd, N_("GPU-hours at 40% MFU × $2.5, the middle of $2-3"), unit="USD",
            depends_on=N_("MFU"),
            cause=lambda: _("{stated} is {hours} GPU-hours at {prices}, an MFU of {mfu}; at exercise 1's 40% it is "
                            "{low}-{high}. Either is far below §4.1's {million} for the same run.").format(
@@ -295,7 +295,7 @@ register(
     Figure("004-3.2-mfu", 3, "004", _S32, N_("MFU of real pre-training"), "MFU通常在40%到60%之间", (0.40, 0.60),
            lambda: runs.mfu_range().median, N_("the median MFU of the published runs (runs.mfu_range)"),
            unit="fraction", rel_tol=0.0, cause=lambda: _mfu_cause(0.40, 0.60),
-           literature=((Text(_mfu_literature), _runs_cited()),
+           literature=((Text(_mfu_literature), Text(_runs_cited)),
                        (N_("46.2% MFU for PaLM 540B, and 57.8% hardware FLOPs utilisation (which counts rematerialised "
                         "FLOPs too)"), "Chowdhery et al. 2022, PaLM: Scaling Language Modeling with Pathways, "
                         "arXiv 2204.02311, §4"))),

@@ -58,9 +58,9 @@ register(
            "大规模预训练通常尽量只跑一个epoch最多两个。同一批高质量数据被反复训练会带来严重的过拟合和记忆问题",
            (None, 2), lambda: dt.EPOCHS_NEARLY_FREE, N_("llmest.data.EPOCHS_NEARLY_FREE, from Muennighoff et al. 2023"),
            unit="epochs",
-           literature=((N_("for loss, in models up to 9B, up to about 4 epochs of repeated data are nearly as good as "
-                           "unique data; beyond that more repetition is worth less and less"),
-                        "Muennighoff et al. 2023, Scaling Data-Constrained Language Models, arXiv 2305.16264"),
+           literature=((N_("for loss, up to about 4 epochs of repeated data are nearly as good as unique data; beyond "
+                        "that more repetition is worth less and less"), N_("Muennighoff et al. 2023, Scaling "
+                        "Data-Constrained Language Models, models up to 9B, arXiv 2305.16264")),
                        (N_("memorisation grows log-linearly with the number of times a sequence is repeated in "
                            "training"),
                         "Carlini et al. 2023, Quantifying Memorization Across Neural Language Models, ICLR, "

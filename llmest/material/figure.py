@@ -230,7 +230,8 @@ class Figure:
         material = f"{self.quote}  ->  {self.stated_text}" if self.stated_text else self.quote
         rows = [(LABELS["status"], self.status_text), (LABELS["source"], f"{self.document_title}, {self.section}"),
                 (LABELS["material"], material)]
-        rows += [(LABELS["literature"], f"{shown(says)} ({source})") for says, source in self.literature]
+        rows += [(LABELS["literature"], f"{shown(says)} ({shown(source)})")
+                 for says, source in self.literature]
         rows.append((LABELS["recomputed"], f"{self.recomputed_text}  ({shown(self.how)})"))
         if self.cause_text:
             rows.append((CAUSE_LABELS[self.status], self.cause_text))

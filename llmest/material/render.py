@@ -100,7 +100,8 @@ def figure_html(figure) -> str:
                     f'{escape(figure.stated_text)}</span>'
     rows = [_row(LABELS["source"], f'{escape(figure.document_title)}, <span{_CJK}>{escape(figure.section)}</span>'),
             _row(LABELS["material"], material)]
-    rows += [_row(LABELS["literature"], f'{escape(shown(says))} <span style="color:{MUTED}">({escape(source)})</span>')
+    rows += [_row(LABELS["literature"],
+                  f'{escape(shown(says))} <span style="color:{MUTED}">({escape(shown(source))})</span>')
              for says, source in figure.literature]
     rows.append(_row(LABELS["recomputed"], f'<span style="{strong}">{escape(figure.recomputed_text)}</span> '
                                    f'<code style="color:{MUTED};background:none;font-size:0.9em">'

@@ -1,0 +1,98 @@
+"""Chapter 3's compute figures as a reader reads them, in the language shown: where attention takes a share of the
+training FLOPs, the time margin and HFU, checkpoint storage, the rate a run must be fed, and decoding's roofline
+worked by hand. Each figure comes from ``llmest.compute`` (or a plan); these only say them."""
+
+from __future__ import annotations
+
+from . import _validate as v
+from . import compute as c
+from . import hardware, plans
+from .i18n import _
+from .kv_cache import BYTES_PER_VALUE
+from .memory import kv_cache_bytes_for, model_weight_bytes
+from .model import config_from
+from .units import format_bytes, format_count, format_int, format_number, format_percent
+
+
+def _size(n_params) -> str:
+    """A parameter count in as few figures as say it to three (70e9 -> 70B, 6.74e9 -> 6.74B)."""
+    digits = next(d for d in (1, 2, 3) if float(f"{n_params:.{d}g}") == float(f"{n_params:.3g}"))
+    return format_count(n_params, digits)
+
+
+@v.checked
+def attention_share_text(model) -> str:
+    """The sequence lengths at which attention is a quarter and a half of a model's training FLOPs
+    (``compute.seq_len_for_attention_share``)."""
+    cfg = config_from(model)
+    n = c.flops_params(cfg)
+    quarter, half = (c.seq_len_for_attention_share(n, cfg.num_layers, cfg.num_heads, cfg.head_dim, share)
+                     for share in (0.25, 0.5))
+    return _("{model}: attention is a quarter of the FLOPs at {quarter} tokens, half at {half}").format(
+        model=cfg.name or _("the model"), quarter=format_int(quarter), half=format_int(half))
+
+
+def time_margin_text() -> str:
+    """The margin a plan adds to the ideal training time (``compute.TIME_MARGIN``)."""
+    low, high = c.TIME_MARGIN
+    return _("time margin: +{low} to +{high}").format(low=format_percent(low, 0), high=format_percent(high, 0))
+
+
+@v.checked
+def hfu_text(mfu) -> str:
+    """The hardware FLOPs utilisation of a run at ``mfu`` with full recomputation (``compute.hfu_from_mfu``)."""
+    return _("MFU {mfu} with full recomputation is HFU {hfu}").format(
+        mfu=format_percent(mfu), hfu=format_percent(c.hfu_from_mfu(mfu), 1))
+
+
+def resume_checkpoint_text() -> str:
+    """The bytes a parameter of a checkpoint to resume mixed-precision AdamW from."""
+    return _("resume checkpoint: {bytes} bytes a parameter").format(bytes=c.RESUME_CHECKPOINT_BYTES_PER_PARAM)
+
+
+@v.checked
+def checkpoint_storage_text(n_params, run_hours, interval_hours, keep=None) -> str:
+    """The disk for a run's resume checkpoints saved every ``interval_hours``, all of them or the ``keep`` most
+    recent (``compute.checkpoint_storage_bytes``)."""
+    interval = (_("{minutes} min").format(minutes=format_number(interval_hours * 60)) if interval_hours < 1
+                else _("{hours} h").format(hours=format_number(interval_hours)))
+    text = (_("{params}, {days} days, every {interval}, keep all: {size}") if keep is None
+            else _("{params}, {days} days, every {interval}, keep {keep}: {size}"))
+    return text.format(params=_size(n_params), days=format_number(run_hours / 24), interval=interval, keep=keep,
+                       size=format_bytes(c.checkpoint_storage_bytes(n_params, run_hours, interval_hours, keep)))
+
+
+@v.checked
+def feed_rate_text(n_params, tokens, days, gpus) -> str:
+    """The tokens a second each GPU must be fed to train a model of ``n_params`` (named in the sentence) on
+    ``tokens`` in ``days`` (``compute.tokens_per_second_per_gpu``)."""
+    return _("feeding a {params} run of {tokens} tokens in {days} days on {gpus} GPUs: {rate} tokens/s per "
+             "GPU").format(params=_size(n_params), tokens=_size(tokens), days=format_number(days),
+                           gpus=format_int(gpus), rate=format_int(c.tokens_per_second_per_gpu(tokens, days, gpus)))
+
+
+def decode_roofline_text(model, gpu) -> str:
+    """Decoding a model in BF16 on a GPU, worked by hand: the weights, bandwidth and peak; the batch-1 step as weights
+    over bandwidth (and ``plans.decode_estimate``'s); the KV cache a token; the ridge; and where decoding turns
+    compute-bound (``compute.compute_bound_batch``, ``compute.kv_context_limit_for``)."""
+    cfg, g = config_from(model), hardware.gpu(gpu)
+    weights, n = model_weight_bytes(cfg), c.flops_params(cfg)
+    bandwidth, peak = g.bandwidth_bytes_per_s, g.bf16_flops_per_s
+    step = plans.decode_estimate(cfg, gpu, batch=1, seq_len=1).step_seconds
+    batch = format_int(c.compute_bound_batch(weights, n, bandwidth, peak))
+    limit = c.kv_context_limit_for(cfg, bandwidth, peak)
+    lines = [
+        _("weights {weights}, bandwidth {bandwidth} GB/s, peak {peak} TFLOPS").format(
+            weights=format_bytes(weights), bandwidth=f"{bandwidth / 1e9:,.0f}", peak=f"{peak / 1e12:g}"),
+        _("batch-1 step: weights / bandwidth = {ms} ms, {rate} tokens/s").format(
+            ms=f"{weights / bandwidth * 1e3:.2f}", rate=f"{bandwidth / weights:,.0f}"),
+        "  " + _("decode_estimate at 1 token of context: {ms} ms").format(ms=f"{step * 1e3:.2f}"),
+        _("KV cache: {kv} a token (K and V · {layers} layers · {kv_heads} KV heads · {head_dim} wide · {bytes} "
+          "bytes)").format(kv=format_bytes(kv_cache_bytes_for(cfg, 1), binary=True), layers=cfg.num_layers,
+                           kv_heads=cfg.num_kv_heads, head_dim=cfg.head_dim, bytes=BYTES_PER_VALUE["bf16"]),
+        _("ridge: peak / bandwidth = {ridge} FLOPs per byte").format(ridge=f"{peak / bandwidth:,.0f}"),
+        _("compute-bound from batch {batch} with no KV cache, and with a batch large enough at any context (every "
+          "layer windowed)").format(batch=batch) if limit == float("inf") else
+        _("compute-bound from batch {batch} with no KV cache, but past {context} tokens of context at no "
+          "batch").format(batch=batch, context=format_int(limit))]
+    return "\n".join(lines)
