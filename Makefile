@@ -7,6 +7,7 @@ TESTING := $(VENV)/.installed-test
 APP := $(VENV)/.installed-app
 COURSE := $(VENV)/.installed-course
 COURSE_DIR ?= build/course
+COURSE_LANG ?= en
 
 .PHONY: lab test app app-zh html course notebooks bench clean
 
@@ -55,8 +56,9 @@ html: $(WORKBOOK)
 	$(BIN)/python -m llmest.export --out build/html
 
 ## Write an nbgrader course (build/course: source/, nbgrader_config.py) and release chapters 1-6 with nbgrader.
+## COURSE_LANG=zh: the Chinese edition's course (e.g. make course COURSE_LANG=zh COURSE_DIR=build/course-zh).
 course: $(COURSE)
-	$(BIN)/python -m llmest.course --out $(COURSE_DIR)
+	$(BIN)/python -m llmest.course --out $(COURSE_DIR) --lang $(COURSE_LANG)
 	cd $(COURSE_DIR) && PATH="$(CURDIR)/$(BIN):$$PATH" $(CURDIR)/$(BIN)/nbgrader generate_assignment --force \
 		--CourseDirectory.assignment_id='*'
 

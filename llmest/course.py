@@ -6,7 +6,8 @@ autograded test cell worth a point, whose visible part checks the form of the an
 (nbgrader's ``### BEGIN HIDDEN TESTS``) checks its value: ``exercise(key).assert_form(answer)`` and
 ``assert_ok(answer)``, which raise with the message the exercise box shows. :func:`build` writes
 ``source/<chapter>/`` and ``nbgrader_config.py``; nbgrader's own ``generate_assignment`` then writes ``release/``,
-with the same prompts as ``notebooks/`` (the configuration sets them from llmest.authoring).
+with the same prompts as ``notebooks/`` (the configuration sets them from llmest.authoring). ``--lang zh`` makes
+the course from the Chinese edition (``solutions/zh/``), its prompts in Chinese, as the course ``llmest-zh``.
 :func:`add_drill_assignment` adds a seeded drill set (``llmest drill --course``) as one more assignment.
 """
 
@@ -20,8 +21,8 @@ from pathlib import Path
 
 import nbformat
 
-from .authoring import (BEGIN, CODE_PROMPT, END, MARKDOWN_PROMPT, POINTS, ROOT, SOLUTIONS, CourseError, grade_id,
-                        mark, nbgrader_meta, test_cell)
+from .authoring import (BEGIN, END, POINTS, PROMPTS, ROOT, SOLUTIONS, CourseError, grade_id, mark, nbgrader_meta,
+                        test_cell)
 
 # The appendix has no exercises: the course releases chapters 1-6. Chapter 6 runs where PyTorch and transformers are
 # installed (the measure extra), for the students and for autograding.
@@ -29,16 +30,23 @@ CHAPTERS = ("01_parameters", "02_memory", "03_flops_and_time", "04_data_and_toke
             "06_measure_it_yourself")
 
 
-CONFIG = f'''# nbgrader's configuration for the llmest course, written by llmest.
+COURSES = {"en": ("llmest", SOLUTIONS), "zh": ("llmest-zh", SOLUTIONS / "zh")}  # course id, chapters' folder
+CONFIG = '''# nbgrader's configuration for the llmest course, written by llmest.
 c = get_config()
-c.CourseDirectory.course_id = "llmest"
+c.CourseDirectory.course_id = "{course_id}"
 # The release's prompts are the self-study copy's (llmest.authoring).
-c.ClearSolutions.code_stub = {{"python": {chr(10).join(CODE_PROMPT)!r}}}
-c.ClearSolutions.text_stub = {chr(10).join(MARKDOWN_PROMPT)!r}
+c.ClearSolutions.code_stub = {{"python": {code_stub!r}}}
+c.ClearSolutions.text_stub = {text_stub!r}
 c.Execute.timeout = 900
 # For a class on JupyterHub: a folder every user can read and write, shared by the teacher and the students.
 # c.Exchange.root = "/srv/nbgrader/exchange"
 '''
+
+
+def config(language: str = "en") -> str:
+    """nbgrader_config.py for the course in ``language`` (en or zh)."""
+    code, text = PROMPTS[language]
+    return CONFIG.format(course_id=COURSES[language][0], code_stub="\n".join(code), text_stub="\n".join(text))
 
 
 def source_version(solution_nb):
@@ -62,11 +70,13 @@ def write_source(out: Path, assignment: str, nb) -> Path:
     return target
 
 
-def build(out: Path) -> list[Path]:
-    """Write ``out/source/<chapter>/`` and ``out/nbgrader_config.py``; return the source notebooks."""
-    written = [write_source(out, name, source_version(nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)))
+def build(out: Path, language: str = "en") -> list[Path]:
+    """Write ``out/source/<chapter>/`` and ``out/nbgrader_config.py``, from the chapters in ``language`` (en or zh);
+    return the source notebooks."""
+    chapters = COURSES[language][1]
+    written = [write_source(out, name, source_version(nbformat.read(chapters / f"{name}.ipynb", as_version=4)))
                for name in CHAPTERS]
-    (out / "nbgrader_config.py").write_text(CONFIG, encoding="utf-8")
+    (out / "nbgrader_config.py").write_text(config(language), encoding="utf-8")
     return written
 
 
@@ -115,16 +125,18 @@ def add_drill_assignment(course_dir, seed: int, n: int = 10, topics=None, level:
     out = Path(course_dir)
     target = write_source(out, name, drill_assignment(seed, n, topics, level))
     if not (out / "nbgrader_config.py").exists():
-        (out / "nbgrader_config.py").write_text(CONFIG, encoding="utf-8")
+        (out / "nbgrader_config.py").write_text(config(), encoding="utf-8")
     return target
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "course", help="the course directory")
+    parser.add_argument("--lang", choices=list(COURSES), default="en",
+                        help="en: the English chapters; zh: the Chinese edition, as the course llmest-zh")
     args = parser.parse_args(argv)
     try:
-        paths = build(args.out)
+        paths = build(args.out, args.lang)
     except CourseError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
