@@ -152,3 +152,24 @@ def test_the_export_has_a_row_per_student_and_chapter_with_its_score(graded):
         assert rows[("solved", assignment)] == gradebook.find_submission(assignment, "solved").max_score
         assert rows[("blank", assignment)] == 0
     assert rows[("one-wrong", ASSIGNMENTS[0])] == gradebook.find_submission(ASSIGNMENTS[0], "solved").max_score - 1
+
+
+def test_the_chinese_course_releases_the_chinese_chapters_with_chinese_prompts(tmp_path):
+    root = tmp_path / "course-zh"
+    sources = course.build(root, "zh")
+    assert [p.parent.name for p in sources] == list(course.CHAPTERS)
+    config = (root / "nbgrader_config.py").read_text(encoding="utf-8")
+    assert 'course_id = "llmest-zh"' in config and authoring.PROMPTS["zh"][1][0] in config
+    assignment = course.CHAPTERS[0]
+    nbgrader(root, "generate_assignment", assignment, "--force")
+    released = nbformat.read(root / "release" / assignment / f"{assignment}.ipynb", as_version=4)
+    solved = nbformat.read(authoring.SOLUTIONS / "zh" / f"{assignment}.ipynb", as_version=4)
+    assert released.cells[0].source == solved.cells[0].source, "the Chinese chapter, its heading first"
+    answers = [c.source for c in released.cells if c.metadata.get("nbgrader", {}).get("solution")]
+    assert answers and all(authoring.PROMPTS["zh"][0][0] in a or authoring.PROMPTS["zh"][1][0] in a for a in answers)
+    released_lines = {line.strip() for c in released.cells for line in c.source.splitlines()}
+    regions = [region for c in solved.cells for region in authoring.solution_regions(c.source)]
+    student = nbformat.read(authoring.NOTEBOOKS / "zh" / f"{assignment}.ipynb", as_version=4)
+    outside = {line.strip() for c in student.cells for line in c.source.splitlines()}  # shown to students anyway
+    leaked = {line.strip() for region in regions for line in region.splitlines()} & released_lines - outside
+    assert not [line for line in leaked if len(line) > 12], "no solution text reaches the release"
