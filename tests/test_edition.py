@@ -4,6 +4,7 @@ Every catalog entry must be translated and current (an English paragraph changed
 fails here), keep the English's numbers, code, formulas and links, and use the glossary's terms. The Chinese chapters
 are generated: the same code cells, the markdown from the catalogs."""
 
+import html
 import io
 import re
 from pathlib import Path
@@ -71,6 +72,32 @@ def test_a_chinese_reader_meets_no_english_prose(name):
     for cell in read(ROOT / "notebooks" / "zh" / f"{name}.ipynb").cells:
         if cell.cell_type == "markdown":
             assert not edition.english_prose(cell.source), cell.source[:300]
+
+
+def shown(cell) -> list[str]:
+    """The lines a reader sees of a code cell's outputs: printed text, tables (HTML, else plain text); not a
+    figure's or a widget's plain-text stand-in."""
+    lines = []
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "stream":
+            lines += out.text.splitlines()
+            continue
+        data = out.get("data", {})
+        if "image/png" in data or "application/vnd.jupyter.widget-view+json" in data:
+            continue
+        if "text/html" in data:
+            markup = re.sub(r"<style.*?</style>|<script.*?</script>", "", data["text/html"], flags=re.DOTALL)
+            lines += html.unescape(re.sub(r"<[^>]+>", "\n", markup)).splitlines()
+        elif "text/plain" in data:
+            lines += data["text/plain"].splitlines()
+    return [line.strip() for line in lines if line.strip()]
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_what_a_chinese_chapter_prints_has_no_english_prose(name):
+    found = {cell.get("id"): hits for cell in read(ROOT / "solutions" / "zh" / f"{name}.ipynb").cells
+             if cell.cell_type == "code" and (hits := edition.english_prose("\n".join(shown(cell))))}
+    assert found == {}
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
