@@ -16,13 +16,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .._validate import InputError, check_bool, quote
-from ..i18n import _
 from ..drills import chosen_topics
+from ..i18n import N_, _
 from .schedule import as_utc, card_from_json, scheduler
 
 SCHEMA_VERSION = 1
 ENV_VAR = "LLMEST_PROGRESS"
 BUSY_TIMEOUT_S = 60   # how long a writer waits for another's transaction before giving up
+_UNUSABLE = N_("{name} == {value} cannot be used: {reason}.")
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS cards (id TEXT PRIMARY KEY, topic TEXT NOT NULL, state TEXT NOT NULL, due TEXT NOT NULL);
