@@ -11,6 +11,7 @@ from ._hf_fields import _bias, _Fields
 from ._hf_recent import RECENT_READERS
 from ._validate import InputError, quote
 from .config_file import load as _load
+from .i18n import _
 
 def _llama(f):
     return dict(f.llama_style(), attention_bias=_bias(f.flag("attention_bias", False)),
@@ -142,16 +143,17 @@ def hf_config_fields(config) -> dict:
     config = _load(config)
     model_type = config.get("model_type")
     if model_type is None:
-        raise InputError("model_type", f"config.json: 'model_type' is missing; supported: {', '.join(READERS)}.")
+        raise InputError("model_type", _("config.json: 'model_type' is missing; supported: {types}.").format(
+            types=", ".join(READERS)))
     if not isinstance(model_type, str):
-        raise InputError("model_type",
-                         f"config.json: 'model_type' == {quote(model_type)}, must be a string such as 'llama'.")
+        raise InputError("model_type", _("config.json: 'model_type' == {value}, must be a string such as 'llama'.")
+                         .format(value=quote(model_type)))
     if model_type not in READERS:
         # No "did you mean": a model type with a similar name is another architecture (Phi-2's 'phi' is not 'phi3'),
         # and reading a config as its neighbour would count it silently wrong.
-        raise InputError("model_type", f"config.json: 'model_type' == {quote(model_type)} is not supported; supported: "
-                                       f"{', '.join(READERS)}. A type with a similar name is a different "
-                                       "architecture, so none is substituted.")
+        raise InputError("model_type", _("config.json: 'model_type' == {value} is not supported; supported: {types}. "
+                                         "A type with a similar name is a different architecture, so none is "
+                                         "substituted.").format(value=quote(model_type), types=", ".join(READERS)))
     fields = READERS[model_type](_Fields(config, model_type))
     name = config.get("_name_or_path")
     return dict(fields, name=name if isinstance(name, str) and name else model_type)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ._validate import InputError, quote
 from .config_file import MAX_SIZE
+from .i18n import _
 
 _REQUIRED = object()
 
@@ -21,8 +22,8 @@ class _Fields:
             if self.config.get(key) is not None:
                 return key, self.config[key]
         if default is _REQUIRED:
-            raise InputError(keys[0], f"config.json: '{keys[0]}' is missing; model_type "
-                                      f"'{self.model_type}' needs it.")
+            raise InputError(keys[0], _("config.json: '{key}' is missing; model_type '{model_type}' needs it.").format(
+                key=keys[0], model_type=self.model_type))
         return keys[0], default
 
     def size(self, keys, default=_REQUIRED, minimum=1):
@@ -31,15 +32,18 @@ class _Fields:
             return value
         # JSON integers only: transformers builds no layer 4096.0 wide, so a float (even 4096.0) is refused.
         if type(value) is not int or value < minimum:
-            raise InputError(key, f"config.json: '{key}' == {quote(value)}, must be an integer >= {minimum}.")
+            raise InputError(key, _("config.json: '{key}' == {value}, must be an integer >= {minimum}.").format(
+                key=key, value=quote(value), minimum=minimum))
         if value > MAX_SIZE:
-            raise InputError(key, f"config.json: '{key}' == {quote(value)}, must be <= {MAX_SIZE:,}.")
+            raise InputError(key, _("config.json: '{key}' == {value}, must be <= {maximum}.").format(
+                key=key, value=quote(value), maximum=f"{MAX_SIZE:,}"))
         return value
 
     def flag(self, key, default: bool) -> bool:
         key, value = self._raw(key, default)
         if not isinstance(value, bool):
-            raise InputError(key, f"config.json: '{key}' == {quote(value)}, must be true or false.")
+            raise InputError(key, _("config.json: '{key}' == {value}, must be true or false.").format(
+                key=key, value=quote(value)))
         return value
 
     def str_list(self, key) -> list | None:
@@ -47,13 +51,15 @@ class _Fields:
         if value is None:
             return None
         if not isinstance(value, list) or not all(isinstance(i, str) for i in value):
-            raise InputError(key, f"config.json: '{key}' == {quote(value)}, must be a list of strings.")
+            raise InputError(key, _("config.json: '{key}' == {value}, must be a list of strings.").format(
+                key=key, value=quote(value)))
         return value
 
     def int_list(self, key) -> list:
         key, value = self._raw(key, [])
         if not isinstance(value, list) or not all(type(i) is int for i in value):
-            raise InputError(key, f"config.json: '{key}' == {quote(value)}, must be a list of layer indices.")
+            raise InputError(key, _("config.json: '{key}' == {value}, must be a list of layer indices.").format(
+                key=key, value=quote(value)))
         return value
 
     def local_layers(self, layers: int, default_local) -> int:
@@ -61,8 +67,8 @@ class _Fields:
         types = self.str_list("layer_types")
         if types is not None:
             if len(types) != layers:
-                raise InputError("layer_types", f"config.json: 'layer_types' has {len(types)} entries, must have one "
-                                                f"per layer ({layers}).")
+                raise InputError("layer_types", _("config.json: 'layer_types' has {count} entries, must have one per "
+                                                  "layer ({layers}).").format(count=len(types), layers=layers))
             return sum(t != "full_attention" for t in types)
         return sum(1 for i in range(layers) if default_local(i))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ._hf_fields import _bias
 from ._validate import InputError, quote
+from .i18n import _
 
 
 def _moe_from_layer(f, fields, first_dense_key: str, routed_key: str) -> dict:
@@ -39,8 +40,9 @@ def _deepseek(f):
 
 def _qwen3(f):
     if f.flag("use_sliding_window", False):
-        raise InputError("use_sliding_window", "config.json: 'use_sliding_window' == true is not supported for "
-                                               f"model_type '{f.model_type}' (its published models leave it off).")
+        raise InputError("use_sliding_window", _("config.json: 'use_sliding_window' == true is not supported for "
+                                                 "model_type '{model_type}' (its published models leave it off).")
+                         .format(model_type=f.model_type))
     return dict(f.llama_style(), attention_bias=_bias(f.flag("attention_bias", False)), qk_norm=True,
                 qk_norm_per_head=True)
 
@@ -93,8 +95,9 @@ def _mpt(f):
     ``expansion_ratio`` and ``no_bias`` say, so other values are refused rather than counted as it builds them."""
     if f.size("expansion_ratio", 4) != 4 or not f.flag("no_bias", True):
         key = "expansion_ratio" if f.config.get("expansion_ratio", 4) != 4 else "no_bias"
-        raise InputError(key, f"config.json: '{key}' == {quote(f.config[key])}: transformers' MPT builds "
-                              "expansion_ratio 4 with no_bias true only, so this shape cannot be checked.")
+        raise InputError(key, _("config.json: '{key}' == {value}: transformers' MPT builds expansion_ratio 4 with "
+                                "no_bias true only, so this shape cannot be checked.").format(
+            key=key, value=quote(f.config[key])))
     hidden = f.size("d_model")
     return dict(vocab_size=f.size("vocab_size"), hidden_size=hidden, num_layers=f.size("n_layers"),
                 num_heads=f.size("n_heads"), ffn_hidden_size=4 * hidden, norm="layernorm_no_bias",

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import _validate as v
 from ._validate import InputError, quote
+from .i18n import N_, _
 
 MAX_BYTES = 10_000_000  # a real config.json is a few KB
 # The largest size or count a model may have (hidden size, layers, experts, ...): far above any real model, and
@@ -23,33 +24,43 @@ MAX_SIZE = 10**15
 # Published config.json files, one or more for every model type the library reads, shipped as package data so that a
 # chapter finds them wherever llmest is installed; where each was copied from is in SOURCES.md beside them.
 CONFIGS = Path(str(resources.files("llmest") / "configs"))
+PASTED = N_("the pasted config.json")
+_IRREGULAR = N_("{named} is not a regular file (a FIFO, a device or a socket?).")
+_TOO_LARGE = N_("{name} == {value}, must be <= {maximum}.")
 
 
-def read_json(text: str, param: str = "config", where: str = "the pasted config.json") -> dict:
+def read_json(text: str, param: str = "config", where: str = PASTED) -> dict:
     """The JSON object in ``text`` (a leading byte-order mark allowed)."""
+    where = _(PASTED) if where == PASTED else where
     if not isinstance(text, str):
-        raise InputError(param, f"{param} == {quote(text)}, must be the JSON text of a config.json.")
+        raise InputError(param, _("{param} == {value}, must be the JSON text of a config.json.").format(
+            param=param, value=quote(text)))
     if len(text) > MAX_BYTES:
-        raise InputError(param, f"{where} holds {len(text):,} characters, more than a config.json "
-                                f"(at most {MAX_BYTES:,}).")
+        raise InputError(param, _("{where} holds {length} characters, more than a config.json (at most {most}).")
+                         .format(where=where, length=f"{len(text):,}", most=f"{MAX_BYTES:,}"))
     text = text.removeprefix("\ufeff")
     if not text.strip():
-        raise InputError(param, f"{where} is empty; it must hold a JSON object such as {{\"model_type\": ...}}.")
+        raise InputError(param, _("{where} is empty; it must hold a JSON object such as {example}.").format(
+            where=where, example='{"model_type": ...}'))
     try:
         loaded = json.loads(text)
     except json.JSONDecodeError as err:
-        raise InputError(param, f"{where} is not valid JSON: {err.msg} (line {err.lineno}, column {err.colno}).")
+        raise InputError(param, _("{where} is not valid JSON: {reason} (line {line}, column {column}).").format(
+            where=where, reason=err.msg, line=err.lineno, column=err.colno))
     except RecursionError:
-        raise InputError(param, f"{where} is not a config.json: its JSON is nested too deeply to read.") from None
+        raise InputError(param, _("{where} is not a config.json: its JSON is nested too deeply to read.").format(
+            where=where)) from None
     if not isinstance(loaded, dict):
-        raise InputError(param, f"{where} must hold a JSON object, not {type(loaded).__name__}.")
+        raise InputError(param, _("{where} must hold a JSON object, not {kind}.").format(
+            where=where, kind=type(loaded).__name__))
     return loaded
 
 
 def read_file(path, param: str = "config") -> dict:
     """The JSON object in the file ``path``, or in the ``config.json`` of the folder ``path``."""
     if not isinstance(path, (str, os.PathLike)):
-        raise InputError(param, f"{param} == {quote(path)}, must be a path to a config.json.")
+        raise InputError(param, _("{param} == {value}, must be a path to a config.json.").format(
+            param=param, value=quote(path)))
     named = f"{param} == {quote(path)}"
     info = _stat(path, named, param)
     if stat.S_ISDIR(info.st_mode):
@@ -57,26 +68,29 @@ def read_file(path, param: str = "config") -> dict:
         named = f"{param} == {quote(path)}"
         info = _stat(path, f"{named} (the folder has no config.json)", param)
     if not stat.S_ISREG(info.st_mode):
-        raise InputError(param, f"{named} is not a regular file (a FIFO, a device or a socket?).")
+        raise InputError(param, _(_IRREGULAR).format(named=named))
     if info.st_size > MAX_BYTES:
-        raise InputError(param, f"{named} holds {info.st_size:,} bytes; a config.json holds a few thousand "
-                                f"(at most {MAX_BYTES:,} read).")
+        raise InputError(param, _("{named} holds {size} bytes; a config.json holds a few thousand (at most {most} "
+                                  "read).").format(named=named, size=f"{info.st_size:,}", most=f"{MAX_BYTES:,}"))
     try:
         # Non-blocking, in case the file was swapped for a FIFO since the check above.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as file:
             if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-                raise InputError(param, f"{named} is not a regular file (a FIFO, a device or a socket?).")
+                raise InputError(param, _(_IRREGULAR).format(named=named))
             data = file.read(MAX_BYTES + 1)
     except OSError as err:
-        raise InputError(param, f"{named} cannot be read: {err.strerror or err}.") from None
+        raise InputError(param, _("{named} cannot be read: {reason}.").format(named=named,
+                                                                               reason=err.strerror or err)) from None
     if len(data) > MAX_BYTES:
-        raise InputError(param, f"{named} holds more than {MAX_BYTES:,} bytes; a config.json holds a few thousand.")
+        raise InputError(param, _("{named} holds more than {most} bytes; a config.json holds a few thousand.").format(
+            named=named, most=f"{MAX_BYTES:,}"))
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        raise InputError(param, f"{named} is not UTF-8 text (byte {err.start:,} is {data[err.start]:#04x}): "
-                                "a binary file, not a config.json?") from None
+        raise InputError(param, _("{named} is not UTF-8 text (byte {index} is {byte}): a binary file, not a "
+                                  "config.json?").format(named=named, index=f"{err.start:,}",
+                                                         byte=f"{data[err.start]:#04x}")) from None
     return read_json(text, param, where=named)
 
 
@@ -84,10 +98,10 @@ def _stat(path, named: str, param: str) -> os.stat_result:
     try:
         return os.stat(path)
     except FileNotFoundError:
-        raise InputError(param, f"{named}: no such file.") from None
+        raise InputError(param, _("{named}: no such file.").format(named=named)) from None
     except (OSError, ValueError) as err:  # a name too long, a NUL byte in it, a file where a folder should be
         reason = getattr(err, "strerror", None) or str(err)
-        raise InputError(param, f"{named}: no such file ({reason}).") from None
+        raise InputError(param, _("{named}: no such file ({reason}).").format(named=named, reason=reason)) from None
 
 
 def load(config, param: str = "config") -> dict:
@@ -98,7 +112,8 @@ def load(config, param: str = "config") -> dict:
         return read_json(config, param)
     if isinstance(config, (str, os.PathLike)):
         return read_file(config, param)
-    raise InputError(param, f"{param} == {quote(config)}, must be a dict, a path to config.json, or its JSON text.")
+    raise InputError(param, _("{param} == {value}, must be a dict, a path to config.json, or its JSON text.").format(
+        param=param, value=quote(config)))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -110,8 +125,9 @@ def count(field, value, minimum=1, maximum=MAX_SIZE) -> int:
     if type(value) is int and minimum <= value <= maximum:
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool) and not -MAX_SIZE <= value <= maximum:
-        allowed = f"<= {maximum:,}" if value > maximum else f"an integer >= {minimum}"
-        raise InputError(field, f"{field} == {quote(value)}, must be {allowed}.")  # no 5,000-digit message
+        message = _(_TOO_LARGE) if value > maximum else _("{name} == {value}, must be an integer >= {minimum}.")
+        raise InputError(field, message.format(name=field, value=quote(value), maximum=f"{maximum:,}",
+                                               minimum=minimum))  # no 5,000-digit message
     return v.check_int(field, value, minimum=minimum, maximum=maximum)
 
 
@@ -125,11 +141,12 @@ def sizes(**values) -> list:
             continue
         value = v.plain(value)
         if isinstance(value, (list, tuple, str, bytes)):  # NumPy would read [1] as an array, and [1] * 4 repeats
-            raise InputError(name, f"{name} == {quote(value)}, must be a number (or a NumPy array of them).")
+            raise InputError(name, _("{name} == {value}, must be a number (or a NumPy array of them).").format(
+                name=name, value=quote(value)))
         if isinstance(value, int) and not isinstance(value, bool):
             if not 0 < value <= MAX_SIZE:
-                allowed = "> 0" if value <= 0 else f"<= {MAX_SIZE:,}"
-                raise InputError(name, f"{name} == {quote(value)}, must be {allowed}.")
+                message = _("{name} == {value}, must be > 0.") if value <= 0 else _(_TOO_LARGE)
+                raise InputError(name, message.format(name=name, value=quote(value), maximum=f"{MAX_SIZE:,}"))
         else:
             value = _bounded(name, v.check_positive(name, value))
         checked.append(value)
@@ -141,13 +158,14 @@ def _bounded(name, value):
         return value
     if isinstance(value, float):
         if value > MAX_SIZE:
-            raise InputError(name, f"{name} == {quote(value)}, must be <= {MAX_SIZE:,}.")
+            raise InputError(name, _(_TOO_LARGE).format(name=name, value=quote(value), maximum=f"{MAX_SIZE:,}"))
         return value
     import numpy as np  # an array: NumPy is loaded already
 
     value = np.asarray(value)
     if value.max() > MAX_SIZE:
-        raise InputError(name, f"{name} == {quote(value.max().item())}, must be <= {MAX_SIZE:,}.")
+        raise InputError(name, _(_TOO_LARGE).format(name=name, value=quote(value.max().item()),
+                                                    maximum=f"{MAX_SIZE:,}"))
     # Large integers multiply past int64 (products of three sizes); floats stay exact below 2**53.
     return value.astype(float) if value.dtype.kind in "iu" and value.max() > 2**20 else value
 

@@ -188,8 +188,8 @@ def mixture_bytes(tokens, mix: dict, rates: dict | None = None) -> dict:
     """Cleaned bytes per language for a token budget split by ``mix`` (shares summing to 1)."""
     for name, table in (("mix", mix), ("rates", rates or {})):
         if not isinstance(table, dict):
-            raise v.InputError(name, f"{name} == {v.quote(table)}, must be a dict of language -> number, "
-                                     "e.g. {'english': 0.7, 'code': 0.3}.")
+            raise v.InputError(name, _("{name} == {value}, must be a dict of language -> number, e.g. {example}.")
+                               .format(name=name, value=v.quote(table), example="{'english': 0.7, 'code': 0.3}"))
         for language, value in table.items():
             v.check_choice(name, language, TOKENS_PER_GB)
             if name == "mix":
@@ -198,7 +198,7 @@ def mixture_bytes(tokens, mix: dict, rates: dict | None = None) -> dict:
                 v.check_positive(f"rates[{language!r}]", value)
     total = sum(mix.values())
     if abs(total - 1) > 1e-9:
-        raise v.InputError("mix", f"mix shares sum to {total:g}, must sum to 1.")
+        raise v.InputError("mix", _("mix shares sum to {total}, must sum to 1.").format(total=f"{total:g}"))
     rates = rates or {}
     return {language: cleaned_bytes(tokens * share, rates.get(language) or tokens_per_gb(language))
             for language, share in mix.items() if share > 0}
@@ -216,7 +216,7 @@ def tokens_per_byte(text: str, tokenizer: str = "cl100k_base") -> float:
 
     n_bytes = len(text.encode("utf-8"))
     if n_bytes == 0:
-        raise v.InputError("text", "text is empty: nothing to measure.")
+        raise v.InputError("text", _("text is empty: nothing to measure."))
     return len(bpe_openai.get_encoding(tokenizer).encode_ordinary(text)) / n_bytes
 
 

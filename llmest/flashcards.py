@@ -49,8 +49,8 @@ def _kv_card(name) -> Card:
 def cards(topics=None) -> list[Card]:
     """The cards, in a fixed order; ``topics`` (None, a topic, a comma-separated string or a list) filters them."""
     if topics is not None and not isinstance(topics, (str, list, tuple, set, frozenset)):
-        raise InputError("topics", f"topics == {quote(topics)}, must be a topic or a list of them, from "
-                                   f"{', '.join(TOPICS)}.")
+        raise InputError("topics", _("topics == {value}, must be a topic or a list of them, from {topics}.").format(
+            value=quote(topics), topics=", ".join(TOPICS)))
     chosen = chosen_topics(topics)
     deck = _deck()
     if language() != "en":

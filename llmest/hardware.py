@@ -295,6 +295,7 @@ def price_per_gpu_hour(name) -> float:
     """The workbook's price of one GPU-hour of a GPU (``PRICE_PER_GPU_HOUR``, with where each figure comes from)."""
     g = gpu(name)
     if g.name not in PRICE_PER_GPU_HOUR:
-        raise InputError("price_per_gpu_hour", f"no price per GPU-hour is listed for {g.name!r} (only for "
-                                               f"{', '.join(PRICE_PER_GPU_HOUR)}): give one.")
+        raise InputError("price_per_gpu_hour", _("no price per GPU-hour is listed for {gpu} (only for {listed}): "
+                                                 "give one.").format(gpu=repr(g.name),
+                                                                     listed=", ".join(PRICE_PER_GPU_HOUR)))
     return PRICE_PER_GPU_HOUR[g.name][0]

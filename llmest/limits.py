@@ -13,6 +13,7 @@ import math
 from typing import NamedTuple
 
 from ._validate import InputError, plain, quote
+from .i18n import N_, _
 
 
 class Limit(NamedTuple):
@@ -21,17 +22,17 @@ class Limit(NamedTuple):
     why: str            # appended to the message: why no input lies beyond
 
 
-_GPUS = Limit(None, 10_000_000, " (no cluster is near ten million GPUs)")
+_GPUS = Limit(None, 10_000_000, N_(" (no cluster is near ten million GPUs)"))
 _BATCH = Limit(None, 1_000_000, "")
-_CONTEXT = Limit(None, 100_000_000, " (the longest context windows hold about ten million)")
+_CONTEXT = Limit(None, 100_000_000, N_(" (the longest context windows hold about ten million)"))
 _FEWEST = 100_000       # a count below is one typed without its B or T ("7" for 7B)
 _LEAST_SHARE = 0.001    # an MFU or a yield under 0.1% is no real run
 
 LIMITS = {
-    "n_params": Limit(_FEWEST, 1e15, " (fewer is a count typed without its B; the largest models hold a few "
-                                     "trillion)"),
-    "tokens": Limit(_FEWEST, 1e16, " (fewer is a count typed without its B or T; the largest runs train on tens "
-                                   "of trillions)"),
+    "n_params": Limit(_FEWEST, 1e15, N_(" (fewer is a count typed without its B; the largest models hold a few "
+                                        "trillion)")),
+    "tokens": Limit(_FEWEST, 1e16, N_(" (fewer is a count typed without its B or T; the largest runs train on tens "
+                                      "of trillions)")),
     "gpus": _GPUS,
     "dp": _GPUS,
     "tp": _GPUS,
@@ -40,19 +41,19 @@ LIMITS = {
     "prompt_tokens": _CONTEXT,
     "output_tokens": _CONTEXT,
     "batch": _BATCH,
-    "global_batch_tokens": Limit(None, 1e10, " (the largest runs step on a few tens of millions of tokens)"),
+    "global_batch_tokens": Limit(None, 1e10, N_(" (the largest runs step on a few tens of millions of tokens)")),
     "top": Limit(None, 1_000_000, ""),
     "micro_batch": _BATCH,
     "rank": Limit(None, 65_536, ""),
-    "block_tokens": Limit(None, 65_536, " tokens (servers page the KV cache in blocks of at most a few hundred)"),
-    "requests_per_s": Limit(None, 10_000_000, " (no service is near ten million requests a second)"),
+    "block_tokens": Limit(None, 65_536, N_(" tokens (servers page the KV cache in blocks of at most a few hundred)")),
+    "requests_per_s": Limit(None, 10_000_000, N_(" (no service is near ten million requests a second)")),
     "days": Limit(0.01, 36_500, ""),
-    "price_per_gpu_hour": Limit(None, 10_000, " dollars per GPU-hour"),
+    "price_per_gpu_hour": Limit(None, 10_000, N_(" dollars per GPU-hour")),
     "tokens_per_param": Limit(0.01, 100_000, ""),
     # No accelerator is near 100 PFLOPS: a larger value is FLOP/s typed as TFLOPS.
-    "peak_tflops": Limit(0.001, 100_000, " TFLOPS (e.g. 200 for 200e12 FLOP/s)"),
-    "mfu": Limit(_LEAST_SHARE, None, " (a smaller MFU is no training run)"),
-    "cleaning_yield": Limit(_LEAST_SHARE, None, " (no cleaning keeps less of a crawl)"),
+    "peak_tflops": Limit(0.001, 100_000, N_(" TFLOPS (e.g. 200 for 200e12 FLOP/s)")),
+    "mfu": Limit(_LEAST_SHARE, None, N_(" (a smaller MFU is no training run)")),
+    "cleaning_yield": Limit(_LEAST_SHARE, None, N_(" (no cleaning keeps less of a crawl)")),
 }
 
 
@@ -65,9 +66,9 @@ def bound(value) -> str:
 
 def allowed(name: str) -> str:
     """What ``name`` allows: "<= high", ">= low" or "in [low, high]"."""
-    low, high, _ = LIMITS[name]
+    low, high = LIMITS[name][:2]
     if low is not None and high is not None:
-        return f"in [{bound(low)}, {bound(high)}]"
+        return _("in {interval}").format(interval=f"[{bound(low)}, {bound(high)}]")
     return f">= {bound(low)}" if low is not None else f"<= {bound(high)}"
 
 
@@ -90,4 +91,5 @@ def check_plausible(name: str, value, label: str | None = None) -> None:
         return
     if (low is not None and 0 < value < low) or (high is not None and value > high):
         label = label or name
-        raise InputError(label, f"{label} == {_shown(value)}, must be {allowed(name)}{why}.")
+        raise InputError(label, _("{name} == {value}, must be {interval}.").format(
+            name=label, value=_shown(value), interval=allowed(name) + (_(why) if why else "")))

@@ -26,6 +26,7 @@ from . import memory as mem
 from . import model as m
 from ._hf import _load as load_config
 from ._validate import InputError
+from .i18n import _
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 DEVICES = ("cpu", "meta", "cuda")
@@ -62,11 +63,12 @@ def build_model(config, *, device="cpu", dtype="fp32", attention="sdpa", seed=0)
     v.check_choice("attention", attention, ATTENTION)
     seed = v.check_int("seed", seed, minimum=0)
     if device == "cuda" and not torch.cuda.is_available():
-        raise InputError("device", "device == 'cuda', but PyTorch sees no GPU here; use 'cpu' or 'meta'.")
+        raise InputError("device", _("device == 'cuda', but PyTorch sees no GPU here; use 'cpu' or 'meta'."))
     n_params = m.count_params(m.ModelConfig.from_hf_config(config)).total  # a model_type llmest reads, consistent
     if device != "meta" and n_params > MAX_CPU_PARAMS:
-        raise InputError("config", f"config builds {n_params:,} parameters, {n_params * 4 / 1e9:,.0f} GB in fp32; "
-                                   f"on '{device}' at most {MAX_CPU_PARAMS:,.0f}: use device='meta' to count it.")
+        raise InputError("config", _("config builds {n} parameters, {gb} GB in fp32; on '{device}' at most {most}: "
+                                     "use device='meta' to count it.").format(
+            n=f"{n_params:,}", gb=f"{n_params * 4 / 1e9:,.0f}", device=device, most=f"{MAX_CPU_PARAMS:,.0f}"))
     transformers.logging.set_verbosity_error()  # quiet about configs written for older versions
     hf_config = transformers.AutoConfig.for_model(**config)
     torch.manual_seed(seed)
@@ -76,8 +78,9 @@ def build_model(config, *, device="cpu", dtype="fp32", attention="sdpa", seed=0)
         except ValueError as err:  # e.g. BLOOM and MPT have no SDPA path in transformers
             if "does not support an attention implementation" not in str(err):
                 raise
-            raise InputError("attention", f"attention == {attention!r}: transformers' {config['model_type']} "
-                                          "models have no such implementation; use attention='eager'.") from None
+            raise InputError("attention", _("attention == {attention}: transformers' {model_type} models have no "
+                                            "such implementation; use attention='eager'.").format(
+                attention=repr(attention), model_type=config["model_type"])) from None
     return model.to(DTYPES[dtype])
 
 
@@ -100,7 +103,8 @@ def count_model_params(model) -> int:
 
 def _check_model(model):
     if not isinstance(model, transformers.PreTrainedModel):
-        raise InputError("model", f"model == {model!r}, must be a transformers model (see build_model).")
+        raise InputError("model", _("model == {model}, must be a transformers model (see build_model).").format(
+            model=repr(model)))
 
 
 def _device(model):
@@ -111,15 +115,17 @@ def _check_input_ids(model, input_ids):
     _check_model(model)
     if not (isinstance(input_ids, torch.Tensor) and input_ids.dim() == 2 and not input_ids.is_floating_point()
             and input_ids.numel() > 0):
-        raise InputError("input_ids", f"input_ids == {input_ids!r}, must be a non-empty 2-D tensor of token ids "
-                                      "(batch × sequence; see token_batch).")
+        raise InputError("input_ids", _("input_ids == {ids}, must be a non-empty 2-D tensor of token ids (batch × "
+                                        "sequence; see token_batch).").format(ids=repr(input_ids)))
     if input_ids.device != _device(model):
-        raise InputError("input_ids", f"input_ids are on {input_ids.device}, the model on {_device(model)}: make "
-                                      "them with token_batch(model, ...).")
+        raise InputError("input_ids", _("input_ids are on {ids}, the model on {model}: make them with "
+                                        "token_batch(model, ...).").format(ids=input_ids.device,
+                                                                           model=_device(model)))
     vocab = model.config.vocab_size
     if input_ids.device.type != "meta" and not 0 <= int(input_ids.min()) <= int(input_ids.max()) < vocab:
-        raise InputError("input_ids", f"input_ids range from {int(input_ids.min())} to {int(input_ids.max())}, must "
-                                      f"be in [0, {vocab - 1}] (the vocabulary).")
+        raise InputError("input_ids", _("input_ids range from {low} to {high}, must be in [0, {last}] (the "
+                                        "vocabulary).").format(low=int(input_ids.min()), high=int(input_ids.max()),
+                                                               last=vocab - 1))
 
 
 def _loss(model, input_ids):
@@ -233,8 +239,9 @@ def adamw_state_bytes(model, input_ids, convention="mixed") -> TrainingStateByte
     held_dtypes = {p.dtype for p in params}
     if held_dtypes != {DTYPES[weights_dtype]}:
         held = ", ".join(sorted(str(dtype).removeprefix("torch.") for dtype in held_dtypes))
-        raise InputError("model", f"model holds {held} parameters; the {convention!r} setup keeps its weights "
-                                  f"in {weights_dtype}: build it with dtype={weights_dtype!r}.")
+        raise InputError("model", _("model holds {held} parameters; the {convention} setup keeps its weights in "
+                                    "{dtype}: build it with dtype={quoted}.").format(
+            held=held, convention=repr(convention), dtype=weights_dtype, quoted=repr(weights_dtype)))
     masters = [p.detach().float().clone() for p in params] if with_master else []
     optimizer = torch.optim.AdamW(masters or params)
     model.train()
@@ -300,8 +307,8 @@ def saved_for_backward(model, input_ids, checkpoint=False) -> SavedActivations:
     _check_input_ids(model, input_ids)
     v.check_bool("checkpoint", checkpoint)
     if _device(model).type == "meta":  # meta tensors have no addresses, so shared storages could not be told apart
-        raise InputError("model", "model is on the meta device, where tensors have no storage to count; build it "
-                                  "on 'cpu' (or 'cuda').")
+        raise InputError("model", _("model is on the meta device, where tensors have no storage to count; build it "
+                                    "on 'cpu' (or 'cuda')."))
     model_storages = {t.untyped_storage().data_ptr() for t in [*model.parameters(), *model.buffers()]}
     names = {module: name for name, module in model.named_modules()}
     running = []  # the modules whose forward is under way, innermost last
@@ -352,7 +359,7 @@ def cuda_peak_bytes(run):
     """``torch.cuda.max_memory_allocated()`` while ``run()`` executes: the peak of live tensors, which is what an
     estimate predicts (the process takes more: the CUDA context and the allocator's cache). None without a GPU."""
     if not callable(run):
-        raise InputError("run", f"run == {run!r}, must be a function to call, e.g. lambda: ...")
+        raise InputError("run", _("run == {run}, must be a function to call, e.g. lambda: ...").format(run=repr(run)))
     if not torch.cuda.is_available():
         return None
     torch.cuda.synchronize()

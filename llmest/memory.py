@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from . import _validate as v
 from ._validate import InputError
-from .i18n import N_
+from .i18n import N_, _
 from .kv_cache import BYTES_PER_VALUE, kv_cache_bytes, kv_cache_bytes_for, mla_kv_cache_bytes  # noqa: F401
 from .model import PRESETS, ModelConfig, config_from, count_params
 
@@ -30,7 +30,8 @@ def _config(name: str, value) -> ModelConfig:
         return value
     if isinstance(value, str):
         return v.lookup(name, value, PRESETS)
-    raise InputError(name, f"{name} == {v.quote(value)}, must be a ModelConfig or a preset's name.")
+    raise InputError(name, _("{name} == {value}, must be a ModelConfig or a preset's name.").format(
+        name=name, value=v.quote(value)))
 
 
 def _recompute(name: str, value) -> str:
@@ -296,16 +297,18 @@ def lora_params(model, rank, targets=("q_proj", "v_proj")) -> int:
     """Adapter parameters for a rank and a set of target matrices, from the model's real shapes."""
     cfg = config_from(model)
     if isinstance(targets, str) or not isinstance(targets, (list, tuple, set, frozenset)):
-        raise InputError("targets", f"targets == {v.quote(targets)}, must be a list of matrix names from "
-                                    + ", ".join(LORA_TARGETS) + ".")
+        raise InputError("targets", _("targets == {value}, must be a list of matrix names from {names}.").format(
+            value=v.quote(targets), names=", ".join(LORA_TARGETS)))
     targets = tuple(targets)
     if not targets:
-        raise InputError("targets", "targets == (), must name at least one of " + ", ".join(LORA_TARGETS) + ".")
+        raise InputError("targets", _("targets == (), must name at least one of {names}.").format(
+            names=", ".join(LORA_TARGETS)))
     for t in targets:
         v.check_choice("targets", t, LORA_TARGETS)
     if cfg.is_moe and set(targets) & {"gate_proj", "up_proj", "down_proj"}:
-        raise InputError("targets", f"targets == {targets}: {cfg.name or 'this model'} is a mixture of experts; "
-                                    "adapters on expert FFNs are not modelled, target attention only.")
+        raise InputError("targets", _("targets == {targets}: {model} is a mixture of experts; adapters on expert "
+                                      "FFNs are not modelled, target attention only.").format(
+            targets=targets, model=cfg.name or _("this model")))
     shapes = target_shapes(cfg)
     return cfg.num_layers * sum(lora_matrix_params(rank, *shapes[t]) for t in targets)
 
@@ -319,8 +322,8 @@ def sharded_state_bytes(n_params, per_param: StateBytes, zero=0, dp=1) -> dict:
     """Training states per GPU when ZeRO shards them over dp data-parallel GPUs: stage 1 the optimizer states and
     master copy, stage 2 also the gradients, stage 3 (FSDP) also the weights."""
     if not isinstance(per_param, StateBytes):
-        raise InputError("per_param", f"per_param == {v.quote(per_param)}, must be the StateBytes of "
-                                      "state_bytes_per_param().")
+        raise InputError("per_param", _("per_param == {value}, must be the StateBytes of state_bytes_per_param().")
+                         .format(value=v.quote(per_param)))
     v.check_int("zero", zero, minimum=0, maximum=3)
     return {
         "weights": n_params * per_param.weights / (dp if zero >= 3 else 1),

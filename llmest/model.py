@@ -102,15 +102,17 @@ class ModelConfig:
 
         kv = self.num_heads if self.num_kv_heads is None else count("num_kv_heads", self.num_kv_heads)
         if kv > self.num_heads:
-            raise InputError("num_kv_heads", f"'num_kv_heads' == {kv}, must be <= 'num_heads' ({self.num_heads}).")
+            raise InputError("num_kv_heads", _("'num_kv_heads' == {kv}, must be <= 'num_heads' ({heads}).").format(
+                kv=kv, heads=self.num_heads))
         if self.num_heads % kv:
-            raise InputError("num_kv_heads", f"'num_heads' must be divisible by 'num_kv_heads' "
-                                             f"({self.num_heads} % {kv} != 0).")
+            raise InputError("num_kv_heads", _("'num_heads' must be divisible by 'num_kv_heads' ({heads} % {kv} != 0).")
+                             .format(heads=self.num_heads, kv=kv))
         fill("num_kv_heads", kv)
         if self.head_dim is None:
             if self.hidden_size % self.num_heads:
-                raise InputError("num_heads", f"'hidden_size' must be divisible by 'num_heads' "
-                                              f"({self.hidden_size} % {self.num_heads} != 0), or give 'head_dim'.")
+                raise InputError("num_heads", _("'hidden_size' must be divisible by 'num_heads' ({hidden} % {heads} "
+                                                "!= 0), or give 'head_dim'.").format(hidden=self.hidden_size,
+                                                                                      heads=self.num_heads))
             fill("head_dim", self.hidden_size // self.num_heads)
         else:
             fill("head_dim", count("head_dim", self.head_dim))
@@ -125,7 +127,7 @@ class ModelConfig:
         self._check_moe(fill)
         self._check_attention(fill)
         if not isinstance(self.name, str):
-            raise InputError("name", f"name == {quote(self.name)}, must be text.")
+            raise InputError("name", _("name == {value}, must be text.").format(value=quote(self.name)))
 
     def _check_moe(self, fill):
         experts = count("num_experts", self.num_experts, minimum=0)
@@ -135,15 +137,15 @@ class ModelConfig:
                                  ("num_shared_experts", 0), ("shared_expert_ffn_hidden_size", None),
                                  ("shared_expert_gate", False), ("moe_layers", None)):
                 if getattr(self, field) is not empty and getattr(self, field) != 0:
-                    raise InputError(field, f"{field} == {quote(getattr(self, field))} needs num_experts >= 1 "
-                                            "(num_experts == 0 means a dense model).")
+                    raise InputError(field, _("{field} == {value} needs num_experts >= 1 (num_experts == 0 means a "
+                                              "dense model).").format(field=field, value=quote(getattr(self, field))))
             for field in ("experts_per_token", "moe_layers", "expert_ffn_hidden_size", "num_shared_experts",
                           "shared_expert_ffn_hidden_size"):
                 fill(field, 0)
             return
         if self.experts_per_token is None:
-            raise InputError("experts_per_token", "experts_per_token is missing: a MoE model (num_experts == "
-                                                  f"{experts}) needs it, in [1, {experts}].")
+            raise InputError("experts_per_token", _("experts_per_token is missing: a MoE model (num_experts == "
+                                                    "{experts}) needs it, in [1, {experts}].").format(experts=experts))
         fill("experts_per_token", count("experts_per_token", self.experts_per_token, maximum=experts))
         fill("expert_ffn_hidden_size", self.ffn_hidden_size if self.expert_ffn_hidden_size is None
              else count("expert_ffn_hidden_size", self.expert_ffn_hidden_size))
@@ -157,31 +159,33 @@ class ModelConfig:
 
     def _check_attention(self, fill):
         if self.qk_norm_per_head and not self.qk_norm:
-            raise InputError("qk_norm_per_head", "qk_norm_per_head == True needs qk_norm == True.")
+            raise InputError("qk_norm_per_head", _("qk_norm_per_head == True needs qk_norm == True."))
         if self.kv_lora_rank is None:
             for field in ("q_lora_rank", "qk_rope_head_dim", "v_head_dim"):
                 if getattr(self, field) is not None:
-                    raise InputError(field, f"{field} == {quote(getattr(self, field))} is a field of multi-head "
-                                            "latent attention: give kv_lora_rank too.")
+                    raise InputError(field, _("{field} == {value} is a field of multi-head latent attention: give "
+                                              "kv_lora_rank too.").format(field=field,
+                                                                          value=quote(getattr(self, field))))
         else:
             fill("kv_lora_rank", count("kv_lora_rank", self.kv_lora_rank))
             if self.q_lora_rank is not None:
                 fill("q_lora_rank", count("q_lora_rank", self.q_lora_rank))
             if self.qk_rope_head_dim is None:
-                raise InputError("qk_rope_head_dim", "qk_rope_head_dim is missing: multi-head latent attention "
-                                                     "(kv_lora_rank given) needs it.")
+                raise InputError("qk_rope_head_dim", _("qk_rope_head_dim is missing: multi-head latent attention "
+                                                       "(kv_lora_rank given) needs it."))
             fill("qk_rope_head_dim", count("qk_rope_head_dim", self.qk_rope_head_dim, maximum=self.head_dim - 1))
             fill("v_head_dim", self.head_dim if self.v_head_dim is None else count("v_head_dim", self.v_head_dim))
         if self.local_window is None:
             if self.local_layers not in (None, 0):
-                raise InputError("local_layers", f"local_layers == {quote(self.local_layers)} needs local_window.")
+                raise InputError("local_layers", _("local_layers == {value} needs local_window.").format(
+                    value=quote(self.local_layers)))
             fill("local_layers", 0)
         else:
             fill("local_window", count("local_window", self.local_window, minimum=2))  # 1 would keep nothing
             fill("local_layers", self.num_layers if self.local_layers is None
                  else count("local_layers", self.local_layers, minimum=0, maximum=self.num_layers))
         if self.router_bias and not self.num_experts:
-            raise InputError("router_bias", "router_bias == True needs num_experts >= 1 (a router).")
+            raise InputError("router_bias", _("router_bias == True needs num_experts >= 1 (a router)."))
 
     @property
     def is_mla(self) -> bool:
@@ -213,8 +217,9 @@ class ModelConfig:
         for key in changes:
             if key not in names:
                 close = difflib.get_close_matches(str(key), names, n=2, cutoff=0.6)
-                hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-                raise InputError(key, f"{quote(key)} is not a field of ModelConfig.{hint}")
+                hint = _(" Did you mean {choices}?").format(choices=_(" or ").join(repr(c) for c in close)) \
+                    if close else ""
+                raise InputError(key, _("{key} is not a field of ModelConfig.").format(key=quote(key)) + hint)
         kept = {f: getattr(self, f) for f in names if f not in DERIVED or f in self._given}
         return ModelConfig(**{**kept, **changes})
 
@@ -253,7 +258,8 @@ class ParamCount:
         note) and gpt-oss's "3.6B active" leave out the input embedding; GLM-4.5-Air's "12B" the output head too."""
         for part in parts:
             if part not in self.parts:
-                raise InputError("parts", f"part == {quote(part)}, must be one of {', '.join(self.parts)}.")
+                raise InputError("parts", _("part == {part}, must be one of {parts}.").format(
+                    part=quote(part), parts=", ".join(self.parts)))
         return self.active - sum(self.parts[part] for part in parts)
 
     def table(self) -> str:
@@ -282,7 +288,8 @@ class ParamCount:
 def count_params(cfg: ModelConfig) -> ParamCount:
     """Exact parameter count of a ModelConfig, part by part."""
     if not isinstance(cfg, ModelConfig):
-        raise InputError("cfg", f"cfg == {quote(cfg)}, must be a ModelConfig (see ModelConfig.from_hf_config).")
+        raise InputError("cfg", _("cfg == {cfg}, must be a ModelConfig (see ModelConfig.from_hf_config).").format(
+            cfg=quote(cfg)))
     H, L = cfg.hidden_size, cfg.num_layers
     dense_layers = L - cfg.moe_layers
     per_layer_norms = cfg.norms_per_layer * norm_params(H, cfg.norm)
@@ -350,8 +357,9 @@ def config_from(model) -> ModelConfig:
         except InputError:
             pass
         close = difflib.get_close_matches(model, PRESETS, n=3, cutoff=0.5)
-        hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-        raise InputError("model", f"model == {quote(model)} is neither a preset nor a config.json path.{hint}")
+        hint = _(" Did you mean {choices}?").format(choices=_(" or ").join(repr(c) for c in close)) if close else ""
+        raise InputError("model", _("model == {model} is neither a preset nor a config.json path.").format(
+            model=quote(model)) + hint)
     return ModelConfig.from_hf_config(load(model, "model"))
 
 

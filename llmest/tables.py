@@ -65,8 +65,8 @@ def _cell(value, row: int, column: int) -> str:
             return format_number(value)
         except v.InputError as err:
             raise v.InputError("rows", f"rows[{row}][{column}]: {err}") from None
-    raise v.InputError("rows", f"rows[{row}][{column}] == {v.quote(value)}, must be text or a number (format it "
-                               "with llmest.units first).")
+    raise v.InputError("rows", _("rows[{row}][{column}] == {value}, must be text or a number (format it with "
+                                 "llmest.units first).").format(row=row, column=column, value=v.quote(value)))
 
 
 @dataclass(frozen=True)
@@ -82,21 +82,24 @@ class Table:
 
     def __post_init__(self):
         if not isinstance(self.columns, (list, tuple)) or not self.columns:
-            raise v.InputError("columns", f"columns == {v.quote(self.columns)}, must be a list of column names.")
+            raise v.InputError("columns", _("columns == {value}, must be a list of column names.").format(
+                value=v.quote(self.columns)))
         columns = tuple(str(c) for c in self.columns)
         if not isinstance(self.rows, (list, tuple)) or not all(isinstance(r, (list, tuple)) for r in self.rows):
-            raise v.InputError("rows", f"rows == {v.quote(self.rows)}, must be a list of rows, each a list of cells.")
+            raise v.InputError("rows", _("rows == {value}, must be a list of rows, each a list of cells.").format(
+                value=v.quote(self.rows)))
         if not isinstance(self.units, dict):
-            raise v.InputError("units", f"units == {v.quote(self.units)}, must be a dict of column: unit.")
+            raise v.InputError("units", _("units == {value}, must be a dict of column: unit.").format(
+                value=v.quote(self.units)))
         rows = tuple(tuple(row) for row in self.rows)
         for i, row in enumerate(rows):
             if len(row) != len(columns):
-                raise v.InputError("rows", f"rows[{i}] has {len(row)} cells, must have one per column "
-                                           f"({len(columns)}).")
+                raise v.InputError("rows", _("rows[{i}] has {cells} cells, must have one per column ({columns}).")
+                                   .format(i=i, cells=len(row), columns=len(columns)))
         unknown = [name for name in self.units if name not in columns]
         if unknown:
-            raise v.InputError("units", f"units names {v.quote(unknown[0])}, which is not a column "
-                                        f"({', '.join(columns)}).")
+            raise v.InputError("units", _("units names {name}, which is not a column ({columns}).").format(
+                name=v.quote(unknown[0]), columns=", ".join(columns)))
         object.__setattr__(self, "columns", columns)
         object.__setattr__(self, "rows", tuple(tuple(_cell(x, i, j) for j, x in enumerate(row))
                                                for i, row in enumerate(rows)))

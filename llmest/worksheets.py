@@ -85,7 +85,8 @@ def write_worksheet(directory, seed: int, n: int = 10, topics=None, level: str =
     InputError for ``param``, the caller's name for the folder."""
     problems = drill_set(seed, n, topics, level)
     if not isinstance(directory, (str, os.PathLike)) or not os.fspath(directory):
-        raise InputError(param, f"{param} == {directory!r}, must be the path of a folder.")
+        raise InputError(param, _("{name} == {value}, must be the path of a folder.").format(name=param,
+                                                                                          value=repr(directory)))
     out = Path(directory)
     pages = {f"{name}.{suffix}": render(problems, seed, key) for name, key in (("worksheet", False), ("key", True))
              for suffix, render in (("md", worksheet_markdown), ("html", worksheet_html))}
@@ -99,8 +100,8 @@ def write_worksheet(directory, seed: int, n: int = 10, topics=None, level: str =
             paths[name].write_text(text, encoding="utf-8")
     except (OSError, ValueError) as err:  # ValueError: a NUL in the path
         where = f" ({paths[name]})" if paths else ""
-        raise InputError(param, f"{param} == {_shown(directory)}: cannot write the worksheet there"
-                               f"{where}: {getattr(err, 'strerror', None) or err}.") from None
+        raise InputError(param, _("{name} == {value}: cannot write the worksheet there{where}: {reason}.").format(
+            name=param, value=_shown(directory), where=where, reason=getattr(err, "strerror", None) or err)) from None
     return paths
 
 

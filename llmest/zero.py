@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import _validate as v
 from ._validate import InputError
+from .i18n import _
 from .memory import StateBytes, sharded_state_bytes
 
 # DeepSpeedZeroConfig's defaults, in elements (not bytes): reduce_bucket_size 5e8, stage3_prefetch_bucket_size 5e7,
@@ -25,11 +26,12 @@ def _check_offload(offload, zero):
     """An offload setting DeepSpeed accepts at this ZeRO stage."""
     v.check_choice("offload", offload, OFFLOAD)
     if offload != "none" and zero == 0:
-        raise InputError("offload", f"offload == {v.quote(offload)} needs ZeRO (zero >= 1): DeepSpeed offloads the "
-                                    "partitioned optimizer states.")
+        raise InputError("offload", _("offload == {offload} needs ZeRO (zero >= 1): DeepSpeed offloads the "
+                                      "partitioned optimizer states.").format(offload=v.quote(offload)))
     if offload == "optimizer+params" and zero != 3:
-        raise InputError("offload", f"offload == {v.quote(offload)} needs zero == 3: only ZeRO-3 partitions the "
-                                    f"parameters it would offload (zero == {zero}).")
+        raise InputError("offload", _("offload == {offload} needs zero == 3: only ZeRO-3 partitions the parameters "
+                                      "it would offload (zero == {zero}).").format(offload=v.quote(offload),
+                                                                                   zero=zero))
     return offload
 
 
@@ -65,8 +67,8 @@ def offloaded_state_bytes(n_params, per_param: StateBytes, zero=1, dp=1, offload
     ``offload="optimizer+params"`` (ZeRO-Infinity's offload_param, ZeRO-3): the 16-bit weight shard moves too.
     CPU bytes are per GPU: a node holds that times its GPUs. ``offload="none"``: sharded_state_bytes, no CPU."""
     if not isinstance(per_param, StateBytes):
-        raise InputError("per_param", f"per_param == {v.quote(per_param)}, must be the StateBytes of "
-                                      "state_bytes_per_param().")
+        raise InputError("per_param", _("per_param == {value}, must be the StateBytes of state_bytes_per_param().")
+                         .format(value=v.quote(per_param)))
     v.check_choice("offload", offload, OFFLOAD)
     v.check_int("zero", zero, minimum=0 if offload == "none" else 1, maximum=3)  # offload needs ZeRO
     _check_offload(offload, zero)

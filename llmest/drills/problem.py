@@ -203,10 +203,11 @@ def chosen_topics(topics) -> tuple:
     if isinstance(topics, str):
         topics = [t.strip() for t in topics.split(",") if t.strip()]
     if not isinstance(topics, (list, tuple)):
-        raise InputError("topics", f"topics == {quote(topics)}, must be a topic or a list of them, from "
-                                   f"{', '.join(TOPICS)}.")
+        raise InputError("topics", _("topics == {value}, must be a topic or a list of them, from {topics}.").format(
+            value=quote(topics), topics=", ".join(TOPICS)))
     for topic in topics:
         check_choice("topics", topic, TOPICS)
     if not topics:
-        raise InputError("topics", f"topics == {topics!r} is empty; choose from {', '.join(TOPICS)}.")
+        raise InputError("topics", _("topics == {value} is empty; choose from {topics}.").format(
+            value=repr(topics), topics=", ".join(TOPICS)))
     return tuple(topics)

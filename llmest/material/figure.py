@@ -59,7 +59,8 @@ def convert(value, from_unit: str, to_unit: str):
     check_choice("from_unit", from_unit, UNITS)
     check_choice("to_unit", to_unit, UNITS)
     if not _convertible(from_unit, to_unit):
-        raise InputError("to_unit", f"to_unit == {to_unit!r}, must measure what {from_unit!r} measures.")
+        raise InputError("to_unit", _("to_unit == {to_unit}, must measure what {from_unit} measures.").format(
+            to_unit=repr(to_unit), from_unit=repr(from_unit)))
     return value * UNITS[from_unit].scale / UNITS[to_unit].scale
 
 
@@ -92,16 +93,18 @@ class Figure:
         for name in ("unit", "stated_in"):
             value = getattr(self, name)
             if value and value not in UNITS:
-                raise InputError(name, f"{name} == {value!r}, must be one of {', '.join(UNITS)}.")
+                raise InputError(name, _("{name} == {value}, must be one of {allowed}.").format(
+                    name=name, value=repr(value), allowed=", ".join(UNITS)))
         if not _convertible(self.unit, self.stated_unit):
-            raise InputError("stated_in", f"stated_in == {self.stated_in!r}, must measure what unit == "
-                                          f"{self.unit!r} measures.")
+            raise InputError("stated_in", _("stated_in == {stated_in}, must measure what unit == {unit} measures.")
+                             .format(stated_in=repr(self.stated_in), unit=repr(self.unit)))
         if self.stated is None and not (self.verdict or self.depends_on or self.literature):
-            raise InputError("verdict", f"figure {self.key!r}: a claim with no number (stated=None) needs a verdict, "
-                                        "depends_on or literature.")
+            raise InputError("verdict", _("figure {key}: a claim with no number (stated=None) needs a verdict, "
+                                          "depends_on or literature.").format(key=repr(self.key)))
         if self.verdict not in ("", "confirmed", "erratum") or (self.verdict and self.stated is not None):
-            raise InputError("verdict", f"figure {self.key!r}: verdict == {self.verdict!r}, must be 'confirmed' or "
-                                        "'erratum', and only for a claim with no number (stated=None).")
+            raise InputError("verdict", _("figure {key}: verdict == {verdict}, must be 'confirmed' or 'erratum', and "
+                                          "only for a claim with no number (stated=None).").format(
+                key=repr(self.key), verdict=repr(self.verdict)))
 
     @property
     def shown_claim(self) -> str:
@@ -267,8 +270,9 @@ def boxes(keys=None, status: str | None = None) -> Rendered:
         check_choice("status", status, STATUSES)
         rows = [f for f in rows if f.status == status]
     if not rows:
-        raise InputError("keys", f"keys == {keys!r}, must name at least one figure"
-                                 + (f" of status {status!r}." if status else "."))
+        message = _("keys == {keys}, must name at least one figure of status {status}.") if status else _(
+            "keys == {keys}, must name at least one figure.")
+        raise InputError("keys", message.format(keys=repr(keys), status=repr(status)))
     return Rendered("\n\n".join(f.box() for f in rows), boxes_html(rows))
 
 
@@ -277,7 +281,8 @@ def table(chapter: int | None = None, keys=None) -> Rendered:
     prints as text, and Jupyter shows it as an HTML table that also gives each figure's claim."""
     rows = [get(key) for key in keys] if keys is not None else figures(chapter)
     if not rows:
-        raise InputError("chapter", f"chapter == {chapter}, no figures are registered for it.")
+        raise InputError("chapter", _("chapter == {chapter}, no figures are registered for it.").format(
+            chapter=chapter))
     cells = [(f.key, _(STATUS_WORDS[f.status]), f.stated_value_text or _("(no number)"), f._fmt(f.compared))
              for f in rows]
     head = [_(LABELS[name]) for name in ("figure", "status", "material", "recomputed")]

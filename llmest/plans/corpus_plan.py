@@ -101,8 +101,8 @@ def estimate_corpus(n_params=None, *, tokens=None, tokens_per_param=TOKENS_PER_P
         budget, optimal = cluster.flops, cluster.chinchilla(tokens_per_param)
     if n_params is None:
         if optimal is None:
-            raise v.InputError("n_params", "give n_params, or gpus (with days) for the model a cluster affords: "
-                                           "neither was given.")
+            raise v.InputError("n_params", _("give n_params, or gpus (with days) for the model a cluster affords: "
+                                             "neither was given."))
         n_params = optimal[0]
     tokens = chinchilla_tokens(n_params, tokens_per_param) if tokens is None else tokens
     mix = {"english": 1.0} if mix is None else mix

@@ -23,6 +23,7 @@ import numpy as np
 from .. import _validate as v
 from .. import comm, hardware
 from .._validate import InputError
+from ..i18n import _
 from ..memory import (MEMORY_MARGIN, RECOMPUTE, RUNTIME_OVERHEAD_BYTES, model_layer_activation_bytes,
                       output_activation_bytes, state_bytes_per_param)
 from ..model import config_from
@@ -105,11 +106,13 @@ class LayoutSearch:
         rows = np.ones(len(self.order), dtype=bool)
         for name, value in layout.items():
             if name not in COLUMNS[:9]:
-                raise InputError(name, f"{name}: not a setting of a layout (one of {', '.join(COLUMNS[:9])}).")
+                raise InputError(name, _("{name}: not a setting of a layout (one of {settings}).").format(
+                    name=name, settings=", ".join(COLUMNS[:9])))
             rows &= self.columns[name] == value
         found = np.flatnonzero(rows)
         if len(found) != 1:
-            raise InputError("layout", f"layout == {layout}: {len(found)} layouts match, not one.")
+            raise InputError("layout", _("layout == {layout}: {count} layouts match, not one.").format(
+                layout=layout, count=len(found)))
         return {name: column[found[0]].item() if hasattr(column[found[0]], "item") else column[found[0]]
                 for name, column in self.columns.items()}
 
@@ -186,21 +189,25 @@ def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_token
     v.check_int("global_batch_tokens", global_batch_tokens, maximum=10**10)
     if global_batch_tokens % seq_len:
         fewer = global_batch_tokens // seq_len * seq_len
-        raise InputError("global_batch_tokens", f"global_batch_tokens == {global_batch_tokens:,} must be a whole "
-                                                f"number of sequences of {seq_len:,} tokens (the nearest are "
-                                                f"{fewer:,} and {fewer + seq_len:,}){_binary(global_batch_tokens)}.")
+        raise InputError("global_batch_tokens", _("global_batch_tokens == {tokens} must be a whole number of "
+                                                  "sequences of {seq_len} tokens (the nearest are {fewer} and "
+                                                  "{more}){hint}.").format(
+            tokens=f"{global_batch_tokens:,}", seq_len=f"{seq_len:,}", fewer=f"{fewer:,}",
+            more=f"{fewer + seq_len:,}", hint=_binary(global_batch_tokens)))
     sequences = global_batch_tokens // seq_len
     net = g.network
     columns = _enumerate(cfg, gpus, (sequences, seq_len), net.gpus_per_node, micro_batch_sizes, zero_stages,
                          recomputations)
     if columns is None and _enumerate(cfg, gpus, (sequences, seq_len), net.gpus_per_node, (1,), (0,), ("none",)):
-        raise InputError("micro_batch_sizes", f"micro_batch_sizes == {micro_batch_sizes}: none divides the "
-                                              f"{sequences:,} sequences of a step evenly over the data-parallel "
-                                              "replicas of any layout; include 1.")
+        raise InputError("micro_batch_sizes", _("micro_batch_sizes == {sizes}: none divides the {sequences} "
+                                                "sequences of a step evenly over the data-parallel replicas of any "
+                                                "layout; include 1.").format(sizes=micro_batch_sizes,
+                                                                              sequences=f"{sequences:,}"))
     if columns is None:
-        raise InputError("gpus", f"gpus == {gpus:,}: no layout splits {sequences:,} sequences of {seq_len:,} tokens "
-                                 f"and {cfg.name or 'the model'} over them (the data-parallel degree must divide the "
-                                 "sequences, the tensor-parallel one the heads, the pipeline one the layers).")
+        raise InputError("gpus", _("gpus == {gpus}: no layout splits {sequences} sequences of {seq_len} tokens and "
+                                   "{model} over them (the data-parallel degree must divide the sequences, the "
+                                   "tensor-parallel one the heads, the pipeline one the layers).").format(
+            gpus=f"{gpus:,}", sequences=f"{sequences:,}", seq_len=f"{seq_len:,}", model=cfg.name or _("the model")))
     v.check_bool("fp32_norms", fp32_norms)
     _memory(columns, cfg, seq_len, sequences, convention, optimizer, schedule, sequence_parallel, flash, fp32_norms,
             overhead_bytes)
@@ -218,13 +225,14 @@ def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_token
 def _binary(tokens) -> str:
     """A hint for a batch typed in decimal millions: papers' "4M tokens" usually means 4 × 2**20."""
     millions = tokens // 10**6
-    return f"; a paper's '{millions}M tokens' is usually {millions} × 2**20 = {millions * 2**20:,}" \
-        if tokens % 10**6 == 0 and millions else ""
+    return _("; a paper's '{millions}M tokens' is usually {millions} × 2**20 = {tokens}").format(
+        millions=millions, tokens=f"{millions * 2**20:,}") if tokens % 10**6 == 0 and millions else ""
 
 
 def _tuple(name, values) -> tuple:
     if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple)) or not values:
-        raise InputError(name, f"{name} == {v.quote(values)}, must be a non-empty list.")
+        raise InputError(name, _("{name} == {value}, must be a non-empty list.").format(name=name,
+                                                                                     value=v.quote(values)))
     return tuple(values)
 
 

@@ -69,7 +69,8 @@ def check_parallel(cfg: ModelConfig, dp, tp, pp, zero):
     v.check_int("pp", pp, maximum=cfg.num_layers)
     v.check_int("zero", zero, minimum=0, maximum=3)
     if cfg.num_heads % tp:
-        raise InputError("tp", f"tp == {tp} must divide the attention heads ({cfg.num_heads} % {tp} != 0).")
+        raise InputError("tp", _("tp == {tp} must divide the attention heads ({heads} % {tp} != 0).").format(
+            tp=tp, heads=cfg.num_heads))
 
 
 def _check_activations(micro_batch, seq_len, recompute, flash, overhead_bytes):
@@ -94,17 +95,22 @@ def _check_layout(cfg: ModelConfig, dp, cp, ep, seq_len, flash):
     v.check_int("cp", cp)
     v.check_int("ep", ep)
     if seq_len % cp:
-        raise InputError("cp", f"cp == {cp} must divide the sequence ({seq_len:,} % {cp} != 0).")
+        raise InputError("cp", _("cp == {cp} must divide the sequence ({seq_len} % {cp} != 0).").format(
+            cp=cp, seq_len=f"{seq_len:,}"))
     if cp > 1 and not flash:
-        raise InputError("cp", f"cp == {cp} with flash=False: context parallelism runs on fused attention "
-                               "(Megatron-Core's uses Transformer Engine's), the only kind modelled with it.")
+        raise InputError("cp", _("cp == {cp} with flash=False: context parallelism runs on fused attention "
+                                 "(Megatron-Core's uses Transformer Engine's), the only kind modelled with it.")
+                         .format(cp=cp))
     if ep > 1 and not cfg.is_moe:
-        raise InputError("ep", f"ep == {ep}, must be 1: {cfg.name or 'this model'} has no experts to split.")
+        raise InputError("ep", _("ep == {ep}, must be 1: {model} has no experts to split.").format(
+            ep=ep, model=cfg.name or _("this model")))
     if cfg.is_moe and cfg.num_experts % ep:
-        raise InputError("ep", f"ep == {ep} must divide the routed experts ({cfg.num_experts} % {ep} != 0).")
+        raise InputError("ep", _("ep == {ep} must divide the routed experts ({experts} % {ep} != 0).").format(
+            ep=ep, experts=cfg.num_experts))
     if (dp * cp) % ep:
-        raise InputError("ep", f"ep == {ep} must divide the data-parallel GPUs dp·cp ({dp * cp} % {ep} != 0): "
-                               "expert parallelism splits the experts over GPUs that hold the same dense layers.")
+        raise InputError("ep", _("ep == {ep} must divide the data-parallel GPUs dp·cp ({gpus} % {ep} != 0): expert "
+                                 "parallelism splits the experts over GPUs that hold the same dense layers.").format(
+            ep=ep, gpus=dp * cp))
 
 
 @v.checked(offload=v.one_of(OFFLOAD), **v.WHOLE)
@@ -230,8 +236,9 @@ def min_gpus(plan, gpu, margin=MEMORY_MARGIN, limit=4096):
     """The smallest n for which ``plan(n)`` (a MemoryBreakdown per GPU) fits, or None below ``limit``.
     Example: ``min_gpus(lambda n: training_memory(cfg, zero=3, dp=n), "A100 80GB")``."""
     if not callable(plan):
-        raise InputError("plan", f"plan == {v.quote(plan)}, must be a function of the GPU count that returns a "
-                                 "MemoryBreakdown (e.g. lambda n: training_memory(cfg, zero=3, dp=n)).")
+        raise InputError("plan", _("plan == {plan}, must be a function of the GPU count that returns a "
+                                   "MemoryBreakdown (e.g. lambda n: training_memory(cfg, zero=3, dp=n)).").format(
+            plan=v.quote(plan)))
     usable = usable_bytes(gpu, margin)
     n = 1
     while n <= limit:

@@ -86,7 +86,7 @@ class TimeEstimate:
         """What counting the attention changes, as a reader sees it: the days on 6·N·D alone and with the
         attention at the same MFU, and that MFU counted on 6·N·D alone (a run estimated with ``seq_len``)."""
         if self.seq_len is None:
-            raise v.InputError("seq_len", "attention_text needs an estimate with seq_len: none was given.")
+            raise v.InputError("seq_len", _("attention_text needs an estimate with seq_len: none was given."))
         return _("6·N·D only: {plain} days; with the attention at {seq_len} tokens: {days} days at the same {mfu} "
                  "MFU, which on 6·N·D alone is {mfu_plain}").format(
             plain=f"{self.days * self.matmul_flops / self.flops:.1f}", seq_len=f"{self.seq_len:,}",
@@ -110,11 +110,13 @@ def estimate_time(tokens, *, n_params=None, model=None, gpus=1, gpu="A100 80GB",
     ``mfu`` is then read as counting them too. ``peak_flops_per_s`` overrides the GPU's dense BF16 peak;
     ``price_per_gpu_hour`` the GPU's listed price (``hardware.PRICE_PER_GPU_HOUR``)."""
     if (n_params is None) == (model is None):
-        given = "both were given" if model is not None else "neither was given"
-        raise v.InputError("n_params", f"give n_params (e.g. 7e9) or model (a preset or config), not both: {given}.")
+        given = _("both were given") if model is not None else _("neither was given")
+        raise v.InputError("n_params", _("give n_params (e.g. 7e9) or model (a preset or config), not both: "
+                                         "{given}.").format(given=given))
     if seq_len is not None and model is None:
-        raise v.InputError("seq_len", f"seq_len == {seq_len:,} needs model: the attention FLOPs depend on its layers, "
-                                      "heads and head widths, which a parameter count does not give.")
+        raise v.InputError("seq_len", _("seq_len == {seq_len} needs model: the attention FLOPs depend on its layers, "
+                                        "heads and head widths, which a parameter count does not give.").format(
+            seq_len=f"{seq_len:,}"))
     n, note = (n_params, "") if model is None else (flops_params(model), flops_params_note(model))
     attention = 0.0 if seq_len is None else attention_flops_per_token_for(model, seq_len) * tokens
     est = _time(training_flops(n, tokens) + attention, n, note, tokens, gpus, gpu, mfu, peak_flops_per_s,
@@ -169,7 +171,7 @@ def estimate_mfu(n_params, tokens, *, gpu_hours=None, gpus=None, days=None, gpu=
     ``peak_flops_per_s`` overrides the GPU's dense BF16 peak."""
     if gpu_hours is None:
         if gpus is None or days is None:
-            raise v.InputError("gpu_hours", "give gpu_hours, or gpus and days: neither was given.")
+            raise v.InputError("gpu_hours", _("give gpu_hours, or gpus and days: neither was given."))
         gpu_hours = gpus * days * SECONDS_PER_DAY / SECONDS_PER_HOUR
     peak = _peak(gpu, peak_flops_per_s)
     return MfuEstimate(n_params, tokens, gpu_hours, peak, implied_mfu(n_params, tokens, gpu_hours, peak))

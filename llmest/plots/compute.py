@@ -71,7 +71,8 @@ def decode_speed(model, gpus, batch=1, seq_len=1024, weights="bf16", ax=None):
     from .. import hardware, plans
 
     if isinstance(gpus, str) or not np.iterable(gpus) or not list(gpus):
-        raise InputError("gpus", f"gpus == {quote(gpus)}, must be a list of GPU names such as ['A100 80GB'].")
+        raise InputError("gpus", _("gpus == {value}, must be a list of GPU names such as {example}.").format(
+            value=quote(gpus), example="['A100 80GB']"))
     names = [hardware.gpu(g).name for g in gpus]
     estimates = [plans.decode_estimate(model, g, batch=batch, seq_len=seq_len, weights=weights) for g in gpus]
     ax = _axes(ax, (7, 0.4 * len(names) + 1.4))

@@ -16,7 +16,8 @@ def layout_search(found, ax=None):
     from ..plans import LayoutSearch
 
     if not isinstance(found, LayoutSearch):
-        raise InputError("found", f"found == {quote(found)}, must be what plans.search_layouts returns.")
+        raise InputError("found", _("found == {value}, must be what plans.search_layouts returns.").format(
+            value=quote(found)))
     ax = _axes(ax, (7, 4.2))
     c = found.columns
     for rows, color, label in ((c["fits"], "#4c72b0", _("fits")), (~c["fits"], "#c44e52", _("does not fit"))):
@@ -46,7 +47,7 @@ def mfu_by_gpus(searches, ax=None):
     ax = _axes(ax, (7, 3.6))
     best = [(s.gpus, s.best) for s in searches if s.best]
     if not best:
-        raise InputError("searches", "searches: no layout fits in any of them, so there is no MFU to draw.")
+        raise InputError("searches", _("searches: no layout fits in any of them, so there is no MFU to draw."))
     gpus = [n for n, _ in best]
     ax.plot(gpus, [b["mfu"] * 100 for _, b in best], "o-", color="#4c72b0")
     for n, b in best:

@@ -20,8 +20,8 @@ def memory_stacks(breakdowns: dict, gpu=None, ax=None, margin=None, xmax=None):
 
     margin = MEMORY_MARGIN if margin is None else margin
     if not isinstance(breakdowns, dict) or not breakdowns:
-        raise InputError("breakdowns", f"breakdowns == {quote(breakdowns)}, must be a non-empty dict of label: "
-                                       "MemoryBreakdown.")
+        raise InputError("breakdowns", _("breakdowns == {value}, must be a non-empty dict of label: "
+                                         "MemoryBreakdown.").format(value=quote(breakdowns)))
     ax = _axes(ax, (8.5, 0.5 * len(breakdowns) + 1.5))
     labels = list(breakdowns)
     left = np.zeros(len(labels))
@@ -54,7 +54,8 @@ def _plans_by(param: str, labelled: dict, build, own: tuple):
     """{label: build(value)} for a dict of label: value. A bad value (an error about one of the ``own`` parameters
     it supplies) is refused under ``param``; an error about anything else keeps its own name."""
     if not isinstance(labelled, dict) or not labelled:
-        raise InputError(param, f"{param} == {quote(labelled)}, must be a non-empty dict.")
+        raise InputError(param, _("{name} == {value}, must be a non-empty dict.").format(name=param,
+                                                                                      value=quote(labelled)))
     found = {}
     for label, value in labelled.items():
         try:
@@ -74,7 +75,8 @@ def memory_by_zero_stage(model, gpu="A100 80GB", stages=(0, 1, 2, 3), ax=None, *
     from .. import plans
 
     if isinstance(stages, (str, bytes)) or not np.iterable(stages):
-        raise InputError("stages", f"stages == {quote(stages)}, must be ZeRO stages such as (0, 1, 2, 3).")
+        raise InputError("stages", _("stages == {value}, must be ZeRO stages such as (0, 1, 2, 3).").format(
+            value=quote(stages)))
     plan = _plans_by("stages", {f"ZeRO-{z}": z for z in stages},
                      lambda zero: plans.training_memory(model, zero=zero, **settings), own=("zero",))
     ax = memory_stacks(plan, gpu=gpu, ax=ax)
@@ -110,7 +112,7 @@ def bytes_per_param(optimizers=None, conventions=None, axes=None):
     conventions = list(mem.CONVENTIONS) if conventions is None else list(conventions)
     for param, names in (("optimizers", optimizers), ("conventions", conventions)):
         if not names:
-            raise InputError(param, f"{param} == [], must name at least one.")
+            raise InputError(param, _("{name} == [], must name at least one.").format(name=param))
     states = {o: [mem.state_bytes_per_param(c, o) for c in conventions] for o in optimizers}
     if axes is None:
         axes = plt.subplots(1, len(optimizers), figsize=(10, 0.4 * len(conventions) + 1.6), sharex=True,

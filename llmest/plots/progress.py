@@ -18,7 +18,7 @@ def accuracy_by_topic(accuracy: dict, ax=None):
     """One line a topic: the share of its last 20 reviews answered right, at the end of each day of reviews
     (``progress.accuracy_by_topic``); a point's size grows with the reviews of that day."""
     if not isinstance(accuracy, dict):
-        raise InputError("accuracy", "accuracy must be the dict of progress.accuracy_by_topic(store).")
+        raise InputError("accuracy", _("accuracy must be the dict of progress.accuracy_by_topic(store)."))
     ax = axes(ax, (7, 3.4))
     for topic, rows in accuracy.items():
         days, recent = [row[0] for row in rows], [row[3] * 100 for row in rows]

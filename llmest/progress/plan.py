@@ -161,7 +161,8 @@ def _day(value, param: str) -> date:
             return date.fromisoformat(value.strip())
         except ValueError:
             pass
-    raise InputError(param, f"{param} == {quote(value)}, must be a date such as 2027-01-15 (year-month-day).")
+    raise InputError(param, _("{name} == {value}, must be a date such as 2027-01-15 (year-month-day).").format(
+        name=param, value=quote(value)))
 
 
 def plan_inputs(interview, minutes_per_day, today=None, topics=None) -> tuple:
@@ -170,8 +171,8 @@ def plan_inputs(interview, minutes_per_day, today=None, topics=None) -> tuple:
     start = _day(datetime.now(timezone.utc) if today is None else today, "today")
     end = _day(interview, "interview")
     if not 0 < (end - start).days <= MAX_DAYS:
-        raise InputError("interview", f"interview == {end.isoformat()}, must be 1 to {MAX_DAYS} days after today "
-                                      f"({start.isoformat()}).")
+        raise InputError("interview", _("interview == {day}, must be 1 to {most} days after today ({today}).").format(
+            day=end.isoformat(), most=MAX_DAYS, today=start.isoformat()))
     return start, end, minutes, chosen_topics(topics)
 
 

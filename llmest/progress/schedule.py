@@ -59,7 +59,7 @@ def next_review_text(delta: timedelta) -> str:
 def as_utc(when, param: str = "now") -> datetime:
     """A datetime in UTC (a naive one is taken as UTC already), as FSRS requires."""
     if not isinstance(when, datetime):
-        raise InputError(param, f"{param} == {quote(when)}, must be a datetime.")
+        raise InputError(param, _("{name} == {value}, must be a datetime.").format(name=param, value=quote(when)))
     return when.replace(tzinfo=timezone.utc) if when.tzinfo is None else when.astimezone(timezone.utc)
 
 

@@ -17,11 +17,13 @@ from pathlib import Path
 
 from .._validate import InputError, check_bool, quote
 from ..drills import chosen_topics
+from ..i18n import N_, _
 from .schedule import as_utc, card_from_json, scheduler
 
 SCHEMA_VERSION = 1
 ENV_VAR = "LLMEST_PROGRESS"
 BUSY_TIMEOUT_S = 60   # how long a writer waits for another's transaction before giving up
+_UNUSABLE = N_("{name} == {value} cannot be used: {reason}.")
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS cards (id TEXT PRIMARY KEY, topic TEXT NOT NULL, state TEXT NOT NULL, due TEXT NOT NULL);
@@ -62,10 +64,11 @@ class Store:
 
     def __init__(self, path=None, param: str = "path"):
         if path is not None and not isinstance(path, (str, os.PathLike)):
-            raise InputError(param, f"{param} == {quote(path)}, must be a file path.")
+            raise InputError(param, _("{name} == {value}, must be a file path.").format(name=param, value=quote(path)))
         self.path = Path(path).expanduser() if path is not None else default_path()
         if self.path.is_dir():
-            raise InputError(param, f"{param} == {quote(str(self.path))} is a folder, must be a file path.")
+            raise InputError(param, _("{name} == {value} is a folder, must be a file path.").format(
+                name=param, value=quote(str(self.path))))
         self.param, self.scheduler, self.notice = param, scheduler(), ""
         self._prepare()
 
@@ -85,16 +88,19 @@ class Store:
             made = not self.path.exists() or self.path.stat().st_size == 0
             self._create_or_check()
         except OSError as err:
-            raise InputError(self.param, f"{self.param} == {quote(str(self.path))} cannot be used: "
-                                         f"{err.strerror or err}.") from None
+            raise InputError(self.param, _(_UNUSABLE).format(name=self.param, value=quote(str(self.path)),
+                                                             reason=err.strerror or err)) from None
         except sqlite3.OperationalError as err:  # cannot open, or another writer held it past the timeout
-            raise InputError(self.param, f"{self.param} == {quote(str(self.path))} cannot be used: {err}.") from None
+            raise InputError(self.param, _(_UNUSABLE).format(name=self.param, value=quote(str(self.path)),
+                                                             reason=err)) from None
         except (sqlite3.DatabaseError, _NotOurs) as err:  # not a database, a damaged one, or not our tables
             try:
                 kept = self._move_aside()
             except OSError as moving:
-                raise InputError(self.param, f"{self.param} == {quote(str(self.path))} could not be read ({err}) "
-                                             f"nor moved aside: {moving.strerror or moving}.") from None
+                raise InputError(self.param, _("{name} == {value} could not be read ({reason}) nor moved aside: "
+                                               "{moving}.").format(name=self.param, value=quote(str(self.path)),
+                                                                   reason=err, moving=moving.strerror or moving)) \
+                    from None
             self._create_or_check()
             self.notice = (f"The progress file {self.path} could not be read ({err}); it was moved to {kept.name} "
                            "and a new one was started.")
@@ -161,8 +167,8 @@ class Store:
 
         card_id, topic = _name("card_id", card_id), _name("topic", topic)
         if not isinstance(rating, Rating):
-            raise InputError("rating", f"rating == {quote(rating)}, must be an fsrs.Rating (Again, Hard, Good, "
-                                       "Easy).")
+            raise InputError("rating", _("rating == {value}, must be an fsrs.Rating (Again, Hard, Good, Easy).")
+                             .format(value=quote(rating)))
         correct, at = check_bool("correct", correct), _now(now)
         with self._transaction() as db:
             row = db.execute("SELECT state FROM cards WHERE id = ?", (card_id,)).fetchone()
@@ -230,5 +236,6 @@ class _NotOurs(Exception):
 
 def _name(param: str, value) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise InputError(param, f"{param} == {quote(value)}, must be a non-empty text.")
+        raise InputError(param, _("{name} == {value}, must be a non-empty text.").format(name=param,
+                                                                                      value=quote(value)))
     return value

@@ -53,9 +53,9 @@ class DataPlanner(Form):
 
     def _message(self, err):
         """The mix's total in the sliders' own unit, percent: "shares add up to 125%", not "sum to 1.25"."""
-        if err.param != "mix" or "sum to" not in str(err):
-            return str(err)
         total = sum(self.inputs[name].value for name in self.SHARES)
+        if err.param != "mix" or abs(total - 1) <= 1e-9:  # the message's words are the reader's language
+            return str(err)
         digits = 0 if abs(total - 1) >= 0.005 else 2  # never "add up to 100%" for a total just off it
         return _("shares add up to {total}; set them to add up to 100%.").format(total=format_percent(total, digits))
 

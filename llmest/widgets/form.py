@@ -112,14 +112,14 @@ def option(name: str, value, options):
 def whole(name: str, value) -> int:
     """An integer for an integer field; its range is the field's message."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InputError(name, f"{name} == {value!r}, must be an integer.")
+        raise InputError(name, _("{name} == {value}, must be an integer.").format(name=name, value=repr(value)))
     return int(value)
 
 
 def real(name: str, value) -> float:
     """A number for a number field; its range is the field's message."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InputError(name, f"{name} == {value!r}, must be a number.")
+        raise InputError(name, _("{name} == {value}, must be a number.").format(name=name, value=repr(value)))
     return float(value)
 
 
@@ -129,7 +129,8 @@ def text(name: str, value) -> str:
         return value
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return f"{value:g}"
-    raise InputError(name, f"{name} == {value!r}, must be text such as \"7B\" or a number.")
+    raise InputError(name, _("{name} == {value}, must be text such as {example} or a number.").format(
+        name=name, value=repr(value), example='"7B"'))
 
 
 def in_slider(name: str, value, low, high):
