@@ -33,8 +33,10 @@ def quote(value, width: int = 80) -> str:
     """A value as a message quotes it, kept short: a long text or list is cut, an integer too long to print is
     given by its length, a float in ``%g``."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
-        sign = "a negative" if value < 0 else "an"
-        return f"{sign} integer of about {int(value.bit_length() * 0.30103) + 1:,} digits"
+        digits = f"{int(value.bit_length() * 0.30103) + 1:,}"
+        if value < 0:
+            return _("a negative integer of about {digits} digits").format(digits=digits)
+        return _("an integer of about {digits} digits").format(digits=digits)
     if isinstance(value, float):
         return f"{value:g}"
     if isinstance(value, os.PathLike):

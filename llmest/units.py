@@ -94,13 +94,13 @@ def _split(text, name: str, example: str) -> tuple[float, str]:
 
 
 def parse_count(text, name: str = "value") -> float:
-    """A count such as "7B", "6.7e9", "7 billion", "1.2 T", "65亿", "7B params" or, as the Chinese edition shows
-    one, "6.74B（67.4亿）"."""
+    """A count: "7B", "6.7e9", "7 billion", "1.2 T", "65亿", "7B params" or as Chinese shows it, "6.74B（67.4亿）"."""
     pair = re.fullmatch(r"\s*([^（(]+?)\s*[（(]([^)）]+)[)）]\s*", text) if isinstance(text, str) else None
     if pair:
         first, second = parse_count(pair[1], name), parse_count(pair[2], name)
         if not math.isclose(first, second, rel_tol=0.01):
-            raise InputError(name, f"{name} == {text!r}: {pair[1]} and {pair[2]} are not the same count; type one.")
+            raise InputError(name, _("{name} == {text}: {first} and {second} are not the same count; type one.").format(
+                name=name, text=repr(text), first=pair[1], second=pair[2]))
         return first
     value, unit = _split(text, name, N_('"7B", "6.7e9" or "7 billion"'))
     for noun in COUNT_NOUNS:
