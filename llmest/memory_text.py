@@ -294,14 +294,23 @@ def lora_shapes_text(model="llama-2-70b", rank=16, target_sets=(("q_proj", "v_pr
     """A LoRA adapter's parameters on each target matrix of one layer, then the whole model's for each set of
     targets."""
     cfg = config_from(model)
+    if not isinstance(target_sets, (list, tuple)) or not all(isinstance(t, (list, tuple)) for t in target_sets):
+        raise InputError("target_sets", f"target_sets == {v.quote(target_sets)}, must be a list of lists of matrix "
+                                        "names (q_proj, v_proj, ...).")
+    counts = []
+    for i, targets in enumerate(target_sets):
+        try:
+            counts.append(mem.lora_params(cfg, rank, targets))
+        except InputError as err:
+            raise InputError("target_sets", f"target_sets[{i}]: {err}") from None
     lines = [_("{target} {fan_in} → {fan_out} rank {rank}: {params}").format(
         target=f"{target:<10}", fan_in=f"{fan_in:>6}", fan_out=f"{fan_out:<6}", rank=rank,
         params=f"{format_int(mem.lora_matrix_params(rank, fan_in, fan_out)):>9}")
         for target, (fan_in, fan_out) in mem.target_shapes(cfg).items()]
-    for targets in target_sets:
+    for targets, count in zip(target_sets, counts):
         names = "+".join(target.split("_")[0] for target in targets)
-        lines.append(_("{targets} {params} adapter parameters").format(
-            targets=f"{names:<10}", params=f"{format_count(mem.lora_params(cfg, rank, targets)):>6}"))
+        lines.append(_("{targets} {params} adapter parameters").format(targets=f"{names:<10}",
+                                                                       params=f"{format_count(count):>6}"))
     return "\n".join(lines)
 
 
