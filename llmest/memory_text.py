@@ -12,11 +12,11 @@ from . import hardware
 from . import memory as mem
 from . import plans
 from ._validate import InputError
-from .i18n import N_, _
+from .i18n import N_, _, display_width
 from .model import config_from
-from .plans.memory_plan import RECOMPUTATION, MemoryPlan
+from .plans.memory_plan import RECOMPUTATION, MemoryBreakdown, MemoryPlan
 from .tables import Table
-from .units import format_bytes, format_count, format_percent
+from .units import format_bytes, format_count, format_int, format_percent
 from .zero import OFFLOAD, ZERO_DEFAULTS, zero_buffer_bytes
 
 # The activation settings compared, as training_memory takes them: eager attention, fused, fused and recomputed.
@@ -189,3 +189,149 @@ def runtime_overhead_text() -> str:
     return _("runtime overhead per GPU: {low} to {high}; then keep {margin} free for temporaries and "
              "fragmentation").format(low=format_bytes(low), high=format_bytes(high),
                                      margin=format_percent(mem.MEMORY_MARGIN))
+
+
+@v.checked
+def states_line(n_params) -> str:
+    """The training states of ``n_params`` parameters (mixed-precision AdamW) and their weights in BF16."""
+    return _("{params} parameters: states {states}, BF16 weights {weights}").format(
+        params=f"{format_count(n_params):>4}", states=f"{format_bytes(mem.training_state_bytes(n_params)):>8}",
+        weights=f"{format_bytes(mem.weight_bytes(n_params, 2)):>8}")
+
+
+# The settings whose activations per layer the chapter writes as a multiple of s·b·h, as layer_activation_bytes
+# takes them (t: the tensor-parallel GPUs).
+FACTOR_SETTINGS = {N_("tensor parallel"): dict(tp="t"),
+                   N_("TP + sequence parallel"): dict(tp="t", sequence_parallel=True),
+                   N_("FlashAttention or selective"): dict(flash=True),
+                   N_("full recomputation"): dict(recompute="full")}
+
+
+def activation_factors_text() -> str:
+    """Korthikanti et al.'s activations of a GPT-style layer under each of FACTOR_SETTINGS, in SymPy, as bytes per
+    s·b·h (s tokens, b sequences, h hidden, a heads, t tensor-parallel GPUs)."""
+    import sympy  # only here: the factors are formulas
+
+    s, b, h, a, t = sympy.symbols("s b h a t", positive=True)
+    lines = []
+    for label, kw in FACTOR_SETTINGS.items():
+        kw = {name: t if value == "t" else value for name, value in kw.items()}
+        factor = sympy.simplify(mem.layer_activation_bytes(s, b, h, a, **kw) / (s * b * h))
+        lines.append(f"{_pad(_(label), 28)} {factor}  × sbh")
+    return "\n".join(lines)
+
+
+def _pad(text: str, width: int) -> str:
+    """``text`` filled with spaces to ``width`` columns, a Chinese character taking two."""
+    return text + " " * max(0, width - display_width(text))
+
+
+def micro_batch_fit_line(plan, micro_batch, gpu="A100 80GB") -> str:
+    """A training plan's bytes per GPU, labelled by its micro-batch, and whether it fits ``gpu`` with the margin."""
+    if not isinstance(plan, MemoryBreakdown):
+        raise InputError("plan", f"plan == {v.quote(plan)}, must be a plan of plans.training_memory.")
+    v.check_whole("micro_batch", micro_batch)
+    return _("{label} {total} per GPU, fits an {gpu} with {margin} kept free: {fits}").format(
+        label=_pad(_("micro-batch {micro_batch}").format(micro_batch=micro_batch), 16),
+        total=f"{format_bytes(plan.total):>8}", gpu=hardware.gpu(gpu).name, margin=format_percent(mem.MEMORY_MARGIN),
+        fits=_(str(plans.fits(plan, gpu))))
+
+
+@v.checked
+def kv_per_token_line(model, seq_len=2048, batch=32) -> str:
+    """A model's attention and KV heads, its KV cache per token and for ``batch`` sequences of ``seq_len``."""
+    cfg = config_from(model)
+    return _("{model} {attention} {kv_heads} KV heads × {head_dim}: {per_token} per token, {total} for {batch} × "
+             "{seq_len} tokens").format(
+        model=f"{cfg.name:<12}", attention=cfg.attention_kind, kv_heads=f"{cfg.num_kv_heads:>3}",
+        head_dim=f"{cfg.head_dim:>3}", per_token=f"{format_bytes(mem.kv_cache_bytes_for(cfg, 1), binary=True):>10}",
+        total=f"{format_bytes(mem.kv_cache_bytes_for(cfg, seq_len, batch)):>8}", batch=batch, seq_len=f"{seq_len:,}")
+
+
+def zero_stages_text(model, **settings) -> str:
+    """The bytes per GPU of ``plans.training_memory(model, zero=..., **settings)`` at each ZeRO stage."""
+    return "\n".join(_("ZeRO-{zero}: {total} per GPU").format(
+        zero=zero, total=f"{format_bytes(plans.training_memory(model, zero=zero, **settings).total):>8}")
+        for zero in range(4))
+
+
+@v.checked
+def layout_memory_line(model, dp=8, ep=1, cp=1, zero=1, seq_len=8192, recompute="full") -> str:
+    """The weights, activations and total per GPU of a layout (data, expert and context parallel degrees)."""
+    plan = plans.training_memory(model, zero=zero, dp=dp, ep=ep, cp=cp, seq_len=seq_len, recompute=recompute)
+    layout = ", ".join(f"{name} {degree}" for name, degree in (("dp", dp), ("ep", ep), ("cp", cp))
+                       if name == "dp" or degree > 1)
+    if plan.gpus != dp:
+        layout = _("{layout} ({gpus} GPUs)").format(layout=layout, gpus=plan.gpus)
+    return _("{layout} weights {weights}, activations {activations}, total {total} per GPU").format(
+        layout=_pad(layout, 28), weights=f"{format_bytes(plan['weights']):>8}",
+        activations=f"{format_bytes(plan['activations']):>8}", total=f"{format_bytes(plan.total):>8}")
+
+
+@v.checked
+def bubble_line(stages, micro_batches) -> str:
+    """The share of a pipeline's time its GPUs idle, ``stages`` deep with ``micro_batches`` micro-batches."""
+    return _("p = {stages}, m = {micro_batches}: idle {idle}").format(
+        stages=stages, micro_batches=f"{micro_batches:>2}",
+        idle=format_percent(mem.pipeline_bubble(stages, micro_batches), 0))
+
+
+@v.checked
+def mla_cache_text(model="deepseek-v3") -> str:
+    """The bytes a token of an MLA model would cache with a key and a value per head (BF16), against its latent."""
+    cfg = config_from(model)
+    if not cfg.v_head_dim:
+        raise InputError("model", f"model == {v.quote(model)} has no MLA latent: its KV cache is per head already.")
+    per_head = cfg.num_layers * cfg.num_heads * (cfg.head_dim + cfg.v_head_dim) * 2
+    latent = mem.kv_cache_bytes_for(cfg, 1)
+    return _("{per_head} bytes a token against {latent}: {ratio}x").format(
+        per_head=f"{per_head:,}", latent=f"{latent:,}", ratio=f"{per_head / latent:.0f}")
+
+
+@v.checked
+def lora_shapes_text(model="llama-2-70b", rank=16, target_sets=(("q_proj", "v_proj"),
+                                                                ("q_proj", "k_proj", "v_proj", "o_proj"))) -> str:
+    """A LoRA adapter's parameters on each target matrix of one layer, then the whole model's for each set of
+    targets."""
+    cfg = config_from(model)
+    if not isinstance(target_sets, (list, tuple)) or not all(isinstance(t, (list, tuple)) for t in target_sets):
+        raise InputError("target_sets", f"target_sets == {v.quote(target_sets)}, must be a list of lists of matrix "
+                                        "names (q_proj, v_proj, ...).")
+    counts = []
+    for i, targets in enumerate(target_sets):
+        try:
+            counts.append(mem.lora_params(cfg, rank, targets))
+        except InputError as err:
+            raise InputError("target_sets", f"target_sets[{i}]: {err}") from None
+    lines = [_("{target} {fan_in} → {fan_out} rank {rank}: {params}").format(
+        target=f"{target:<10}", fan_in=f"{fan_in:>6}", fan_out=f"{fan_out:<6}", rank=rank,
+        params=f"{format_int(mem.lora_matrix_params(rank, fan_in, fan_out)):>9}")
+        for target, (fan_in, fan_out) in mem.target_shapes(cfg).items()]
+    for targets, count in zip(target_sets, counts):
+        names = "+".join(target.split("_")[0] for target in targets)
+        lines.append(_("{targets} {params} adapter parameters").format(targets=f"{names:<10}",
+                                                                       params=f"{format_count(count):>6}"))
+    return "\n".join(lines)
+
+
+@v.checked
+def gpu_memory_line(gpu, margin=mem.MEMORY_MARGIN) -> str:
+    """A GPU's memory on its label, what it exposes, and what is usable with ``margin`` kept free."""
+    g = hardware.gpu(gpu)
+    return _("{gpu} label {label}   exposes {exposes} usable with {margin} free: {usable}").format(
+        gpu=f"{g.name:<10}", label=f"{format_bytes(g.label_bytes):>7}", exposes=_pad(g.memory_text, 22),
+        margin=format_percent(margin), usable=format_bytes(plans.usable_bytes(gpu, margin)))
+
+
+def key_numbers_text() -> str:
+    """The chapter's numbers to remember: training states, 70B's weights, KV per token and a 70B QLoRA."""
+    kv = [format_bytes(mem.kv_cache_bytes_for(name, 1), binary=True) for name in ("llama-2-7b", "llama-2-70b")]
+    numbers = [
+        (_("7B training states"), format_bytes(mem.training_state_bytes(7e9))),
+        (_("70B training states"), format_bytes(mem.training_state_bytes(70e9))),
+        (_("70B weights in BF16 / INT4"), f"{format_bytes(mem.weight_bytes(70e9, 2))} / "
+                                          f"{format_bytes(mem.weight_bytes(70e9, 0.5))}"),
+        (_("KV per token: Llama-2-7B, Llama-2-70B"), _("{first}, {second}").format(first=kv[0], second=kv[1])),
+        (_("QLoRA of Llama-2-70B, rank 64, all projections"), format_bytes(plans.qlora_memory("llama-2-70b").total)),
+    ]
+    return "\n".join(f"{_pad(label, 40)} {value}" for label, value in numbers)

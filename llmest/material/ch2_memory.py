@@ -63,7 +63,7 @@ register(
                high=format_bytes(mem.training_state_bytes(7e9) + 100 * _GB), stated=format_bytes(7e9 * (2 + 2 + 4)))),
     Figure("000-ex1-gpus", 2, "000", _EX1, N_("A100 80GB GPUs for 7B full training with ZeRO-2"),
            "需要 2x A100 80GB（使用 ZeRO-2）", 2, lambda: _zero2_gpus_ex1(50 * _GB),
-           "the smallest n with ZeRO-2 states + 50 GB / n of activations ≤ 80% of 80 GiB", unit="GPUs",
+           N_("the smallest n with ZeRO-2 states + 50 GB / n of activations ≤ 80% of 80 GiB"), unit="GPUs",
            cause=_ex1_gpu_cause),
     # seed 000 exercise 2: QLoRA of a 70B
     Figure("000-ex2-base", 2, "000", _EX2, N_("a 70B base in 4 bits"), "基座模型（4-bit）：~35 GB", 35 * _GB,
@@ -81,7 +81,7 @@ register(
                q=format_bytes(2 * mem.lora_params("llama-2-70b", 64, ["q_proj"])),
                qv=format_bytes(2 * mem.lora_params("llama-2-70b", 64, ["q_proj", "v_proj"])))),
     Figure("000-ex2-optimizer", 2, "000", _EX2, N_("AdamW states of those adapters"), "梯度 + 优化器：~320 MB + ~640 MB",
-           640e6, lambda: _qlora_adapters() * _MIXED.optimizer, "adapters × 8 bytes (two FP32 moments)",
+           640e6, lambda: _qlora_adapters() * _MIXED.optimizer, N_("adapters × 8 bytes (two FP32 moments)"),
            unit="bytes", depends_on=N_("which projections carry the adapters"),
            cause=lambda: _("Consistent with {params} adapter parameters (160 MB in BF16) with an FP32 gradient and "
                            "{moments} bytes of moments each, so it inherits the adapter count above: {times} times "
@@ -98,7 +98,7 @@ register(
                batches="-".join(map(str, _batches_within(_qlora_70b_activations, 20 * _GB, 40 * _GB))))),
     Figure("000-ex2-total", 2, "000", _EX2, N_("QLoRA of a 70B, all of it, on one GPU"),
            "总计：~56-76 GB -> 单张 A100 80GB 可行", (56 * _GB, 76 * _GB), lambda: plans.qlora_memory("llama-2-70b").total,
-           "qlora_memory('llama-2-70b', rank 64, all projections, micro-batch 1 × 2,048 tokens)", unit="bytes",
+           N_("qlora_memory('llama-2-70b', rank 64, all projections, micro-batch 1 × 2,048 tokens)"), unit="bytes",
            depends_on=N_("the batch"), cause=_ex2_total_cause),
     Figure("000-ex2-tokens", 2, "000", _EX2, N_("fine-tuning tokens"), "10K x 2048 token = ~20M token", 20e6,
            lambda: 10_000 * 2048, "10,000 × 2,048", unit="tokens", rel_tol=0.05),
@@ -170,7 +170,7 @@ register(
            cause=N_("States only, as §2.1 of seed 004 says; activations come on top.")),
     Figure("000-4.2-qlora-7b", 2, "000", _S42, N_("QLoRA of a 7B"),
            "QLoRA 显存 ≈ 0.5N (基座) + LoRA 参数 + 激活值 -> 7B 约 16-20 GB", (16 * _GB, 20 * _GB), _qlora_7b,
-           "qlora_memory('llama-2-7b', rank 64, all projections, micro-batch 1 × 2,048 tokens)", unit="bytes",
+           N_("qlora_memory('llama-2-7b', rank 64, all projections, micro-batch 1 × 2,048 tokens)"), unit="bytes",
            rel_tol=0.05, depends_on=N_("the batch"),
            cause=lambda: _("The minimum, a micro-batch of 1 × 2,048 tokens, needs {size}; 16-20 GB is what "
                            "micro-batches of {batches} need.").format(
@@ -206,7 +206,7 @@ register(
            .format(more=format_percent(8 / 6 - 1, 0, signed=True))),
     Figure("004-2.3-zero3-7b", 2, "004", _S23, N_("a 7B's states per GPU, ZeRO-3 on 8 GPUs"), "每卡参数相关显存约14GB",
            14 * _GB, lambda: sum(mem.sharded_state_bytes(7e9, _MIXED, zero=3, dp=8).values()),
-           "sharded_state_bytes(7e9, 16 bytes, zero=3, dp=8)", unit="bytes"),
+           N_("sharded_state_bytes(7e9, 16 bytes, zero=3, dp=8)"), unit="bytes"),
     Figure("004-2.3-micro-batch", 2, "004", _S23, N_("per-GPU batch for a global batch of 512 on 8 GPUs"),
            "全局batch512单卡batch通常是64", 64, lambda: 512 / 8, "512 / 8", unit="sequences"),
     Figure("004-2.3-activations", 2, "004", _S23, N_("activations per GPU, 64 sequences of 4,096 tokens"),
@@ -239,7 +239,7 @@ register(
                margin=format_percent(mem.MEMORY_MARGIN, 0), kept=plans.state_gpus(70e9, 16, _A100, mem.MEMORY_MARGIN))),
     Figure("004-2.3-kv-request", 2, "004", _S23, N_("KV cache of one 2,048-token request, 70B, by 2·L·S·H·2"),
            "单条请求、序列长度2048、半精度算下来约5GB", 5 * _GB, lambda: _kv_mha(1),
-           "kv_cache_bytes(80 layers, 64 KV heads × 128 = H, 2,048 tokens)", unit="bytes", rel_tol=0.1,
+           N_("kv_cache_bytes(80 layers, 64 KV heads × 128 = H, 2,048 tokens)"), unit="bytes", rel_tol=0.1,
            cause=lambda: _("约5GB gives one significant figure, so 4.5-5.5 GB all read as 5 GB: the tolerance is 10%. "
                            "{size} is exactly {binary}, which is why the 32 requests below come to 160. The formula "
                            "assumes every head has its own K and V; Llama-2-70B's 8 KV heads need {gqa}.").format(

@@ -15,11 +15,15 @@ from ..memory import (BYTES_PER_VALUE, CONVENTIONS, LORA_TARGETS, MEMORY_MARGIN,
                       training_state_bytes)
 from ..kv_cache import kv_cache_shards
 from ..model import ModelConfig, config_from, count_params
-from ..i18n import N_, _
+from ..i18n import N_, _, display_width, language
 from ..units import format_bytes
 from ..zero import OFFLOAD, ZERO_DEFAULTS, _check_offload, offloaded_state_bytes, zero_buffer_bytes
 
 PARTS = ("weights", "master", "gradients", "optimizer", "adapters", "buffers", "activations", "kv_cache", "overhead")
+# The parts as a reader reads them: in the breakdown's lines, the figures and the bars.
+MEMORY_PART_NAMES = {"weights": N_("weights"), "master": N_("master"), "gradients": N_("gradients"),
+              "optimizer": N_("optimizer"), "adapters": N_("adapters"), "buffers": N_("buffers"),
+              "activations": N_("activations"), "kv_cache": N_("kv cache"), "overhead": N_("overhead")}
 GPU_SEARCH_LIMIT = 1024   # the most GPUs a least-GPU search tries
 
 
@@ -49,13 +53,22 @@ class MemoryBreakdown:
         return self.parts[part]
 
     def table(self) -> str:
-        rows = [(p, b) for p, b in self.parts.items() if b]
-        lines = [f"{p:<12} {format_bytes(b):>10}" for p, b in rows]
-        lines.append(f"{'total':<12} {format_bytes(self.total):>10}  per GPU" + (f", {self.gpus} GPUs" if self.gpus > 1
-                                                                                   else ""))
+        """One line a part with its bytes per GPU, then the total (and the CPU memory of offloaded states). The
+        English names each part by its key, as ``plan["weights"]`` reads it; the Chinese by its name."""
+        def label(text):
+            return text + " " * max(0, 12 - display_width(text))
+
+        def name(part):
+            return part if language() == "en" else _(MEMORY_PART_NAMES[part])
+
+        lines = [f"{label(name(p))} {format_bytes(b):>10}" for p, b in self.parts.items() if b]
+        gpus = _(", {gpus} GPUs").format(gpus=self.gpus) if self.gpus > 1 else ""
+        total, cpu_total = _("total"), _("CPU total")
+        lines.append(f"{label(total)} {format_bytes(self.total):>10}  " + _("per GPU") + gpus)
         if self.cpu_total:
-            lines += [f"{p:<12} {format_bytes(b):>10}  in CPU memory" for p, b in self.cpu.items() if b]
-            lines.append(f"{'CPU total':<12} {format_bytes(self.cpu_total):>10}  per GPU's process")
+            lines += [f"{label(name(p))} {format_bytes(b):>10}  " + _("in CPU memory")
+                      for p, b in self.cpu.items() if b]
+            lines.append(f"{label(cpu_total)} {format_bytes(self.cpu_total):>10}  " + _("per GPU's process"))
         return "\n".join(lines)
 
     def __str__(self):

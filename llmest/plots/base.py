@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 
-from ..i18n import N_, _
+from ..i18n import _
 from ..params import PART_NAMES
+from ..plans.memory_plan import MEMORY_PART_NAMES
 
 PART_COLORS = {
     "embeddings": "#4c72b0", "positions": "#64b5cd", "embedding_projections": "#8172b2", "attention": "#dd8452",
@@ -13,9 +14,7 @@ PART_COLORS = {
     "output_head": "#da8bc3",
 }
 # The parts as the figures and bars name them (the English: the part's name, spaced).
-PART_LABELS = {**PART_NAMES, "weights": N_("weights"), "master": N_("master"), "gradients": N_("gradients"),
-               "optimizer": N_("optimizer"), "adapters": N_("adapters"), "buffers": N_("buffers"),
-               "activations": N_("activations"), "kv_cache": N_("kv cache"), "overhead": N_("overhead")}
+PART_LABELS = {**PART_NAMES, **MEMORY_PART_NAMES}
 MEMORY_COLORS = {"weights": "#4c72b0", "master": "#8172b2", "gradients": "#dd8452", "optimizer": "#c44e52",
                  "adapters": "#937860", "buffers": "#da8bc3", "activations": "#55a868", "kv_cache": "#64b5cd",
                  "overhead": "#8c8c8c"}

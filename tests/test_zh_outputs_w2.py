@@ -1,0 +1,60 @@
+"""The memory chapter's printed lines moved into llmest.memory_text and the plans' breakdown: the English as the
+chapter printed it, with its figures, and the same lines in Chinese under ``speaking("zh")``, with no English prose."""
+
+import pytest
+
+from llmest import InputError, plans
+from llmest import memory_text as mt
+from llmest.edition import english_prose
+from llmest.i18n import speaking
+
+_PLAN = dict(zero=3, dp=8, micro_batch=1, seq_len=4096, recompute="full")
+
+TEXTS = {
+    "states": (lambda: mt.states_line(7e9), "7.00B parameters: states   112 GB, BF16 weights  14.0 GB"),
+    "factors": (mt.activation_factors_text, "full recomputation           2  × sbh"),
+    "fits": (lambda: mt.micro_batch_fit_line(plans.training_memory("llama-2-7b", **_PLAN), 1),
+             "micro-batch 1     17.8 GB per GPU, fits an A100 80GB with 20% kept free: True"),
+    "kv": (lambda: mt.kv_per_token_line("llama-2-70b"),
+           "llama-2-70b  GQA   8 KV heads × 128:    320 KiB per token,  21.5 GB for 32 × 2,048 tokens"),
+    "zero": (lambda: mt.zero_stages_text("llama-2-70b", dp=8, tp=8, micro_batch=1, seq_len=4096, recompute="full",
+                                         sequence_parallel=True), "ZeRO-3:  19.9 GB per GPU"),
+    "layout": (lambda: mt.layout_memory_line("mixtral-8x7b", dp=8, ep=8, cp=2),
+               "dp 8, ep 8, cp 2 (16 GPUs)   weights  14.5 GB, activations  2.55 GB, total  68.1 GB per GPU"),
+    "bubble": (lambda: mt.bubble_line(8, 4), "p = 8, m =  4: idle 64%"),
+    "mla": (mt.mla_cache_text, "4,997,120 bytes a token against 70,272: 71x"),
+    "lora": (mt.lora_shapes_text, "32.8M adapter parameters"),
+    "gpu": (lambda: mt.gpu_memory_line("A100 80GB"),
+            "A100 80GB  label 80.0 GB   exposes 80.0 GiB = 85.9 GB     usable with 20% free: 68.7 GB"),
+    "key numbers": (mt.key_numbers_text, "QLoRA of Llama-2-70B, rank 64, all projections 54.0 GB"),
+    "breakdown": (lambda: str(plans.training_memory("llama-2-7b", zero=3, dp=8, offload="optimizer")),
+                  "CPU total       13.5 GB  per GPU's process"),
+}
+
+
+@pytest.mark.parametrize("name", TEXTS)
+def test_the_english_reads_as_the_chapter_printed_it(name):
+    text, line = TEXTS[name]
+    assert line in text()
+
+
+@pytest.mark.parametrize("name", TEXTS)
+def test_the_chinese_has_no_english_prose(name):
+    text, _line = TEXTS[name]
+    with speaking("zh"):
+        shown = text()
+    assert not english_prose(shown), shown
+    assert "GB" in shown or "sbh" in shown or "%" in shown or "," in shown
+
+
+def test_the_chinese_names_the_parts():
+    with speaking("zh"):
+        shown = str(plans.qlora_memory("llama-2-70b"))
+    assert "适配器" in shown and "合计" in shown and "54.0 GB" in shown
+
+
+def test_bad_input_names_the_parameter():
+    with pytest.raises(InputError, match="plan"):
+        mt.micro_batch_fit_line("a plan", 1)
+    with pytest.raises(InputError, match="model"):
+        mt.mla_cache_text("llama-2-7b")
