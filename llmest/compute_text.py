@@ -4,14 +4,16 @@ worked by hand. Each figure comes from ``llmest.compute`` (or a plan); these onl
 
 from __future__ import annotations
 
+import re
+
 from . import _validate as v
 from . import compute as c
-from . import hardware, plans
-from .i18n import _
+from . import hardware, plans, runs
+from .i18n import _, display_width
 from .kv_cache import BYTES_PER_VALUE
 from .memory import kv_cache_bytes_for, model_weight_bytes
 from .model import config_from
-from .units import format_bytes, format_count, format_int, format_number, format_percent
+from .units import DAYS_PER_YEAR, format_bytes, format_count, format_flops, format_int, format_number, format_percent
 
 
 def _size(n_params) -> str:
@@ -30,6 +32,63 @@ def attention_share_text(model) -> str:
                      for share in (0.25, 0.5))
     return _("{model}: attention is a quarter of the FLOPs at {quarter} tokens, half at {half}").format(
         model=cfg.name or _("the model"), quarter=format_int(quarter), half=format_int(half))
+
+
+@v.checked
+def attention_flops_text(models, seq_len) -> str:
+    """A line per model: its 6N matmul FLOPs a training token, the attention's at ``seq_len`` tokens of context
+    (``compute.attention_flops_per_token_for``), and the attention's share of the two."""
+    if not isinstance(models, (list, tuple)) or not models:
+        raise v.InputError("models", f"models == {v.quote(models)}, must be a list of presets or configs.")
+    lines = []
+    for i, model in enumerate(models):
+        try:
+            cfg = config_from(model)
+        except v.InputError as err:
+            raise v.InputError("models", f"models[{i}]: {err}") from None
+        matmuls = c.training_flops_per_token(c.flops_params(cfg))
+        attention = c.attention_flops_per_token_for(cfg, seq_len)
+        lines.append(_("{model:<14} 6N {matmuls:>8}   attention {attention:>8}   ({share} of all)").format(
+            model=cfg.name or _("the model"), matmuls=format_flops(matmuls), attention=format_flops(attention),
+            share=format_percent(attention / (matmuls + attention), 0)))
+    return "\n".join(lines)
+
+
+@v.checked
+def training_cost_text(n_params, tokens, gpus, gpu="A100 80GB", mfu=0.4, price_low=2, price_high=3) -> str:
+    """Training ``n_params`` on ``tokens`` (6·N·D) at ``mfu``: the FLOPs, GPU-seconds and GPU-hours, the days and
+    years on one GPU (named without its memory: "A100"), the days on ``gpus``, and the cost at ``price_low`` to
+    ``price_high`` dollars a GPU-hour."""
+    low, high = (v.check_nonnegative(name, price) for name, price in (("price_low", price_low),
+                                                                      ("price_high", price_high)))
+    flops, peak = c.training_flops(n_params, tokens), hardware.gpu(gpu).bf16_flops_per_s
+    hours = c.gpu_hours(flops, peak, mfu)
+    return "\n".join([
+        _("FLOPs {flops}; GPU-seconds {seconds}; GPU-hours {hours}").format(
+            flops=format_flops(flops), seconds=f"{c.gpu_seconds(flops, peak, mfu):,.0f}", hours=f"{hours:,.0f}"),
+        _("one {gpu}: {days} days = {years} years; {gpus} {gpu}s: {cluster} days; at ${low}-{high} an hour: "
+          "{cost_low} to {cost_high}").format(
+            gpu=re.sub(r" \d+GB$", "", gpu), days=f"{hours / 24:,.0f}",
+            years=f"{hours / 24 / DAYS_PER_YEAR:.1f}", gpus=gpus,
+            cluster=f"{c.training_days(flops, gpus, peak, mfu):.1f}", low=format_number(low), high=format_number(high),
+            cost_low=f"${c.cost(hours, low):,.0f}", cost_high=f"${c.cost(hours, high):,.0f}")])
+
+
+def remember_text() -> str:
+    """The chapter's figures to remember: a 7B on 1T tokens in FLOPs and A100-hours at 40% MFU, the A100's and H100
+    SXM's dense BF16 peaks, and the range and median of the published runs' MFU (``runs.mfu_range``)."""
+    a100, h100 = (hardware.gpu(name).bf16_flops_per_s for name in ("A100 80GB", "H100 SXM"))
+    flops, span = c.training_flops(7e9, 1e12), runs.mfu_range()
+    rows = [
+        (_("7B on 1T tokens"), _("{flops} FLOPs").format(flops=format_flops(flops))),
+        (_("… on A100s at 40% MFU"), _("{hours} GPU-hours").format(hours=f"{c.gpu_hours(flops, a100, 0.4):,.0f}")),
+        (_("A100 / H100 SXM dense BF16"), f"{a100 / 1e12:.0f} / {h100 / 1e12:.0f} TFLOPS"),
+        (_("published MFU ({runs} runs, 6·N only)").format(runs=len(span.runs)),
+         _("{low} to {high}, median {median}").format(low=format_percent(span.low.mfu, 0),
+                                                       high=format_percent(span.high.mfu, 0),
+                                                       median=format_percent(span.median, 0)))]
+    width = max(38, *(display_width(label) + 1 for label, _value in rows))
+    return "\n".join(label + " " * (width - display_width(label)) + " " + value for label, value in rows)
 
 
 def time_margin_text() -> str:

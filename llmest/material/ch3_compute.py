@@ -111,6 +111,10 @@ def _lora(model, recompute=False) -> plans.TimeEstimate:
                                         gpu="A100 80GB", mfu=0.4)
 
 
+# How exercise 2's fine-tuning time is recomputed.
+_FINETUNE_HOW = N_("estimate_finetune_time((4·N + 6·adapters) × 20.48M tokens, 1 A100, 40% MFU).days")
+
+
 def _qlora_hours(recompute=False) -> float:
     return _lora("llama-2-70b", recompute).gpu_hours
 
@@ -136,7 +140,8 @@ def _serving_gpus() -> int:
 def _catalog_figure(key, name, quote, stated, aside=""):
     gpu = hardware.gpu(name)
     return Figure(key, 3, "000", _S2, N_("{name}: dense BF16 tensor peak"), quote, stated,
-                  lambda: gpu.bf16_flops_per_s, f"hardware.gpu({name!r}).bf16_flops_per_s (dense)",
+                  lambda: gpu.bf16_flops_per_s,
+                  Text(lambda: _("{peak} (dense)").format(peak=f"hardware.gpu({name!r}).bf16_flops_per_s")),
                   unit="FLOP/s", stated_in="TFLOPS", rel_tol=0.01, cause=lambda: _(aside) + _(gpu.note),
                   values=(("name", name),))
 
@@ -184,7 +189,7 @@ register(
     Figure("000-ex2-hours", 3, "000", _EX2, N_("QLoRA of a 70B on 20M tokens, one A100"),
            "FLOPs 很小（只算 LoRA 参数部分）… 预计 1-4 小时", (1, 4),
            lambda: _lora("llama-2-70b").days,
-           "estimate_finetune_time((4·N + 6·adapters) × 20.48M tokens, 1 A100, 40% MFU).days", unit="days",
+           _FINETUNE_HOW, unit="days",
            stated_in="hours",
            cause=lambda: _("The FLOPs are not small: the forward pass and the gradients for the activations still go "
                            "through every frozen weight, 4·N per token; only the weight gradients are skipped. That is "
@@ -202,7 +207,7 @@ register(
                prices="$2-3", million="$1M")),
     Figure("000-4.1-lora-7b", 3, "000", _S41, N_("LoRA fine-tuning of a 7B on one A100 (20M tokens, as exercise 2)"),
            "LoRA 微调 7B：1-4 小时，单卡 A100", (1, 4), lambda: _lora("llama-2-7b").days,
-           "estimate_finetune_time((4·N + 6·adapters) × 20.48M tokens, 1 A100, 40% MFU).days", unit="days",
+           _FINETUNE_HOW, unit="days",
            stated_in="hours",
            rel_tol=0.0, cause=N_("For exercise 2's 10K examples of 2,048 tokens; the time scales with the data.")),
     Figure("000-4.3-7b-cost", 3, "000", _S43, N_("training a 7B on 1T tokens with 256 A100s"),
@@ -218,7 +223,7 @@ register(
     Figure("000-4.3-serving", 3, "000", _S43, N_("serving a 7B at 1,000 requests/s, per month"),
            "推理 7B（1000 RPS）：~$5K-10K/月", (5e3, 10e3),
            lambda: _serving().monthly_cost(_serving_gpus()),
-           "estimate_serving(llama-2-7b, A100, batch 64): GPUs for 1,000 × 100 new tokens/s, a month at $2",
+           N_("estimate_serving(llama-2-7b, A100, batch 64): GPUs for 1,000 × 100 new tokens/s, a month at $2"),
            unit="USD/month",
            depends_on=N_("tokens per request"),
            cause=lambda: _("With 100 new tokens per request, batches of 64 and a 1,024-token context, an A100 makes "
@@ -271,10 +276,10 @@ register(
     Figure("004-3.1-petaflop", 3, "004", _S31, N_("hours at a sustained 10¹⁵ FLOP/s"),
            "每秒10¹⁵次浮点运算也需要约1.16万小时", 1.16e4,
            lambda: plans.estimate_time(1e12, n_params=7e9, peak_flops_per_s=1e15, mfu=1.0).seconds,
-           "estimate_time(4.2e22, 1 machine, 1e15 FLOP/s, MFU 1).seconds", unit="seconds", stated_in="hours"),
+           N_("estimate_time(4.2e22, 1 machine, 1e15 FLOP/s, MFU 1).seconds"), unit="seconds", stated_in="hours"),
     Figure("004-3.1-attention", 3, "004", _S31, N_("attention FLOPs that 6N leaves out, a 7B at 4,096 tokens"),
            "这个公式已经把所有线性层、注意力、FFN、反向计算全部折进去了", None, lambda: _attention_share(4096),
-           "12·L·H·Q·T / (6N + 12·L·H·Q·T) for Llama-2-7B", unit="fraction", verdict="erratum",
+           N_("12·L·H·Q·T / (6N + 12·L·H·Q·T) for Llama-2-7B"), unit="fraction", verdict="erratum",
            cause=lambda: _("The material says 6N folds in attention. It folds in attention's weights (the Q, K, V and "
                            "output projections) but not the attention scores (Q·Kᵀ and scores·V), which multiply "
                            "activations by activations and grow with the sequence: {short} of a training token's FLOPs "
@@ -329,10 +334,10 @@ register(
     Figure("004-4.3-nd", 3, "004", _S43B, N_("N·D that budget buys"), "参数量×token数≈2.76×10²¹", 2.76e21,
            lambda: _seed004_budget().flops / 6, "compute_budget / 6", unit="parameter-tokens", rel_tol=0.005),
     Figure("004-4.3-params", 3, "004", _S43B, N_("the largest model for 140B tokens"), "模型参数量可以做到约19.7B",
-           19.7e9, lambda: _seed004_budget().affordable_params(140e9), "affordable_params(budget, 140e9)",
+           19.7e9, lambda: _seed004_budget().affordable_params(140e9), N_("affordable_params(budget, 140e9)"),
            unit="parameters", rel_tol=0.005),
     Figure("004-4.3-tokens", 3, "004", _S43B, N_("the tokens a 70B gets"), "只能喂约394亿token", 39.4e9,
-           lambda: _seed004_budget().affordable_tokens(70e9), "affordable_tokens(budget, 70e9)", unit="tokens",
+           lambda: _seed004_budget().affordable_tokens(70e9), N_("affordable_tokens(budget, 70e9)"), unit="tokens",
            rel_tol=0.005),
     # seed 004 §5.3-5.4
     Figure("004-5.3-state", 3, "004", _S53, N_("estimate_training(7e9, 1e11, 64): states per GPU"),

@@ -14,12 +14,13 @@ from ..compute import (TIME_MARGIN, attention_flops_per_token_for, cost, flops_p
                        training_flops, training_seconds)
 from ..memory import LORA_TARGETS, MEMORY_MARGIN, lora_params
 from ..i18n import _
-from ..units import SECONDS_PER_DAY, SECONDS_PER_HOUR, format_percent
+from ..units import SECONDS_PER_DAY, SECONDS_PER_HOUR, format_bytes, format_flops, format_percent
 
 # The material's time margin as every surface spells it: "15%-25%".
 TIME_MARGIN_TEXT = "-".join(format_percent(margin, 0) for margin in TIME_MARGIN)
 from ..model import config_from
 from .memory_plan import MemoryBreakdown, training_memory, usable_bytes
+from .serving_plan import FITS
 
 
 @dataclass(frozen=True)
@@ -189,6 +190,18 @@ class TrainingEstimate:
     @property
     def fits(self) -> bool:
         return self.memory.total <= self.usable_bytes
+
+    def text(self) -> str:
+        """The estimate as a reader sees it: the FLOPs, the days without and with the time margin and the GPU-hours;
+        the memory per GPU by part; and whether it fits the usable memory."""
+        low, high = self.days_with_margin
+        return "\n".join([
+            _("{flops} FLOPs, {days} days ({low}-{high} with margin), {hours} GPU-hours").format(
+                flops=format_flops(self.total_flops), days=f"{self.days:.1f}", low=f"{low:.1f}", high=f"{high:.1f}",
+                hours=f"{self.gpu_hours:,.0f}"),
+            str(self.memory),
+            _("fits in {usable} usable: {fits}").format(usable=format_bytes(self.usable_bytes),
+                                                          fits=_(FITS[self.fits]))])
 
 
 @v.checked(**v.WHOLE)
