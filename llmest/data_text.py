@@ -115,3 +115,45 @@ def recap() -> Table:
          " / ".join(format_count(dt.tokens_per_gb(kind)) for kind in ("english", "chinese", "code"))),
     ]
     return Table((_("figure"), _("value")), rows)
+
+
+def against_rule_text(rows, section="§3.3") -> str:
+    """Rows of (parameters, tokens) from the material against the 20-tokens-per-parameter rule: each row's tokens
+    as a share of the rule's."""
+    if not isinstance(rows, (list, tuple)) or not rows or not all(isinstance(r, (list, tuple)) and len(r) == 2
+                                                                  for r in rows):
+        raise v.InputError("rows", f"rows == {v.quote(rows)}, must be a list of (parameters, tokens).")
+    if not isinstance(section, str):
+        raise v.InputError("section", f"section == {v.quote(section)}, must be text.")
+    lines = []
+    for params, tokens in rows:
+        v.check_positive("rows", tokens)
+        rule = dt.chinchilla_tokens(params)
+        lines.append(_("{params}: {tokens} tokens in {section}, {share} of the rule's {rule}").format(
+            params=format_count(params), tokens=format_count(tokens), section=section,
+            share=format_percent(tokens / rule, 0), rule=format_count(rule)))
+    return "\n".join(lines)
+
+
+def trained_table() -> Table:
+    """What the models of ``llmest.data.TRAINED`` were trained on: parameters, tokens and tokens per parameter."""
+    rows = [(m.name, format_count(m.params), format_count(m.tokens),
+             f"{m.tokens_per_param:,.1f}" if m.tokens_per_param < 10 else f"{m.tokens_per_param:,.0f}")
+            for m in dt.TRAINED]
+    return Table((_("model"), _("parameters"), _("tokens"), _("tokens per parameter")), rows)
+
+
+def tokenizers_crawl_text(tokens, kind="chinese", cleaning_yield=dt.CLEANING_YIELD) -> str:
+    """The cleaned text and the raw crawl for ``tokens`` tokens of one kind of text at each tokenizer's measured
+    rate, the crawl over the range ``cleaning_yield`` (low, high)."""
+    v.check_positive("tokens", tokens)
+    if not isinstance(cleaning_yield, (list, tuple)) or len(cleaning_yield) != 2:
+        raise v.InputError("cleaning_yield", f"cleaning_yield == {v.quote(cleaning_yield)}, must be (low, high).")
+    low, high = cleaning_yield
+    lines = []
+    for t in dt.TOKENIZERS:
+        cleaned = dt.cleaned_bytes(tokens, dt.measured_tokens_per_gb(kind, t))
+        lines.append(_("with {tokenizer} {cleaned} cleaned, {low} to {high} raw").format(
+            tokenizer=f"{t:<13}", cleaned=format_bytes(cleaned), low=format_bytes(dt.raw_bytes(cleaned, high)),
+            high=format_bytes(dt.raw_bytes(cleaned, low))))
+    return "\n".join(lines)

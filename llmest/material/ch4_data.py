@@ -97,7 +97,7 @@ register(
                measured=format_bytes(_english_gb()))),
     Figure("004-4.2-raw", 4, "004", _S42, N_("raw crawl for that, at a 20-30% cleaning yield"),
            "可能要准备2到2.5TB的原始数据", (2e12, 2.5e12), lambda: dt.raw_bytes(_english_gb(), dt.WORKING_CLEANING_YIELD),
-           "raw_bytes(cleaned English, 0.25), the workbook's yield", unit="bytes", rel_tol=0.0,
+           N_("raw_bytes(cleaned English, 0.25), the workbook's yield"), unit="bytes", rel_tol=0.0,
            cause=lambda: _("From the material's 500 GB, 2-2.5 TB is the 20-25% part of its own 20-30% yield (2.5 TB "
                            "at 20% is exact; 30% would need {thirty}). From the workbook's {cleaned}: {low} to {high}.")
            .format(thirty=format_bytes(dt.raw_bytes(500e9, 0.3)), cleaned=format_bytes(_english_gb()),
