@@ -100,6 +100,42 @@ def test_what_a_chinese_chapter_prints_has_no_english_prose(name):
     assert found == {}
 
 
+# The English words a Chinese chapter may print, each with why it stays: names and values a reader types (presets,
+# options, fits), libraries and formats, the material's own words (its quotes are verbatim) and the glossary's
+# kept terms. Titles of papers and pages are left out before the check. Any other word is a label to translate.
+KEPT_WORDS = {
+    "token": "the glossary keeps token", "tokens": "the glossary keeps token",
+    "cache": "the glossary's KV cache",
+    "epoch": "the material's own word (重复epoch的问题)",
+    "bytes": "the material's quotes (4N bytes)", "context": "the material's quote (2048 context, batch=32)",
+    "adamw": "an optimizer as typed", "adafactor": "an optimizer as typed", "mixed": "a convention as typed",
+    "hoffmann": "a loss fit as typed, dt.fit('hoffmann')", "besiroglu": "a loss fit as typed",
+    "none": "offload=none as typed", "optimizer": "offload=optimizer as typed",
+    "params": "offload=optimizer+params as typed",
+    "sbh": "the formula's s·b·h", "logits": "the output layer's tensor, as the chapter names it",
+    "dropout": "the layer's name, as the chapter names it", "absmax": "bitsandbytes' name for a block's scale",
+    "bit": "a unit (4 bit)", "autocast": "torch.autocast", "torchtune": "a library", "bitsandbytes": "a library",
+    "man": "man pages, the Unix manual", "manpages": "Debian's packages manpages, manpages-zh",
+    "copyleft": "the licence's name, Linux man-pages copyleft",
+    "architecture": "the Cloud TPU page's title, System architecture",
+}
+_TITLE = re.compile(r"[A-Z][\w-]*(?:[ :]+(?:[A-Z][\w-]*|for|with|of|and|the|in|on|to|a))*[ :]+[A-Z][\w-]*")
+_TYPED = re.compile(r"\b\w+\s*==?\s*\S+")  # a parameter as spelled, with its value: answer == 'two weeks', zero=3
+_WORD = re.compile(r"(?<![\w.\-/:`'])[a-z]{3,}(?![\w.\-/:`'(])")
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_what_a_chinese_chapter_prints_has_no_english_word_but_names_and_kept_terms(name):
+    found = {}
+    for cell in read(ROOT / "solutions" / "zh" / f"{name}.ipynb").cells:
+        if cell.cell_type == "code":
+            for line in shown(cell):
+                for word in _WORD.findall(_TITLE.sub("", _TYPED.sub("", line))):
+                    if word not in KEPT_WORDS:
+                        found.setdefault(word, f"{cell.get('id')}: {line[:100]}")
+    assert found == {}
+
+
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_no_solution_text_reaches_the_chinese_student_copy(name):
     student = (ROOT / "notebooks" / "zh" / f"{name}.ipynb").read_text(encoding="utf-8")
