@@ -41,6 +41,18 @@ def _equal(flag) -> str:
     return str(v.check_bool("equal", flag))
 
 
+def params_table(counts) -> Table:
+    """Each config's parameters as transformers builds the model and as ``count_params`` counts them (``counts``:
+    config name -> (built, counted)), and whether the two are equal."""
+    rows = []
+    for name, pair in _mapping("counts", counts).items():
+        if not (isinstance(pair, tuple) and len(pair) == 2):
+            raise v.InputError("counts", f"counts[{name!r}] == {v.quote(pair)}, must be a pair (built, counted).")
+        built, counted = (v.check_int("counts", x) for x in pair)
+        rows.append((name, f"{built:,}", f"{counted:,}", _equal(built == counted)))
+    return Table(("config.json", "transformers", "count_params", _("equal")), rows)
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # FLOPs
 # ----------------------------------------------------------------------------------------------------------------
@@ -187,7 +199,7 @@ def saved_table(tensors, *, tokens=None, strip="") -> Table:
     for t in tensors:
         row = [t.module.removeprefix(strip) or _("(the loss)"), t.dtype, str(t.shape), f"{t.nbytes:,}"]
         rows.append(row if tokens is None else [*row, f"{t.nbytes / tokens:g}"])
-    columns = [_("module"), "dtype", _("shape"), _("bytes")]
+    columns = [_("module"), _("dtype"), _("shape"), _("bytes")]
     return Table(columns if tokens is None else [*columns, _("per token")], rows)
 
 
@@ -195,6 +207,35 @@ def layer_formula_text(per_token) -> str:
     """Chapter 2's bytes per token that one layer saves (with fused attention), and the formula."""
     return _("chapter 2, one layer: 20·h + 8 + 4·k·d + 8·F = {bytes} bytes per token").format(
         bytes=f"{v.check_positive('per_token', per_token):g}")
+
+
+def output_formula_text(nbytes) -> str:
+    """Chapter 2's bytes for the output layer (its input and the FP32 logits), and the formula."""
+    return _("chapter 2, output layer: 8·s·b·h + 4·s·b + 4·s·b·V = {bytes} bytes").format(
+        bytes=f"{v.check_positive('nbytes', nbytes):,.0f}")
+
+
+def dtypes_text(tensors) -> str:
+    """The dtypes of the tensors saved for the backward pass (``SavedTensor``s), as a sorted list."""
+    dtypes = sorted({t.dtype for t in tensors})
+    if not dtypes:
+        raise v.InputError("tensors", "tensors is empty: give the SavedTensors measure.saved_for_backward found.")
+    return _("dtypes saved: {dtypes}").format(dtypes=dtypes)
+
+
+def formula_short_text(measured, formula) -> str:
+    """The bytes saved for the backward pass with each attention (``measured``: attention -> bytes) against chapter
+    2's formula (``formula``, the same keys), and how far the formula falls short, one line for each."""
+    measured = _mapping("measured", measured)
+    formula = _mapping("formula", formula, tuple(measured))
+    width = max(len(attention) for attention in measured) + 1
+    lines = []
+    for attention, nbytes in measured.items():
+        nbytes, expected = v.check_positive("measured", nbytes), v.check_positive("formula", formula[attention])
+        lines.append(_pad(attention, width, False) + " " + _(
+            "measured {measured} bytes; chapter 2's formula {formula}: {short} short").format(
+            measured=f"{nbytes:>10,}", formula=f"{expected:>10,.0f}", short=format_percent(1 - expected / nbytes, 1)))
+    return "\n".join(lines)
 
 
 def left_out_table(attention, terms, equal) -> Table:
