@@ -63,7 +63,7 @@ register(
                high=format_bytes(mem.training_state_bytes(7e9) + 100 * _GB), stated=format_bytes(7e9 * (2 + 2 + 4)))),
     Figure("000-ex1-gpus", 2, "000", _EX1, N_("A100 80GB GPUs for 7B full training with ZeRO-2"),
            "需要 2x A100 80GB（使用 ZeRO-2）", 2, lambda: _zero2_gpus_ex1(50 * _GB),
-           "the smallest n with ZeRO-2 states + 50 GB / n of activations ≤ 80% of 80 GiB", unit="GPUs",
+           N_("the smallest n with ZeRO-2 states + 50 GB / n of activations ≤ 80% of 80 GiB"), unit="GPUs",
            cause=_ex1_gpu_cause),
     # seed 000 exercise 2: QLoRA of a 70B
     Figure("000-ex2-base", 2, "000", _EX2, N_("a 70B base in 4 bits"), "基座模型（4-bit）：~35 GB", 35 * _GB,
@@ -98,7 +98,7 @@ register(
                batches="-".join(map(str, _batches_within(_qlora_70b_activations, 20 * _GB, 40 * _GB))))),
     Figure("000-ex2-total", 2, "000", _EX2, N_("QLoRA of a 70B, all of it, on one GPU"),
            "总计：~56-76 GB -> 单张 A100 80GB 可行", (56 * _GB, 76 * _GB), lambda: plans.qlora_memory("llama-2-70b").total,
-           "qlora_memory('llama-2-70b', rank 64, all projections, micro-batch 1 × 2,048 tokens)", unit="bytes",
+           N_("qlora_memory('llama-2-70b', rank 64, all projections, micro-batch 1 × 2,048 tokens)"), unit="bytes",
            depends_on=N_("the batch"), cause=_ex2_total_cause),
     Figure("000-ex2-tokens", 2, "000", _EX2, N_("fine-tuning tokens"), "10K x 2048 token = ~20M token", 20e6,
            lambda: 10_000 * 2048, "10,000 × 2,048", unit="tokens", rel_tol=0.05),

@@ -184,7 +184,7 @@ register(
     Figure("000-ex2-hours", 3, "000", _EX2, N_("QLoRA of a 70B on 20M tokens, one A100"),
            "FLOPs 很小（只算 LoRA 参数部分）… 预计 1-4 小时", (1, 4),
            lambda: _lora("llama-2-70b").days,
-           "estimate_finetune_time((4·N + 6·adapters) × 20.48M tokens, 1 A100, 40% MFU).days", unit="days",
+           N_("estimate_finetune_time((4·N + 6·adapters) × 20.48M tokens, 1 A100, 40% MFU).days"), unit="days",
            stated_in="hours",
            cause=lambda: _("The FLOPs are not small: the forward pass and the gradients for the activations still go "
                            "through every frozen weight, 4·N per token; only the weight gradients are skipped. That is "
@@ -202,7 +202,7 @@ register(
                prices="$2-3", million="$1M")),
     Figure("000-4.1-lora-7b", 3, "000", _S41, N_("LoRA fine-tuning of a 7B on one A100 (20M tokens, as exercise 2)"),
            "LoRA 微调 7B：1-4 小时，单卡 A100", (1, 4), lambda: _lora("llama-2-7b").days,
-           "estimate_finetune_time((4·N + 6·adapters) × 20.48M tokens, 1 A100, 40% MFU).days", unit="days",
+           N_("estimate_finetune_time((4·N + 6·adapters) × 20.48M tokens, 1 A100, 40% MFU).days"), unit="days",
            stated_in="hours",
            rel_tol=0.0, cause=N_("For exercise 2's 10K examples of 2,048 tokens; the time scales with the data.")),
     Figure("000-4.3-7b-cost", 3, "000", _S43, N_("training a 7B on 1T tokens with 256 A100s"),

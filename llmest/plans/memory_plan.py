@@ -15,11 +15,15 @@ from ..memory import (BYTES_PER_VALUE, CONVENTIONS, LORA_TARGETS, MEMORY_MARGIN,
                       training_state_bytes)
 from ..kv_cache import kv_cache_shards
 from ..model import ModelConfig, config_from, count_params
-from ..i18n import N_, _
+from ..i18n import N_, _, display_width
 from ..units import format_bytes
 from ..zero import OFFLOAD, ZERO_DEFAULTS, _check_offload, offloaded_state_bytes, zero_buffer_bytes
 
 PARTS = ("weights", "master", "gradients", "optimizer", "adapters", "buffers", "activations", "kv_cache", "overhead")
+# The parts as a breakdown names them, in the language shown (kv_cache by its key).
+PART_LABELS = {"weights": N_("weights"), "master": N_("master"), "gradients": N_("gradients"),
+               "optimizer": N_("optimizer"), "adapters": N_("adapters"), "buffers": N_("buffers"),
+               "activations": N_("activations"), "overhead": N_("overhead")}
 GPU_SEARCH_LIMIT = 1024   # the most GPUs a least-GPU search tries
 
 
@@ -49,13 +53,16 @@ class MemoryBreakdown:
         return self.parts[part]
 
     def table(self) -> str:
-        rows = [(p, b) for p, b in self.parts.items() if b]
-        lines = [f"{p:<12} {format_bytes(b):>10}" for p, b in rows]
-        lines.append(f"{'total':<12} {format_bytes(self.total):>10}  per GPU" + (f", {self.gpus} GPUs" if self.gpus > 1
-                                                                                   else ""))
+        """The parts one a line, named in the language shown, then the total per GPU (and in CPU memory)."""
+        def line(name, b):
+            return name + " " * max(1, 13 - display_width(name)) + f"{format_bytes(b):>10}"
+
+        lines = [line(_(PART_LABELS.get(p, p)), b) for p, b in self.parts.items() if b]
+        lines.append(line(_("total"), self.total) + "  " + (
+            _("per GPU, {gpus} GPUs").format(gpus=self.gpus) if self.gpus > 1 else _("per GPU")))
         if self.cpu_total:
-            lines += [f"{p:<12} {format_bytes(b):>10}  in CPU memory" for p, b in self.cpu.items() if b]
-            lines.append(f"{'CPU total':<12} {format_bytes(self.cpu_total):>10}  per GPU's process")
+            lines += [line(_(PART_LABELS.get(p, p)), b) + "  " + _("in CPU memory") for p, b in self.cpu.items() if b]
+            lines.append(line(_("CPU total"), self.cpu_total) + "  " + _("per GPU's process"))
         return "\n".join(lines)
 
     def __str__(self):
