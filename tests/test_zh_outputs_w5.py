@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 import llmest as le
-from llmest import InputError, drills, flashcards, layout_tables, plans, progress
+from llmest import InputError, drills, flashcards, layout_tables, plans, progress, tables
 from llmest import memory as mem
 from llmest.edition import english_prose
 from llmest.i18n import speaking
@@ -24,7 +24,7 @@ def texts():
         "steps": plans.training_steps_text(7e9, 1e12, "A100 80GB", mfu=0.4, gpus=256),
         "adapters": plans.lora_adapters_text("llama-2-70b", 64, mem.LORA_TARGETS),
         "breakdown": str(plans.qlora_memory(le.preset("llama-2-70b"), rank=64, micro_batch=1, seq_len=2048)),
-        "micro-batches": str(plans.micro_batch_memory("llama-2-7b", zero=3, dp=8, seq_len=4096)),
+        "micro-batches": str(tables.micro_batch_memory("llama-2-7b", zero=3, dp=8, seq_len=4096)),
         "layouts": layout_tables.best_layouts_text([found]),
         "deck": flashcards.deck_text(),
         "heading": drills.heading(drills.generate("training-days", seed=1, level="easy")),
@@ -65,7 +65,7 @@ def test_chinese_has_no_english_prose():
 
 def test_bad_input_names_the_parameter():
     with pytest.raises(InputError, match="sizes"):
-        plans.micro_batch_memory("llama-2-7b", sizes=())
+        tables.micro_batch_memory("llama-2-7b", sizes=())
     with pytest.raises(InputError, match="searches"):
         layout_tables.best_layouts_text([])
     with pytest.raises(InputError, match="example"):

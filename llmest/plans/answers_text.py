@@ -19,7 +19,6 @@ from ..i18n import _
 from ..memory import (LORA_TARGETS, MEMORY_MARGIN, WEIGHT_FORMATS, lora_params, model_layer_activation_bytes,
                       state_bytes_per_param, training_state_bytes)
 from ..model import config_from
-from ..tables import Table
 from ..units import format_bytes, format_count, format_flops, format_int, format_percent, format_usd
 from .memory_plan import MemoryBreakdown, inference_memory, min_gpus, qlora_memory, training_memory, usable_bytes
 from .serving_plan import FITS
@@ -168,30 +167,10 @@ def training_steps_text(n_params, tokens, gpu="A100 80GB", mfu=0.4, gpus=256, co
 @v.checked(**v.WHOLE)
 def lora_adapters_text(model, rank=64, targets=LORA_TARGETS) -> str:
     """The LoRA adapters of rank ``rank`` on the ``targets`` projections of every layer, in parameters."""
+    if not isinstance(targets, (list, tuple)) or not targets or not all(isinstance(t, str) for t in targets):
+        raise v.InputError("targets", f"targets == {v.quote(targets)}, must be a list of projection names.")
     return _("adapters: rank {rank} on {n} projections = {params} parameters").format(
         rank=rank, n=len(targets), params=format_count(lora_params(model, rank, list(targets))))
-
-
-@v.checked
-def micro_batch_memory(model, *, zero=3, dp=8, seq_len=4096, sizes=(1, 2, 4, 8)) -> Table:
-    """Memory per GPU by micro-batch of ``sizes`` (``training_memory`` with ZeRO ``zero`` over ``dp`` GPUs): eager
-    attention, FlashAttention, and FlashAttention with full recomputation; above, what does not grow with the
-    micro-batch."""
-    cfg = config_from(model)
-
-    def per_gpu(micro_batch, flash, recompute="none"):
-        return training_memory(cfg, zero=zero, dp=dp, micro_batch=v.check_whole("sizes", micro_batch),
-                               seq_len=seq_len, flash=flash, recompute=recompute)
-
-    if not isinstance(sizes, (list, tuple)) or not sizes:
-        raise v.InputError("sizes", f"sizes == {v.quote(sizes)}, must be a list of micro-batch sizes.")
-    static = sum(b for part, b in per_gpu(1, True).parts.items() if part != "activations")
-    rows = [(str(b), *(format_bytes(plan.total) for plan in (per_gpu(b, False), per_gpu(b, True),
-                                                            per_gpu(b, True, "full")))) for b in sizes]
-    caption = _("static (states, ZeRO-{zero}'s buffers, runtime) per GPU: {static}").format(
-        zero=zero, static=format_bytes(static))
-    return Table((_("micro-batch"), _("eager attention"), "FlashAttention", _("+ checkpointing")), rows,
-                 caption=caption)
 
 
 @v.checked
