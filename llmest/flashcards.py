@@ -14,6 +14,7 @@ from . import plans
 from . import runs
 from ._validate import InputError, quote
 from .i18n import N_, _, language, speaking
+from .drills import TOPIC_NAMES
 from .drills.problem import TOPICS, chosen_topics, tflops_text
 from .units import format_bytes, format_count, format_flops, format_int, format_percent
 
@@ -57,6 +58,18 @@ def cards(topics=None) -> list[Card]:
         with speaking("en"):
             deck = [replace(card, key=english.front) for card, english in zip(deck, _deck())]
     return [card for card in deck if card.topic in chosen]
+
+
+def deck_text(example: str = "mixed-precision AdamW") -> str:
+    """The deck in two lines: its cards by topic, then the first card whose English front contains ``example``."""
+    deck = cards()
+    shown = [card for card in deck if example in card.key] if isinstance(example, str) else []
+    if not shown:
+        raise InputError("example", f"example == {quote(example)}, must be a part of a card's English front.")
+    by_topic = _(", ").join(_("{n} {topic}").format(n=sum(card.topic == topic for card in deck),
+                                                     topic=_(TOPIC_NAMES[topic])) for topic in TOPICS)
+    return "\n".join([_("{n} cards: {topics}").format(n=len(deck), topics=by_topic),
+                      _("for example: {front} -> {back}").format(front=shown[0].front, back=shown[0].back)])
 
 
 def _deck() -> list[Card]:

@@ -96,3 +96,19 @@ def layout_search_table(found, layouts, top=3, *, micro_batch=1, recompute="full
         recompute=_(RECOMPUTATION[recompute]), sequences=sequences)
     return Table((_("layout"), "TP×CP×PP×DP", "ZeRO", _("memory/GPU"), _("compute"), _("bubble"), _("comm. exposed"),
                   _("step"), "MFU", _("fits")), rows, units={"MFU": "%"}, notes=[note])
+
+
+def best_layouts_text(searches) -> str:
+    """The best layout of each search (``plans.search_layouts``), one line a GPU count: the degrees, ZeRO stage,
+    micro-batches, step time, bubble, exposed communication and MFU."""
+    if not isinstance(searches, (list, tuple)) or not searches or not all(
+            isinstance(found, plans.LayoutSearch) for found in searches):
+        raise v.InputError("searches", f"searches == {v.quote(searches)}, must be a list of what "
+                                       "plans.search_layouts returns.")
+    line = _("{gpus} GPUs: TP {tp} × CP {cp} × PP {pp} × DP {dp}, ZeRO-{zero}, {micro_batches} micro-batches: step "
+             "{step} s, bubble {bubble} s, communication exposed {exposed} s, MFU {mfu}")
+    return "\n".join(line.format(
+        gpus=f"{found.gpus:>5,}", tp=found.best["tp"], cp=found.best["cp"], pp=found.best["pp"],
+        dp=f"{found.best['dp']:>3}", zero=found.best["zero"], micro_batches=f"{found.best['micro_batches']:>4}",
+        step=f"{found.best['step_time_s']:6.2f}", bubble=f"{found.best['bubble_s']:5.2f}",
+        exposed=f"{found.best['exposed_comm_s']:5.2f}", mfu=format_percent(found.best["mfu"], 1)) for found in searches)

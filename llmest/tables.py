@@ -343,3 +343,28 @@ def largest_batches(model, gpu, prompts, output_tokens: int) -> Table:
     ttft, share, tpot = _("TTFT, 1 request"), _("attention share"), "TPOT"
     return Table((_("prompt"), _("largest batch"), ttft, share, tpot), rows,
                  units={ttft: "ms", share: "%", tpot: "ms"})
+
+
+def micro_batch_memory(model, *, zero=3, dp=8, seq_len=4096, sizes=(1, 2, 4, 8)) -> Table:
+    """Memory per GPU by micro-batch of ``sizes`` (``training_memory`` with ZeRO ``zero`` over ``dp`` GPUs): eager
+    attention, FlashAttention, and FlashAttention with full recomputation; above, what does not grow with the
+    micro-batch."""
+    from .model import config_from
+    from .plans import training_memory
+    from .units import format_bytes
+
+    cfg = config_from(model)
+
+    def per_gpu(micro_batch, flash, recompute="none"):
+        return training_memory(cfg, zero=zero, dp=dp, micro_batch=v.check_whole("sizes", micro_batch),
+                               seq_len=seq_len, flash=flash, recompute=recompute)
+
+    if not isinstance(sizes, (list, tuple)) or not sizes:
+        raise v.InputError("sizes", f"sizes == {v.quote(sizes)}, must be a list of micro-batch sizes.")
+    static = sum(b for part, b in per_gpu(1, True).parts.items() if part != "activations")
+    rows = [(str(b), *(format_bytes(plan.total) for plan in (per_gpu(b, False), per_gpu(b, True),
+                                                            per_gpu(b, True, "full")))) for b in sizes]
+    caption = _("static (states, ZeRO-{zero}'s buffers, runtime) per GPU: {static}").format(
+        zero=zero, static=format_bytes(static))
+    return Table((_("micro-batch"), _("eager attention"), "FlashAttention", _("+ checkpointing")), rows,
+                 caption=caption)

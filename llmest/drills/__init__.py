@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 
-from .._validate import check_choice, check_int
+from .._validate import InputError, check_choice, check_int, quote
 from ..i18n import N_, _
 from ..tables import Table
 from . import compute, data, memory, parameters, serving  # noqa: F401  (each registers its templates)
@@ -19,10 +19,20 @@ from .problem import (CORRECT_WITHIN, LEVELS, TEMPLATES, TOPICS, Problem, Templa
                       template)
 
 __all__ = ["CORRECT_WITHIN", "LEVELS", "TEMPLATES", "TOPICS", "Problem", "Template", "chosen_topics", "drill_set",
-           "generate", "template", "templates_table"]
+           "generate", "heading", "template", "templates_table"]
 
 TOPIC_NAMES = {"parameters": N_("parameters"), "memory": N_("memory"), "compute": N_("compute"), "data": N_("data"),
                "serving": N_("serving")}
+LEVEL_NAMES = {"easy": N_("easy"), "medium": N_("medium"), "hard": N_("hard")}
+
+
+def heading(problem: Problem) -> str:
+    """A problem as a drill set lists it: "[memory, medium] " and its question, in the language shown."""
+    if not isinstance(problem, Problem):
+        raise InputError("problem", f"problem == {quote(problem)}, must be a drills.Problem (what generate or "
+                                    "drill_set returns).")
+    return _("[{topic}, {level}] {question}").format(topic=_(TOPIC_NAMES[problem.topic]),
+                                                     level=_(LEVEL_NAMES[problem.level]), question=problem.question)
 
 
 def generate(key: str, seed: int, level: str = "medium") -> Problem:

@@ -14,12 +14,12 @@ layout_plan   search_layouts (every TP × CP × PP × DP layout of a run: memory
 corpus_plan   estimate_corpus, chinchilla_for_budget
 answers_text  the interview's worked answers as text: serving_memory_text, memory_reductions, reductions_text,
               layer_activations_text, plain_data_parallel_text, cost_steps_text, chinchilla_text,
-              training_estimate_text, checkpoint_text
+              training_estimate_text, checkpoint_text, training_steps_text, lora_adapters_text
 """
 
 from .answers_text import (chinchilla_text, checkpoint_text, cost_steps_text, layer_activations_text,
-                           memory_reductions, plain_data_parallel_text, reductions_text, serving_memory_text,
-                           training_estimate_text)
+                           lora_adapters_text, memory_reductions, plain_data_parallel_text, reductions_text,
+                           serving_memory_text, training_estimate_text, training_steps_text)
 from .budget_plan import BudgetEstimate, estimate_budget
 from .corpus_plan import CorpusEstimate, chinchilla_for_budget, estimate_corpus
 from .layout_plan import LayoutSearch, search_layouts
@@ -38,6 +38,7 @@ __all__ = ["BudgetEstimate", "CorpusEstimate", "DecodeEstimate", "GPU_SEARCH_LIM
            "estimate_budget", "estimate_corpus",
            "estimate_finetune_time", "estimate_mfu", "estimate_request", "estimate_serving", "estimate_time",
            "estimate_training", "fits", "gpus_to_hold", "inference_memory", "largest_module_params",
-           "layer_activations_text", "memory_reductions", "min_gpus", "plain_data_parallel_text", "plan_memory",
+           "layer_activations_text", "lora_adapters_text", "memory_reductions", "min_gpus",
+           "plain_data_parallel_text", "plan_memory",
            "qlora_memory", "reductions_text", "search_layouts", "serving_memory_text", "state_gpus",
-           "training_estimate_text", "training_memory", "usable_bytes", "zero_gpus"]
+           "training_estimate_text", "training_memory", "training_steps_text", "usable_bytes", "zero_gpus"]

@@ -11,11 +11,13 @@ import unicodedata
 
 from .. import _validate as v
 from .. import hardware
-from ..compute import (RESUME_CHECKPOINT_BYTES_PER_PARAM, checkpoint_bytes, checkpoint_storage_bytes, cost,
-                       flops_params, gpu_hours, tokens_per_second_per_gpu, training_flops)
+from ..compute import (DAYS_PER_YEAR, RESUME_CHECKPOINT_BYTES_PER_PARAM, checkpoint_bytes, checkpoint_storage_bytes,
+                       cost, flops_params, gpu_hours, gpu_seconds, tokens_per_second_per_gpu, training_days,
+                       training_flops)
 from ..data import chinchilla_tokens
 from ..i18n import _
-from ..memory import MEMORY_MARGIN, WEIGHT_FORMATS, model_layer_activation_bytes, state_bytes_per_param
+from ..memory import (LORA_TARGETS, MEMORY_MARGIN, WEIGHT_FORMATS, lora_params, model_layer_activation_bytes,
+                      state_bytes_per_param, training_state_bytes)
 from ..model import config_from
 from ..units import format_bytes, format_count, format_flops, format_int, format_percent, format_usd
 from .memory_plan import MemoryBreakdown, inference_memory, min_gpus, qlora_memory, training_memory, usable_bytes
@@ -130,6 +132,45 @@ def cost_steps_text(n_params, tokens, gpu="A100 80GB", mfu=0.4, price_per_gpu_ho
             gpu=g.name, peak=f"{g.bf16_flops_per_s / 1e12:.0f}", mfu=format_percent(mfu, 0), hours=format_int(hours)),
         _("3. at ${price} an hour: {cost}").format(price=f"{price_per_gpu_hour:g}",
                                                    cost=format_usd(cost(hours, price_per_gpu_hour)))])
+
+
+def _chip(gpu) -> str:
+    """A GPU as a count names it, without its memory: A100 for the A100 80GB."""
+    return re.sub(r" \d+GB$", "", hardware.gpu(gpu).name)
+
+
+@v.checked(**v.WHOLE)
+def training_steps_text(n_params, tokens, gpu="A100 80GB", mfu=0.4, gpus=256, convention="mixed",
+                        optimizer="adamw") -> str:
+    """Pre-training worked step by step: FLOPs = 6·N·D, GPU-seconds and GPU-hours at the GPU's dense BF16 peak and
+    ``mfu``, the days on one GPU and on ``gpus``, and the training states per parameter and in all."""
+    peak = hardware.gpu(gpu).bf16_flops_per_s
+    flops = training_flops(n_params, tokens)
+    one_gpu_days = training_days(flops, 1, peak, mfu)
+    states = state_bytes_per_param(convention, optimizer)
+    parts = (states.weights, states.master, states.grads, states.optimizer)
+    return "\n".join([
+        _("1. FLOPs = 6 × {n_params} × {tokens} = {flops}").format(n_params=_sci(n_params), tokens=_sci(tokens),
+                                                                  flops=format_flops(flops)),
+        _("2. GPU-seconds = FLOPs / ({peak} TFLOPS × {mfu}) = {seconds}").format(
+            peak=f"{peak / 1e12:.0f}", mfu=format_percent(mfu, 0), seconds=format_int(gpu_seconds(flops, peak, mfu))),
+        _("3. GPU-hours = GPU-seconds / 3,600 = {hours}").format(hours=format_int(gpu_hours(flops, peak, mfu))),
+        _("4. One {gpu}: {days} days = {years} years").format(gpu=_chip(gpu), days=format_int(one_gpu_days),
+                                                             years=f"{one_gpu_days / DAYS_PER_YEAR:.1f}"),
+        _("5. {n} {gpu}s: {days} days").format(n=gpus, gpu=_chip(gpu),
+                                               days=f"{training_days(flops, gpus, peak, mfu):.1f}"),
+        _("6. States: {parts} = {total} bytes a parameter -> {states}").format(
+            parts=" + ".join(f"{b:g}" for b in parts), total=f"{states.total:g}",
+            states=format_bytes(training_state_bytes(n_params, states.total)))])
+
+
+@v.checked(**v.WHOLE)
+def lora_adapters_text(model, rank=64, targets=LORA_TARGETS) -> str:
+    """The LoRA adapters of rank ``rank`` on the ``targets`` projections of every layer, in parameters."""
+    if not isinstance(targets, (list, tuple)) or not targets or not all(isinstance(t, str) for t in targets):
+        raise v.InputError("targets", f"targets == {v.quote(targets)}, must be a list of projection names.")
+    return _("adapters: rank {rank} on {n} projections = {params} parameters").format(
+        rank=rank, n=len(targets), params=format_count(lora_params(model, rank, list(targets))))
 
 
 @v.checked

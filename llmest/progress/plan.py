@@ -12,6 +12,7 @@ from ..drills import chosen_topics
 from ..i18n import N_, _, language
 from ..units import format_percent
 from .schedule import Due, as_utc, catalog, due
+from .store import Store
 
 RECENT = 20            # a topic's accuracy is that of its last RECENT reviews
 FLOOR = 0.2            # a topic's share of practice is (1 - accuracy) + FLOOR: a strong topic still comes back
@@ -27,6 +28,13 @@ WEEKDAYS = (N_("Mon"), N_("Tue"), N_("Wed"), N_("Thu"), N_("Fri"), N_("Sat"), N_
 def topic_name(topic: str) -> str:
     """A topic in the reader's language."""
     return _(TOPIC_NAMES[topic]) if topic in TOPIC_NAMES else topic
+
+
+def reviews_text(store) -> str:
+    """How much a store holds: its reviews and the cards they scheduled."""
+    if not isinstance(store, Store):
+        raise InputError("store", f"store == {quote(store)}, must be a progress.Store.")
+    return _("{reviews} reviews of {cards} cards").format(reviews=len(store.reviews()), cards=len(store.cards()))
 
 
 def _padded(text: str, width: int) -> str:

@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from .._validate import InputError, check_choice, quote
-from ..i18n import _
+from ..i18n import N_, _
 
 GRADES = ("correct", "close", "wrong", "empty", "invalid")
+GRADE_NAMES = {"correct": N_("correct"), "close": N_("close"), "wrong": N_("wrong"), "empty": N_("empty"),
+               "invalid": N_("invalid")}
 # A correct drill answered within this share of its time is rated Easy; merely correct is Good.
 FAST_SHARE = 1 / 3
 
@@ -54,6 +56,14 @@ def interval_text(delta: timedelta) -> str:
 def next_review_text(delta: timedelta) -> str:
     """When a card comes back, as a review says it: "next review in 2 days"."""
     return _("next review in {interval}").format(interval=interval_text(delta))
+
+
+def review_text(when, grade: str, due) -> str:
+    """One review as a log line: when, the grade (in the language shown) and its FSRS rating, and when the card
+    comes back (``due``, the card's next due time)."""
+    when, due = as_utc(when), as_utc(due, "due")
+    rated = rating(grade)
+    return f"{when:%Y-%m-%d %H:%M}  {_(GRADE_NAMES[grade]):>7} ({rated.name:>5})  {next_review_text(due - when)}"
 
 
 def as_utc(when, param: str = "now") -> datetime:
