@@ -118,6 +118,13 @@ KEPT_WORDS = {
     "man": "man pages, the Unix manual", "manpages": "Debian's packages manpages, manpages-zh",
     "copyleft": "the licence's name, Linux man-pages copyleft",
     "architecture": "the Cloud TPU page's title, System architecture",
+    "checkpointing": "the material's quote, Gradient checkpointing（用计算换显存…）",
+    "selective": "recompute='selective' as typed", "llmest": "the library",
+    "sdpa": "torch's attention implementation, attention='sdpa'", "eager": "torch's attention, attention='eager'",
+    "epochs": "a drill template as typed", "torch": "a library", "transformers": "a library",
+    "cpu": "torch's version, 2.13.0+cpu", "norms": "the count's key in 2·(N − norms), as the formulas write it",
+    "softmax": "a function", "cos": "a function", "sin": "a function", "scores": "the formula scores·V",
+    "mlp": "a module's path, model.layers.0.mlp",
 }
 _TITLE = re.compile(r"[A-Z][\w-]*(?:[ :]+(?:[A-Z][\w-]*|for|with|of|and|the|in|on|to|a))*[ :]+[A-Z][\w-]*")
 _TYPED = re.compile(r"\b\w+\s*==?\s*\S+")  # a parameter as spelled, with its value: answer == 'two weeks', zero=3
