@@ -55,20 +55,18 @@ class MemoryBreakdown:
     def table(self) -> str:
         """One line a part with its bytes per GPU, then the total (and the CPU memory of offloaded states). The
         English names each part by its key, as ``plan["weights"]`` reads it; the Chinese by its name."""
-        def label(text):
-            return text + " " * max(0, 12 - display_width(text))
+        def row(text, b):
+            return text + " " * max(0, 12 - display_width(text)) + f" {format_bytes(b):>10}"
 
         def name(part):
             return part if language() == "en" else _(MEMORY_PART_NAMES[part])
 
-        lines = [f"{label(name(p))} {format_bytes(b):>10}" for p, b in self.parts.items() if b]
+        lines = [row(name(p), b) for p, b in self.parts.items() if b]
         gpus = _(", {gpus} GPUs").format(gpus=self.gpus) if self.gpus > 1 else ""
-        total, cpu_total = _("total"), _("CPU total")
-        lines.append(f"{label(total)} {format_bytes(self.total):>10}  " + _("per GPU") + gpus)
+        lines.append(row(_("total"), self.total) + "  " + _("per GPU") + gpus)
         if self.cpu_total:
-            lines += [f"{label(name(p))} {format_bytes(b):>10}  " + _("in CPU memory")
-                      for p, b in self.cpu.items() if b]
-            lines.append(f"{label(cpu_total)} {format_bytes(self.cpu_total):>10}  " + _("per GPU's process"))
+            lines += [row(name(p), b) + "  " + _("in CPU memory") for p, b in self.cpu.items() if b]
+            lines.append(row(_("CPU total"), self.cpu_total) + "  " + _("per GPU's process"))
         return "\n".join(lines)
 
     def __str__(self):
