@@ -13,7 +13,7 @@ def test_gpu_sources_and_catalog_in_chinese():
         notes = [_(g.note) for g in hardware.CATALOG.values()]
         memory = [g.memory_source_shown for g in hardware.CATALOG.values()]
     assert all(not english_prose(text) for text in (*shown, *notes, *memory))
-    assert "稀疏" in shown[0] and "见公开的 issue 与日志" in shown[0]
+    assert "稀疏" in shown[0] and "见公开的问题报告与日志" in shown[0]
     assert (str(tables.gpu_sources()), str(tables.gpu_catalog())) == english
 
 
