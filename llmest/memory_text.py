@@ -237,6 +237,24 @@ def micro_batch_fit_line(plan, micro_batch, gpu="A100 80GB") -> str:
         fits=_(str(plans.fits(plan, gpu))))
 
 
+def serving_gpus_text(model="llama-2-70b", formats=("bf16", "int8", "int4"), devices=("H200", "B200", "MI300X"),
+                      seq_len=4096, batch=16) -> str:
+    """The fewest GPUs that serve ``model``, its weights and the KV cache of ``batch`` sequences of ``seq_len``
+    tokens split by tensor parallelism (``plans.min_gpus``), for each weight format on each GPU (the plans check
+    each setting)."""
+    for name, names in (("formats", formats), ("devices", devices)):
+        if not isinstance(names, (list, tuple)) or not names or not all(isinstance(x, str) for x in names):
+            raise InputError(name, _("{name} == {value}, must be a list of names.").format(
+                name=name, value=v.quote(names)))
+    lines = []
+    for fmt in formats:
+        for gpu in devices:
+            n = plans.min_gpus(lambda tp, fmt=fmt: plans.inference_memory(model, weights=fmt, seq_len=seq_len,
+                                                                          batch=batch, tp=tp), gpu)
+            lines.append(_("{weights} on {gpu}: {n} GPU(s)").format(weights=_pad(fmt, 5), gpu=_pad(gpu, 10), n=n))
+    return "\n".join(lines)
+
+
 @v.checked
 def kv_per_token_line(model, seq_len=2048, batch=32) -> str:
     """A model's attention and KV heads, its KV cache per token and for ``batch`` sequences of ``seq_len``."""

@@ -128,7 +128,7 @@ KEPT_WORDS = {
 }
 _TITLE = re.compile(r"[A-Z][\w-]*(?:[ :]+(?:[A-Z][\w-]*|for|with|of|and|the|in|on|to|a))*[ :]+[A-Z][\w-]*")
 _TYPED = re.compile(r"\b\w+\s*==?\s*\S+")  # a parameter as spelled, with its value: answer == 'two weeks', zero=3
-_WORD = re.compile(r"(?<![\w.\-/:`'])[a-z]{3,}(?![\w.\-/:`'(])")
+_WORD = re.compile(r"(?<![\w.\-/:`'])(?:[a-z]{3,}|on|of|to|in|by|at|is|as|or|an)(?![\w.\-/:`'(])")
 
 
 @pytest.mark.parametrize("name", CHAPTERS)

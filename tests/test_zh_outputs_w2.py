@@ -58,3 +58,14 @@ def test_bad_input_names_the_parameter():
         mt.micro_batch_fit_line("a plan", 1)
     with pytest.raises(InputError, match="model"):
         mt.mla_cache_text("llama-2-7b")
+
+
+def test_the_fewest_serving_gpus_read_as_the_chapter_printed_them_and_in_chinese():
+    english = mt.serving_gpus_text("llama-2-70b", formats=("bf16",), devices=("H200", "MI300X"), seq_len=4096,
+                                   batch=16)
+    # 70B in BF16 is 140 GB of weights alone: more than one H200's usable memory, within one MI300X's
+    assert english.splitlines() == ["bf16  on H200      : 2 GPU(s)", "bf16  on MI300X    : 1 GPU(s)"]
+    with speaking("zh"):
+        chinese = mt.serving_gpus_text("llama-2-70b", formats=("bf16",), devices=("H200", "MI300X"), seq_len=4096,
+                                       batch=16)
+    assert chinese.splitlines() == ["bf16  · H200      ：2 张卡", "bf16  · MI300X    ：1 张卡"]
