@@ -115,9 +115,14 @@ def figure_text(key: str) -> str:
     return str(material.get(key))
 
 
-def chapter_source(name: str) -> str:
-    cells = json.loads((SOLUTIONS / name).read_text(encoding="utf-8"))["cells"]
-    return "\n".join("".join(cell["source"]) for cell in cells)
+def chapter_text(name: str) -> str:
+    """What a reader of a solved chapter sees: its cells and what they print (text and tables)."""
+    shown = []
+    for cell in json.loads((SOLUTIONS / name).read_text(encoding="utf-8"))["cells"]:
+        shown.append("".join(cell["source"]))
+        for out in cell.get("outputs", []):
+            shown.append("".join(out.get("text", "")) + "".join(out.get("data", {}).get("text/plain", "")))
+    return "\n".join(shown)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -243,7 +248,7 @@ QUESTIONS = [
         (lambda: figure_text("000-ex1-gpus"),
          ("Which assumption decides: this shares a fixed batch's activations out over the GPUs",
           "one micro-batch keeps on each GPU", "with the exercise's 7B parameters it would be")),
-        (lambda: chapter_source("02_memory.ipynb"),
+        (lambda: chapter_text("02_memory.ipynb"),
          ("**One question, three answers.**", "What decides it is how the activations are counted",
           "A count that shares a fixed batch's activations out over the GPUs")),
     )),
@@ -310,7 +315,7 @@ QUESTIONS = [
          ("on 17 A100s", "17 is the least that hold the states (16 bytes a parameter) with 20% of each GPU free",
           "seed 004's 16 is two 8-GPU nodes")),
         (lambda: figure_text("004-2.3-70b-gpus"), ("With the material's own 20% margin it is 17",)),
-        (lambda: chapter_source("02_memory.ipynb"), ("the states alone, nothing kept free", "with 20% free")),
+        (lambda: chapter_text("02_memory.ipynb"), ("the states alone, nothing kept free", "with 20% free")),
     ), rel=1e-6),
     Question("70b-zero3-with-activations", None, {
         "library": lambda: plans.min_gpus(lambda n: plans.training_memory("llama-2-70b", zero=3, dp=n, seq_len=4096,
@@ -332,7 +337,7 @@ QUESTIONS = [
         (lambda: cli_text("data", "--params", "7B"), ("at 230M tokens per GB",)),
         (lambda: data_planner("7B").summary.value, ("at 230M tokens per GB",)),
         (lambda: figure_text("004-4.2-english-gb"), ("at 230M tokens per GB", "= 230M")),
-        (lambda: chapter_source("04_data_and_tokens.ipynb"), ("the workbook uses", "one rate per language")),
+        (lambda: chapter_text("04_data_and_tokens.ipynb"), ("the workbook uses", "one rate per language")),
     )),
     # 140B tokens (20 × 7B) at the measured 2.3e8 tokens per GB (the material's 2.8亿 gives its 500 GB)
     Question("seed004-english-gb-for-7b", 140e9 / 2.3e8 * GB, {
