@@ -1,5 +1,5 @@
-"""Chapter 6's printed texts (llmest.measure_text): in English with the chapter's numbers, and under speaking("zh")
-in Chinese with the same numbers and no English prose. The measurements are stand-ins with the chapter's values,
+"""Chapter 6's printed texts and labels (llmest.measure_text): in English with the chapter's numbers, and under
+speaking("zh") in Chinese with the same numbers and no English prose. The measurements are stand-ins with the chapter's values,
 so these run without PyTorch."""
 
 import re
@@ -15,6 +15,9 @@ from llmest.edition import english_prose
 from llmest.i18n import speaking
 
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
+NUMBER = re.compile(r"\d+(?:[,.]\d+)*")
+TENSORS = [SimpleNamespace(module="lm_head", dtype="bfloat16", shape=(512, 128), nbytes=131_072),
+           SimpleNamespace(module="", dtype="float32", shape=(), nbytes=4)]
 TINY = le.ModelConfig.from_hf_config({
     "model_type": "llama", "vocab_size": 512, "hidden_size": 128, "intermediate_size": 352, "num_hidden_layers": 2,
     "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 2048})
@@ -69,6 +72,18 @@ def _texts():
     }
 
 
+def _label_texts():
+    """The labels: the parameter-count table, the formula's shortfall, the output layer and the dtypes saved."""
+    return {
+        "params": mt.params_table({"gpt2": (124_439_808, 124_439_808), "llama-2-7b": (6_738_415_616, 1)}).text(),
+        "short": mt.formula_short_text({"sdpa": 7_407_620, "eager": 13_944_836},
+                                       {"sdpa": 7_350_272.0, "eager": 9_447_424.0}),
+        "output": mt.output_formula_text(1_574_912.0),
+        "dtypes": mt.dtypes_text(TENSORS),
+        "saved": mt.saved_table(TENSORS).text(),
+    }
+
+
 def test_english_with_the_chapters_numbers():
     texts = _texts()
     assert texts["shape"] == ("2 layers of hidden size 128, 4 query and 2 KV heads of width 32, SwiGLU of width 352, "
@@ -94,15 +109,40 @@ def test_english_with_the_chapters_numbers():
     assert "1% / 32%" in texts["summary"] and "25%" in texts["summary"]
 
 
-def test_chinese_with_the_same_numbers():
-    english = _texts()
+def _both(texts):
+    """``texts()`` in English and in Chinese."""
+    english = texts()
     with speaking("zh"):
-        chinese = _texts()
-    number = re.compile(r"\d+(?:[,.]\d+)*")
+        return english, texts()
+
+
+def test_chinese_with_the_same_numbers():
+    english, chinese = _both(_texts)
     for name, text in chinese.items():
         assert CHINESE.search(text) and not english_prose(text), (name, text)
-        assert set(number.findall(english[name])) <= set(number.findall(text)) | {"1"}, name
+        assert set(NUMBER.findall(english[name])) <= set(NUMBER.findall(text)) | {"1"}, name
     assert "21 个张量共 84 字节" in chinese["states"]
+
+
+def test_the_labels_in_english_with_the_chapters_numbers():
+    texts = _label_texts()
+    assert texts["params"].splitlines()[0].split() == ["config.json", "transformers", "count_params", "equal"]
+    assert [line.split() for line in texts["params"].splitlines()[2:]] == [
+        ["gpt2", "124,439,808", "124,439,808", "True"], ["llama-2-7b", "6,738,415,616", "1", "False"]]
+    assert texts["short"].splitlines() == [
+        "sdpa   measured  7,407,620 bytes; chapter 2's formula  7,350,272: 0.8% short",
+        "eager  measured 13,944,836 bytes; chapter 2's formula  9,447,424: 32.3% short"]
+    assert texts["output"] == "chapter 2, output layer: 8·s·b·h + 4·s·b + 4·s·b·V = 1,574,912 bytes"
+    assert texts["dtypes"] == "dtypes saved: ['bfloat16', 'float32']"
+    assert "dtype" in texts["saved"] and "(the loss)" in texts["saved"]
+
+
+def test_the_labels_in_chinese_with_exactly_the_same_numbers():
+    english, chinese = _both(_label_texts)
+    for name, text in chinese.items():
+        assert CHINESE.search(text) and not english_prose(text), (name, text)
+        assert NUMBER.findall(english[name]) == NUMBER.findall(text), name
+    assert "少 32.3%" in chinese["short"] and "数据类型" in chinese["saved"]
 
 
 @pytest.mark.parametrize("call, parameter", [
@@ -117,6 +157,13 @@ def test_chinese_with_the_same_numbers():
     (lambda: mt.sweep_table({("sdpa", 2, 64): 1}, {}), "exact"),
     (lambda: mt.s2_text(48, 16, per=0), "per"),
     (lambda: mt.step_peak_text(-1, 1, 1), "peak"),
+    (lambda: mt.params_table({}), "counts"),
+    (lambda: mt.params_table({"gpt2": 124_439_808}), "counts"),
+    (lambda: mt.params_table({"gpt2": (0, 1)}), "counts"),
+    (lambda: mt.formula_short_text({"sdpa": 1}, {}), "formula"),
+    (lambda: mt.formula_short_text({"sdpa": -1}, {"sdpa": 1}), "measured"),
+    (lambda: mt.output_formula_text(-1), "nbytes"),
+    (lambda: mt.dtypes_text([]), "tensors"),
 ])
 def test_bad_input_names_the_parameter(call, parameter):
     with pytest.raises(InputError) as err:
