@@ -1,6 +1,6 @@
 """Chapter 6's printed texts and labels (llmest.measure_text): in English with the chapter's numbers, and under
-speaking("zh") in Chinese with the same numbers and no English prose. The measurements are stand-ins with the chapter's values,
-so these run without PyTorch."""
+speaking("zh") in Chinese with the same numbers and no English prose. The measurements are stand-ins with the
+chapter's values, so these run without PyTorch."""
 
 import re
 from types import SimpleNamespace
