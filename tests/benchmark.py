@@ -1,5 +1,8 @@
 """Performance figures for the workbook (``make bench``). Prints medians and ratios measured in one run.
 
+Each step takes its size as arguments (the defaults are the benchmark's); tests/test_benchmark.py calls every step
+on a tiny input, so that a step cannot rot unnoticed.
+
 Targets: ``import llmest`` <= 0.15 s; a calculator update <= 50 ms (median); counting a model from its
 config.json at least 1000x faster than transformers building it on the meta device; the layout search over every
 layout of 1,024 GPUs under 0.2 s in the kernel and under 1 s as a command.
@@ -44,7 +47,10 @@ def bench_import(repeat: int = 15) -> None:
           f"(target <= 150 ms: {verdict(median <= 0.15)})")
 
 
-def bench_counting() -> None:
+COUNTED = ("gpt2", "llama-2-7b", "mixtral-8x7b", "qwen1.5-moe-a2.7b", "llama-2-70b")
+
+
+def bench_counting(names=COUNTED, rounds: int = 15, inner: int = 50) -> None:
     import torch
     import transformers
 
@@ -53,7 +59,7 @@ def bench_counting() -> None:
     transformers.logging.set_verbosity_error()
     print("count_params(from_hf_config(config)) against transformers' meta-device build of the same config:")
     ratios = []
-    for name in ("gpt2", "llama-2-7b", "mixtral-8x7b", "qwen1.5-moe-a2.7b", "llama-2-70b"):
+    for name in names:
         config = json.loads((FIXTURES / f"{name}.json").read_text())
 
         def ours():
@@ -65,11 +71,11 @@ def bench_counting() -> None:
             return sum(p.numel() for p in model.parameters())
 
         assert ours() == theirs()
-        # Interleaved, so that both see the same load on this noisy machine: each round times 50 of ours and one
-        # of theirs; the medians over the rounds are compared.
+        # Interleaved, so that both see the same load on this noisy machine: each round times ``inner`` of ours and
+        # one of theirs; the medians over the rounds are compared.
         rounds_ours, rounds_theirs = [], []
-        for _ in range(15):
-            rounds_ours.append(median_time(ours, 1, inner=50))
+        for _ in range(rounds):
+            rounds_ours.append(median_time(ours, 1, inner=inner))
             rounds_theirs.append(median_time(theirs, 1))
         t_ours, t_theirs = statistics.median(rounds_ours), statistics.median(rounds_theirs)
         ratios.append(t_theirs / t_ours)
@@ -95,8 +101,13 @@ def bench_calculator(repeat: int = 60) -> None:
           f"{median * 1000:.2f} ms over {repeat} (target <= 50 ms: {verdict(median <= 0.05)})")
 
 
-def bench_calculator_in_browser(repeat: int = 20) -> None:
-    """End to end: a key press on the layers slider in Chromium until the page shows the new count."""
+def bench_calculator_in_browser(repeat: int = 20, page=None) -> None:
+    """End to end: a key press on the layers slider in Chromium until the page shows the new count. ``page``: chapter
+    1 already open and run in JupyterLab (the browser test passes its own); without it, a server and a browser are
+    started for the measurement."""
+    if page is not None:
+        _time_calculator_in_browser(page, repeat)
+        return
     import shutil
 
     if not shutil.which("chromium"):
@@ -104,30 +115,33 @@ def bench_calculator_in_browser(repeat: int = 20) -> None:
         return
     import tempfile
 
-    import test_browser as tb
+    from lab_pages import chromium, lab_server, open_chapter
 
-    with tempfile.TemporaryDirectory() as work, tb.lab_server(Path(work)) as url, tb.chromium() as browser:
-        page = tb.open_chapter_1(browser, url)
-        page.locator(".llmest-num_layers .noUi-handle").scroll_into_view_if_needed()
-        # Timed inside the page: key press on the layers slider -> the new count in the DOM (through the kernel).
-        times = [page.evaluate(ROUND_TRIP_JS, "ArrowRight" if i % 2 == 0 else "ArrowLeft") / 1000
-                 for i in range(repeat)]
-        # For scale: the same round trip for a button whose handler does almost nothing (an exercise's Check).
-        exercise = page.locator(".llmest-exercise").first
-        exercise.scroll_into_view_if_needed()
-        baseline = []
-        for i in range(repeat):
-            exercise.locator("input").fill(f"{i + 1} billion")
-            try:
-                baseline.append(page.evaluate(BUTTON_ROUND_TRIP_JS) / 1000)
-            except Exception:  # a round trip that never came back: reported below, not fatal
-                pass
+    with tempfile.TemporaryDirectory() as work, lab_server(Path(work)) as url, chromium() as browser:
+        page, _ = open_chapter(browser, url, "01_parameters.ipynb", ".llmest-param-calculator .noUi-handle")
+        _time_calculator_in_browser(page, repeat)
+
+
+def _time_calculator_in_browser(page, repeat: int) -> None:
+    page.locator(".llmest-num_layers .noUi-handle").scroll_into_view_if_needed()
+    # Timed inside the page: key press on the layers slider -> the new count in the DOM (through the kernel).
+    times = [page.evaluate(ROUND_TRIP_JS, "ArrowRight" if i % 2 == 0 else "ArrowLeft") / 1000 for i in range(repeat)]
+    # For scale: the same round trip for a button whose handler does almost nothing (an exercise's Check).
+    exercise = page.locator(".llmest-exercise").first
+    exercise.scroll_into_view_if_needed()
+    baseline = []
+    for i in range(repeat):
+        exercise.locator("input").fill(f"{i + 1} billion")
+        try:
+            baseline.append(page.evaluate(BUTTON_ROUND_TRIP_JS) / 1000)
+        except Exception:  # a round trip that never came back: reported below, not fatal
+            pass
     median = statistics.median(times)
     print(f"calculator update in Chromium (key press -> new count on the page): median {median * 1000:.1f} ms "
           f"over {repeat} (target <= 50 ms: {verdict(median <= 0.05)})")
+    shown = f"median {statistics.median(baseline) * 1000:.1f} ms" if baseline else "no answer"
     missing = f" ({repeat - len(baseline)} of {repeat} timed out)" if len(baseline) < repeat else ""
-    print(f"  for scale, an exercise's Check button round trip in the same page: median "
-          f"{statistics.median(baseline) * 1000:.1f} ms{missing}")
+    print(f"  for scale, an exercise's Check button round trip in the same page: {shown}{missing}")
 
 
 ROUND_TRIP_JS = """async (key) => {
@@ -159,12 +173,13 @@ BUTTON_ROUND_TRIP_JS = """async () => {
 }"""
 
 
-def bench_layout_search(repeat: int = 9) -> None:
+SEARCHED = (("llama-2-7b", 1024, "H100 SXM", 4096, 4 * 2**20), ("llama-2-70b", 1024, "H100 SXM", 4096, 4 * 2**20),
+            ("mixtral-8x7b", 1024, "A100 80GB", 4096, 4 * 2**20), ("deepseek-v3", 1024, "H800", 4096, 4 * 2**20))
+
+
+def bench_layout_search(cases=SEARCHED, repeat: int = 9, command_repeat: int = 5) -> None:
     from llmest import plans
 
-    cases = [("llama-2-7b", 1024, "H100 SXM", 4096, 4 * 2**20), ("llama-2-70b", 1024, "H100 SXM", 4096, 4 * 2**20),
-             ("mixtral-8x7b", 1024, "A100 80GB", 4096, 4 * 2**20),
-             ("deepseek-v3", 1024, "H800", 4096, 4 * 2**20)]
     print("layout search, every TP × CP × PP × DP (× EP for experts) layout with ZeRO 0-3, 5 micro-batch sizes, "
           "3 recomputations:")
     worst = 0.0
@@ -177,18 +192,18 @@ def bench_layout_search(repeat: int = 9) -> None:
     print(f"  slowest {worst * 1000:.1f} ms (target < 200 ms in the kernel: {verdict(worst < 0.2)})")
     command = [sys.executable, "-m", "llmest", "layout", "llama-2-70b", "--gpus", "1024", "--gpu", "H100 SXM",
                "--seq-len", "4096", "--global-batch-tokens", "4194304", "--json"]
-    median = median_time(lambda: subprocess.run(command, capture_output=True, check=True), 5)
-    print(f"  llmest layout llama-2-70b --gpus 1024 ... --json: median {median:.2f} s over 5 runs, a fresh "
-          f"interpreter each (target < 1 s: {verdict(median < 1)})")
+    median = median_time(lambda: subprocess.run(command, capture_output=True, check=True), command_repeat)
+    print(f"  llmest layout llama-2-70b --gpus 1024 ... --json: median {median:.2f} s over {command_repeat} runs, "
+          f"a fresh interpreter each (target < 1 s: {verdict(median < 1)})")
 
 
-def bench_chapters() -> None:
+def bench_chapters(paths=None) -> None:
     import nbformat
 
     from llmest.authoring import SOLUTIONS, execute
 
     print("wall time to execute each chapter (solutions copy, fresh kernel):")
-    for path in sorted(SOLUTIONS.glob("*.ipynb")):
+    for path in paths or sorted(SOLUTIONS.glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         start = time.perf_counter()
         execute(nb, path.parent)

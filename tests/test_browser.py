@@ -400,3 +400,12 @@ def test_the_calculator_app_fits_the_window(browser, app, width, height):
     page.screenshot(path=str(SCREENSHOTS / f"app-{width}x{height}.png"), full_page=True)
     page.close()
     assert scroll_width <= inner_width, f"the page is {scroll_width} px wide in a {inner_width} px window: {wider}"
+
+
+def test_the_benchmarks_browser_step_runs_on_the_open_chapter(page, capsys):
+    """``make bench``'s browser step, on a tiny input (last here: it moves chapter 1's slider and answers its first
+    exercise)."""
+    import benchmark
+
+    benchmark.bench_calculator_in_browser(repeat=2, page=page)
+    assert re.search(r"calculator update in Chromium .*: median [\d.]+ ms over 2", capsys.readouterr().out)
