@@ -1,7 +1,6 @@
 """Data and tokens: the Chinchilla optimum against a numerical minimisation, Table 3, real tokenizers, bad input."""
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import llmest as le
+from conftest import IN_CI
 from llmest import compute as c
 from llmest import data as dt
 from llmest import plans
@@ -83,26 +83,46 @@ def test_the_measured_table_names_sizes_and_licenses_each_sample():
     assert 0.15 < dt.MEASURED["chinese"]["cjk_share"] < 0.6 and dt.MEASURED["english"]["cjk_share"] == 0
 
 
+def _like_for_like(kind: str):
+    """Re-measure ``kind`` only with the versions it was measured with (the text's package, groff-base, bpe-openai):
+    anything else compares unlike samples. Locally a difference skips, naming it; in CI, which installs the packages
+    (.ci/run), it fails, so that the table's provenance is checked on every run."""
+    from llmest.texts import measure
+
+    recorded, installed = dt.MEASURED[kind]["measured_with"], measure.versions(kind)
+    if installed != recorded:
+        why = (f"{kind} was measured with {recorded}; this machine has {installed} "
+               "(apt-get install manpages manpages-zh groff-base, or re-measure: python -m llmest.texts.measure)")
+        (pytest.fail if IN_CI else pytest.skip)(why)
+    return measure.measure(kind)
+
+
+def test_each_measured_rate_names_the_versions_it_was_measured_with():
+    assert set(dt.MEASURED) == {"english", "chinese", "code"}
+    for kind, row in dt.MEASURED.items():
+        assert row["measured_with"][row["package"]] == row["version"]
+        assert row["measured_with"]["bpe-openai"] and (kind == "code" or row["measured_with"]["groff-base"])
+
+
 def test_the_code_rate_remeasures_from_this_pythons_standard_library():
-    """The stdlib is everywhere Python is: re-measure the code row (another Python version differs a little)."""
+    """The stdlib is everywhere Python is: re-measure the code row, to the digit with the Python and bpe-openai it was
+    measured with (another Python's standard library differs a little)."""
     from llmest.texts import measure
 
     row = measure.measure("code")
+    same = row["measured_with"] == dt.MEASURED["code"]["measured_with"]
     for tokenizer in dt.TOKENIZERS:
         assert row["tokenizers"][tokenizer]["tokens_per_gb"] == pytest.approx(
-            dt.measured_tokens_per_gb("code", tokenizer), rel=0.1)
+            dt.measured_tokens_per_gb("code", tokenizer), rel=1e-9 if same else 0.1)
 
 
-@pytest.mark.skipif(not Path("/usr/share/man/zh_CN").is_dir() or not shutil.which("groff"),
-                    reason="needs Debian's manpages, manpages-zh and groff")
 @pytest.mark.parametrize("kind", ["english", "chinese"])
 def test_the_man_page_rates_remeasure(kind):
-    from llmest.texts import measure
-
-    row = measure.measure(kind)
+    row = _like_for_like(kind)
+    assert (row["bytes"], row["files"]) == (dt.MEASURED[kind]["bytes"], dt.MEASURED[kind]["files"])
     for tokenizer in dt.TOKENIZERS:
         assert row["tokenizers"][tokenizer]["tokens_per_gb"] == pytest.approx(
-            dt.measured_tokens_per_gb(kind, tokenizer), rel=0.02)
+            dt.measured_tokens_per_gb(kind, tokenizer), rel=1e-9)
 
 
 def test_the_data_plan():

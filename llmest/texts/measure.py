@@ -3,6 +3,8 @@
 - english: the English pages of Debian's ``manpages`` package (/usr/share/man/man1 ... man8), Linux man-pages
   project, licences per page in /usr/share/doc/manpages/copyright (mostly the Linux man-pages copyleft and GPL-2+);
 - chinese: the simplified-Chinese pages of Debian's ``manpages-zh`` (/usr/share/man/zh_CN), GFDL-1.2+;
+  the samples were taken from the folders, which also hold other packages' pages (passwd's, login's and man-db's
+  Chinese pages; many programs' English ones), so a machine with other packages installed may draw another sample;
 - code: the ``.py`` files of the running Python's standard library (its tests and site-packages left out), PSF
   licence.
 
@@ -12,13 +14,16 @@ into prose with ``groff -k -Tutf8 -mandoc`` (-k reads the page's encoding, a lon
 that a paragraph stays one line, -P-cbou for plain text without overstrikes), then every line is stripped and runs of
 spaces and of blank lines become one. Files are taken in a fixed order (shuffled by the CRC-32 of
 their names) until a kind holds ``--mb`` MB (1e6 bytes), and
-cut into ``--chunks`` sub-samples of whole files to show the spread between parts of a sample.
+cut into ``--chunks`` sub-samples of whole files to show the spread between parts of a sample. Each row records the
+versions it was measured with (the text's package, groff-base, bpe-openai, Python): the same versions give the same
+rates.
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import importlib.metadata
 import json
 import platform
 import re
@@ -49,6 +54,14 @@ def _man_files(root: Path) -> list[Path]:
     sample spreads over sections instead of being the first pages of man1)."""
     pages = (p for p in root.glob("man[1-8]/*.gz") if p.is_file() and not p.is_symlink())
     return sorted(pages, key=lambda p: (zlib.crc32(p.relative_to(root).as_posix().encode()), p.name))
+
+
+def _dpkg(*args: str) -> str:
+    """What dpkg-query prints, or "" where there is no dpkg (not Debian) or the package is not installed."""
+    try:
+        return subprocess.run(["dpkg-query", *args], capture_output=True, text=True).stdout
+    except FileNotFoundError:
+        return ""
 
 
 def files(kind: str) -> list[Path]:
@@ -117,9 +130,22 @@ def cjk_share(text: str) -> float:
 
 
 def version(package: str) -> str:
+    """The installed version of a Debian package, of bpe-openai, or of Python ("python3"); "" where it is missing."""
     if package == "python3":
         return platform.python_version()
-    return subprocess.run(["dpkg-query", "-W", "-f", "${Version}", package], capture_output=True, text=True).stdout
+    if package == "bpe-openai":
+        try:
+            return importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            return ""
+    return _dpkg("-W", "-f", "${Version}", package)
+
+
+def versions(kind: str) -> dict:
+    """What a kind's rates depend on, with the versions installed here: the text's package, the renderer of man
+    pages (groff-base) and the tokenizers (bpe-openai)."""
+    tools = ("bpe-openai",) if kind == "code" else ("groff-base", "bpe-openai")
+    return {name: version(name) for name in (SOURCES[kind]["package"], *tools)}
 
 
 def measure(kind: str, target_bytes: float = 1.5e6, n_chunks: int = 10) -> dict:
@@ -132,8 +158,8 @@ def measure(kind: str, target_bytes: float = 1.5e6, n_chunks: int = 10) -> dict:
     for name in TOKENIZERS:
         enc = bpe_openai.get_encoding(name)
         rates[name] = dict(tokens_per_gb=rate(enc, texts), chunks=[rate(enc, part) for part in chunks(texts, n_chunks)])
-    return dict(**SOURCES[kind], version=version(SOURCES[kind]["package"]), bytes=n_bytes, files=len(texts),
-                cjk_share=cjk_share(whole), tokenizers=rates)
+    return dict(**SOURCES[kind], version=version(SOURCES[kind]["package"]), measured_with=versions(kind),
+                bytes=n_bytes, files=len(texts), cjk_share=cjk_share(whole), tokenizers=rates)
 
 
 def main(argv=None) -> int:
