@@ -38,8 +38,11 @@ lab: $(WORKBOOK)
 	$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=notebooks notebooks/index.ipynb
 
 ## Run the whole test suite (library, notebooks with nbval, transformers cross-checks, the browser test).
+# Two processes, each taking whole files: a file's tests share one server, browser or course folder, and a
+# notebook's cells run in order in one kernel. TEST_PROCESSES=1 runs them in this process, in order.
+TEST_PROCESSES ?= 2
 test: $(TESTING)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(if $(filter 1,$(TEST_PROCESSES)),,-n $(TEST_PROCESSES) --dist loadfile)
 
 ## Serve the calculators of chapters 1-4 as one page, without code (Voila).
 # llmest/app/voila.json culls kernels idle for 15 minutes (readers who left without closing the page).

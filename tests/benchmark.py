@@ -60,7 +60,7 @@ def bench_counting(names=COUNTED, rounds: int = 15, inner: int = 50) -> None:
     print("count_params(from_hf_config(config)) against transformers' meta-device build of the same config:")
     ratios = []
     for name in names:
-        config = json.loads((FIXTURES / f"{name}.json").read_text())
+        config = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
 
         def ours():
             return le.count_params(le.ModelConfig.from_hf_config(config)).total

@@ -6,11 +6,24 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 IN_CI = bool(os.environ.get("CI"))
 # Progress written by the tests (the CLI's review, notebook kernels, which inherit the environment) goes to a
 # folder of its own, never to the reader's own progress file.
 os.environ["LLMEST_PROGRESS"] = str(Path(tempfile.mkdtemp(prefix="llmest-progress-")) / "progress.sqlite3")
+# Nothing a machine's user has configured reaches the tests: Jupyter's and IPython's settings and kernels, and
+# Matplotlib's style, come from folders of the tests' own (kernels and servers started by the tests inherit these).
+_OWN = Path(tempfile.mkdtemp(prefix="llmest-test-home-"))
+for variable in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "IPYTHONDIR", "MPLCONFIGDIR"):
+    os.environ[variable] = str(_OWN / variable.lower())
+os.environ["JUPYTER_PREFER_ENV_PATH"] = "1"   # this environment's kernel before any other on the machine
+os.environ.pop("JUPYTER_PATH", None)
+os.environ.pop("MPLBACKEND", None)
+
+# One Hypothesis profile everywhere: the same examples on every machine and every run, no example database.
+settings.register_profile("llmest", derandomize=True, database=None, deadline=None, print_blob=True)
+settings.load_profile("llmest")
 
 
 def require(module: str):

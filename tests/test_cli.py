@@ -29,7 +29,7 @@ def test_params_of_a_preset_and_of_a_config_file(capsys):
     assert out["total"] == le.count_params(le.preset("llama-2-7b")).total == 6_738_415_616
     config = next(FIXTURES.glob("*mixtral*.json"))
     out = run_json(capsys, "params", str(config))
-    count = le.count_params(le.ModelConfig.from_hf_config(json.loads(config.read_text())))
+    count = le.count_params(le.ModelConfig.from_hf_config(json.loads(config.read_text(encoding="utf-8"))))
     assert (out["total"], out["active"], out["parts"]) == (count.total, count.active, count.parts)
     assert cli.main(["params", "gpt2"]) == 0
     text = capsys.readouterr().out
@@ -193,7 +193,7 @@ def test_drill_json_lists_the_problems(tmp_path, capsys):
 def test_drill_writes_the_worksheet_of_the_generator(tmp_path, capsys):
     assert cli.main(["drill", "--seed", "3", "--n", "5", "--topics", "data", "--out", str(tmp_path)]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["key.html", "key.md", "worksheet.html", "worksheet.md"]
-    key = (tmp_path / "key.md").read_text()
+    key = (tmp_path / "key.md").read_text(encoding="utf-8")
     for problem in drills.drill_set(3, 5, "data", "mixed"):  # a chained problem has an answer per step
         labels = [f" ({letter})" for letter in "abc"] if problem.parts else [""]
         assert all(f"**Answer{label}: {part.answer_text}**" in key for label, part in zip(labels, problem.graded))
@@ -414,7 +414,7 @@ def test_a_preset_or_gpu_misspelt_gets_did_you_mean(capsys):
 
 
 def test_a_config_folder_is_read_and_a_broken_file_is_named(tmp_path, capsys):
-    (tmp_path / "config.json").write_text((FIXTURES / "llama-2-7b.json").read_text())
+    (tmp_path / "config.json").write_text((FIXTURES / "llama-2-7b.json").read_text(encoding="utf-8"))
     assert run_json(capsys, "params", str(tmp_path))["total"] == 6_738_415_616
     (tmp_path / "bad.json").write_text("{not json")
     assert "model: model == " in error_of(capsys, "memory", str(tmp_path / "bad.json"))
@@ -431,7 +431,7 @@ def test_drill_out_that_cannot_be_written_is_named(where, tmp_path, capsys):
            "a folder where a page goes": tmp_path / "taken"}[where]
     line = error_of(capsys, "drill", "--n", "2", "--out", str(out))
     assert f"--out: out == {str(out)!r}: cannot write the worksheet there" in line
-    assert (tmp_path / "file").read_text() == "x"
+    assert (tmp_path / "file").read_text(encoding="utf-8") == "x"
 
 
 def test_drill_checks_its_options_before_writing(tmp_path, capsys):

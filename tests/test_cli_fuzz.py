@@ -43,7 +43,7 @@ def _options(base, options, ok=()):
 
 def _configs(tmp: Path) -> list[tuple[str, str]]:
     """(path, what the error must name): unreadable files, and configs whose keys are wrong."""
-    good = json.loads((FIXTURES / "llama-2-7b.json").read_text())
+    good = json.loads((FIXTURES / "llama-2-7b.json").read_text(encoding="utf-8"))
     files = {"not-json.json": ("{not json", "model"), "array.json": ("[1, 2]", "model"), "empty.json": ("", "model"),
              "binary.json": ("\udcff\udcfe", "model")}
     for key, value in [("hidden_size", -1), ("hidden_size", 0), ("num_attention_heads", "abc"),

@@ -19,7 +19,7 @@ from llmest._validate import quote
 from llmest.config_file import CONFIGS
 
 FIXTURES = CONFIGS
-LLAMA = (FIXTURES / "llama-2-7b.json").read_text()
+LLAMA = (FIXTURES / "llama-2-7b.json").read_text(encoding="utf-8")
 
 
 def _refused(call, param, *words, limit=600):
@@ -155,7 +155,7 @@ def test_a_config_that_is_not_a_dict_is_named(config):
 # Layer counts are closed form
 # ----------------------------------------------------------------------------------------------------------------
 
-QWEN_MOE = json.loads((FIXTURES / "qwen1.5-moe-a2.7b.json").read_text())
+QWEN_MOE = json.loads((FIXTURES / "qwen1.5-moe-a2.7b.json").read_text(encoding="utf-8"))
 
 
 def test_a_huge_value_never_reaches_a_message_whole():
@@ -169,7 +169,7 @@ def test_a_huge_value_never_reaches_a_message_whole():
 @pytest.mark.parametrize("fixture", ["qwen1.5-moe-a2.7b", "mixtral-8x7b", "llama-2-7b"])
 def test_a_trillion_layers_count_at_once_and_exactly(fixture):
     """Counts are linear in the layers: a + b·L, so 10**12 layers extrapolate exactly from 24 and 48."""
-    config = json.loads((FIXTURES / f"{fixture}.json").read_text())
+    config = json.loads((FIXTURES / f"{fixture}.json").read_text(encoding="utf-8"))
     total = [m.count_params(m.ModelConfig.from_hf_config(dict(config, num_hidden_layers=n))).total
              for n in (24, 48, 10**12)]
     per_layer = (total[1] - total[0]) // 24

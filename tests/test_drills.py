@@ -220,8 +220,8 @@ def test_the_worksheet_command_writes_both_files_and_a_key_that_matches_the_gene
     names = {"worksheet.md", "worksheet.html", "key.md", "key.html"}
     assert {p.name for p in out.iterdir()} == names
     problems = drills.drill_set(7, 8, "memory,data", "hard")
-    key_md, sheet_md = (out / "key.md").read_text(), (out / "worksheet.md").read_text()
-    key_html, sheet_html = (out / "key.html").read_text(), (out / "worksheet.html").read_text()
+    key_md, sheet_md = (out / "key.md").read_text(encoding="utf-8"), (out / "worksheet.md").read_text(encoding="utf-8")
+    key_html, sheet_html = (out / "key.html").read_text(encoding="utf-8"), (out / "worksheet.html").read_text(encoding="utf-8")
     answers = [part.answer_text for p in problems for part in p.graded]  # a chained problem: one per step
     assert any(p.parts for p in problems)
     assert re.findall(r"\*\*Answer(?: \([abc]\))?: (.+)\*\*", key_md) == answers

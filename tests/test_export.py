@@ -27,21 +27,21 @@ def pages(tmp_path_factory):
 
 def test_export_writes_a_readable_page_per_chapter_and_an_index(pages):
     assert [p.name for p in pages] == ["index.html", "01_parameters.html", "05_interview_drills.html"]
-    index = pages[0].read_text()
+    index = pages[0].read_text(encoding="utf-8")
     assert 'href="01_parameters.html"' in index and "Chapter 5 · Interview drills" in index
-    chapter_1 = pages[1].read_text()
+    chapter_1 = pages[1].read_text(encoding="utf-8")
     assert "6,738,415,616" in chapter_1, "the stored worked answers are in the page"
     assert "data:image/png;base64," in chapter_1, "figures are embedded"
     assert "Correct:" in chapter_1, "the solved exercises and their checks are shown"
     # Chapter 1's key once answered old questions and the export published "Not yet" as the solved workbook.
     assert chapter_1.count("Correct:") >= 6 and "Not yet:" not in chapter_1
     for page in pages[1:]:
-        text = page.read_text()
+        text = page.read_text(encoding="utf-8")
         assert "BEGIN SOLUTION" not in text and "END SOLUTION" not in text
         assert "application/vnd.jupyter.widget-view+json" not in text and export.widget_note() in text
         assert '<span class="c1"># NBVAL' not in text, "the test markers are not shown in code"
     # An exercise's question stands where its widget was.
-    assert "<b>Exercise 5.1.</b> The material" in pages[2].read_text()
+    assert "<b>Exercise 5.1.</b> The material" in pages[2].read_text(encoding="utf-8")
 
 
 def test_the_export_command_reports_a_missing_source(tmp_path):
@@ -73,12 +73,12 @@ def _loads(text: str) -> list[str]:
 
 def test_pages_load_every_script_from_beside_them(pages):
     for page in pages:
-        text = page.read_text()
+        text = page.read_text(encoding="utf-8")
         loads = [url for url in _loads(text) if not url.startswith("data:")]
         assert not [url for url in loads if re.match(r"[a-z]+:|//", url)], f"{page.name} loads from another host"
         for url in loads:
             assert (page.parent / url.split("?")[0]).is_file(), f"{page.name}: {url} is not in the build"
-    chapter_loads = _loads(pages[1].read_text())
+    chapter_loads = _loads(pages[1].read_text(encoding="utf-8"))
     assert any(url.startswith(f"{export_page.MATHJAX_DIR}/MathJax.js") for url in chapter_loads), \
         "the chapters load MathJax from the copy beside them"
 
@@ -94,7 +94,7 @@ def _links(text: str) -> tuple[list[str], list[str], list[str]]:
 def test_every_page_links_to_the_previous_the_next_and_every_chapter(pages):
     names = [p.name for p in pages]
     for i, page in enumerate(pages):
-        previous, following, listed = _links(page.read_text())
+        previous, following, listed = _links(page.read_text(encoding="utf-8"))
         assert previous == ([names[i - 1]] * 2 if i else []), page.name
         assert following == ([names[i + 1]] * 2 if i + 1 < len(names) else []), page.name
         assert set(names[1:]) <= set(listed), f"{page.name} lists every chapter"
@@ -132,7 +132,7 @@ def _shown_html(model_id, models):
 def test_each_widget_stands_as_its_saved_output(pages):
     for name, page in zip(CHAPTERS, pages[1:]):
         models, views = _widget_trees(nbformat.read(ROOT / "solutions" / name, as_version=4))
-        text = page.read_text()
+        text = page.read_text(encoding="utf-8")
         assert views and text.count(export.widget_note()) == len(views)
         shown = [value for view in views for value in _shown_html(view, models)]
         assert len(shown) >= len(views), "every widget printed something when the chapter ran"
@@ -178,7 +178,7 @@ def test_money_in_prose_stays_text_and_formulas_stay_formulas(tmp_path):
     source = tmp_path / "solutions"
     source.mkdir()
     _markdown_chapter(source / "09_money.ipynb", MONEY)
-    text = export.export(tmp_path / "html", source)[1].read_text()
+    text = export.export(tmp_path / "html", source)[1].read_text(encoding="utf-8")
     literal = export_page.LITERAL_DOLLAR
     assert f"at {literal}4 an hour, the material's {literal}3-5" in text, "each money sign kept from MathJax"
     assert "<code>\\$</code>" in text, "code is shown as written"
@@ -205,16 +205,16 @@ def test_the_chinese_edition_is_written_below_the_english_one_and_reads_in_chine
         "index.html", "01_parameters.html", "05_interview_drills.html",
         "zh/index.html", "zh/01_parameters.html", "zh/05_interview_drills.html"]
     assert not (tmp_path / "html" / "zh" / "mathjax").exists(), "one copy of MathJax serves both editions"
-    assert 'href="zh/index.html"' in pages[0].read_text() and 'href="../index.html"' in pages[3].read_text()
+    assert 'href="zh/index.html"' in pages[0].read_text(encoding="utf-8") and 'href="../index.html"' in pages[3].read_text(encoding="utf-8")
     with speaking("zh"):
         note = export.widget_note()
     assert not english_prose(re.sub(r"<[^>]+>", " ", note))
     for page in pages[3:]:
-        text = page.read_text()
+        text = page.read_text(encoding="utf-8")
         assert '<html lang="zh">' in text and (page.name == "index.html" or '"../mathjax/MathJax.js' in text)
         bars = re.findall(r'<nav [^>]*llmest-nav[^>]*>.*?</nav>', text, re.S)
         assert bars and not [bar for bar in bars if english_prose(re.sub(r"<[^>]+>", " ", bar))]
-    chapter = pages[4].read_text()
+    chapter = pages[4].read_text(encoding="utf-8")
     assert "正确" in chapter and "Correct:" not in chapter, "the solved exercises grade in Chinese"
     assert chapter.count(note) >= 1 and export.widget_note() not in chapter
-    assert "练习册" in pages[3].read_text() and "第1章" in pages[3].read_text()
+    assert "练习册" in pages[3].read_text(encoding="utf-8") and "第1章" in pages[3].read_text(encoding="utf-8")

@@ -49,12 +49,12 @@ def _meta_model(config: dict):
 
 @pytest.fixture(scope="module", params=FIXTURES, ids=lambda p: p.stem)
 def built(request):
-    config = json.loads(request.param.read_text())
+    config = json.loads(request.param.read_text(encoding="utf-8"))
     return config, _meta_model(config)
 
 
 def test_every_supported_model_type_has_a_fixture():
-    types = {json.loads(p.read_text())["model_type"] for p in FIXTURES}
+    types = {json.loads(p.read_text(encoding="utf-8"))["model_type"] for p in FIXTURES}
     assert set(MODEL_TYPES) <= types
     assert set(MODEL_TYPES) <= set(READERS)
 
@@ -106,7 +106,7 @@ def test_a_neighbouring_model_type_would_count_wrong():
 @pytest.mark.parametrize("model_type", ["phi4", "llama3", "qwen3_next", "gemma3", "llama4", "mistral3", "olmo",
                                         "qwen2_vl", "gpt", "deepseek"])
 def test_near_miss_model_types_are_refused_without_substitution(model_type):
-    config = json.loads((CONFIGS / "llama-2-7b.json").read_text())
+    config = json.loads((CONFIGS / "llama-2-7b.json").read_text(encoding="utf-8"))
     with pytest.raises(le.InputError, match=f"'model_type' == '{model_type}' is not supported") as err:
         le.ModelConfig.from_hf_config(dict(config, model_type=model_type))
     assert "Did you mean" not in str(err.value)

@@ -59,8 +59,11 @@ def installed(tmp_path_factory):
           str(wheel)])
     own = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"]).strip())
     (own / "zz_test_dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    # The chapter's kernel is this environment's own, whatever kernels the machine holds elsewhere.
+    _run([str(python), "-m", "ipykernel", "install", "--sys-prefix", "--name", "python3"])
 
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "JUPYTER_PATH", "VIRTUAL_ENV")}
+    env["JUPYTER_PREFER_ENV_PATH"] = "1"
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     outside = tmp / "outside"
     outside.mkdir()

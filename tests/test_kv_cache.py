@@ -64,7 +64,7 @@ def test_local_layers_are_those_transformers_caches_by_window(path):
     from transformers.cache_utils import get_layer_types_and_kwargs
 
     transformers.logging.set_verbosity_error()
-    config = json.loads(path.read_text())
+    config = json.loads(path.read_text(encoding="utf-8"))
     types, kwargs = get_layer_types_and_kwargs(transformers.AutoConfig.for_model(**config).get_text_config())
     windows = [k["sliding_window"] for t, k in zip(types, kwargs) if t != "full_attention"]
     cfg = le.ModelConfig.from_hf_config(config)

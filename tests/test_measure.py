@@ -319,7 +319,7 @@ def test_at_llama_2_7b_widths_the_formula_is_short_by_what_it_names():
     # rotary tables, SDPA's log-sum-exp) give the measured bytes exactly; alone it is about 0.1% short, and without
     # the FP32 copies 14% (3 norms of 4·h + 4 bytes a token, of about 347 kB a token; with all 32 layers chapter 6
     # finds 0.08% and 17% from the same terms).
-    config = {**json.loads((CONFIGS / "llama-2-7b.json").read_text()),
+    config = {**json.loads((CONFIGS / "llama-2-7b.json").read_text(encoding="utf-8")),
               "num_hidden_layers": 1}
     model = measure.build_model(config, dtype="bf16", attention="sdpa")
     cfg = le.ModelConfig.from_hf_config(config)

@@ -107,7 +107,7 @@ def test_kv_cache_equals_transformers_cache():
 def test_lora_params_equal_peft(fixture, targets):
     torch, transformers, peft = require("torch"), require("transformers"), require("peft")
     transformers.logging.set_verbosity_error()
-    config = json.loads((FIXTURES / f"{fixture}.json").read_text())
+    config = json.loads((FIXTURES / f"{fixture}.json").read_text(encoding="utf-8"))
     with torch.device("meta"):
         model = transformers.AutoModelForCausalLM.from_config(transformers.AutoConfig.for_model(**config))
         model = peft.get_peft_model(model, peft.LoraConfig(r=16, target_modules=list(targets)))

@@ -280,7 +280,7 @@ def test_count_params_rejects_non_configs():
      "config.json: 'num_attention_heads' must be divisible by 'num_key_value_heads' (32 % 7 != 0)."),
 ])
 def test_bad_hf_config_names_the_field(change, message):
-    config = json.loads((FIXTURES / "llama-2-7b.json").read_text())
+    config = json.loads((FIXTURES / "llama-2-7b.json").read_text(encoding="utf-8"))
     config.update(change)
     config = {k: v for k, v in config.items() if v is not None}
     with pytest.raises(ValueError) as err:
@@ -297,7 +297,7 @@ def test_bad_hf_config_names_the_field(change, message):
 ])
 def test_a_config_error_found_while_building_names_the_config_key(fixture, change, key):
     """ModelConfig checks shapes under its own field names; read from config.json, the error speaks its keys."""
-    config = dict(json.loads((FIXTURES / f"{fixture}.json").read_text()), **change)
+    config = dict(json.loads((FIXTURES / f"{fixture}.json").read_text(encoding="utf-8")), **change)
     with pytest.raises(le.InputError) as err:
         le.ModelConfig.from_hf_config(config)
     assert err.value.param == key and f"'{key}'" in str(err.value)
@@ -305,7 +305,7 @@ def test_a_config_error_found_while_building_names_the_config_key(fixture, chang
 
 
 def test_hf_config_from_path_text_and_folder(tmp_path):
-    text = (FIXTURES / "gpt2.json").read_text()
+    text = (FIXTURES / "gpt2.json").read_text(encoding="utf-8")
     (tmp_path / "config.json").write_text(text)
     expected = le.count_params(le.preset("gpt2")).total
     for source in (text, tmp_path, tmp_path / "config.json", str(tmp_path / "config.json")):

@@ -154,7 +154,7 @@ def test_dropping_the_widgets_keeps_every_other_output():
 
 def test_make_lab_trusts_the_student_copies_before_opening_them():
     """Trusted, their HTML outputs render in full; the browser test opens them the same way."""
-    recipe = re.search(r"^lab:.*\n((?:\t.*\n)+)", (ROOT / "Makefile").read_text(), re.MULTILINE).group(1)
+    recipe = re.search(r"^lab:.*\n((?:\t.*\n)+)", (ROOT / "Makefile").read_text(encoding="utf-8"), re.MULTILINE).group(1)
     lines = [line.strip() for line in recipe.splitlines()]
     trust = lines.index("$(BIN)/jupyter trust notebooks/*.ipynb notebooks/zh/*.ipynb")
     assert any(line.startswith("$(BIN)/jupyter lab") for line in lines[trust + 1:])

@@ -260,6 +260,17 @@ def test_bad_input_to_the_store_names_its_parameter(store, call, param):
     assert err.value.param == param
 
 
+def test_a_device_or_pipe_is_refused_and_left_where_it_is(tmp_path):
+    """Even as root, who may rename /dev/null: a path that is not a regular file is never moved aside."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    for path in ("/dev/null", pipe):
+        with pytest.raises(InputError, match="is not a regular file") as err:
+            progress.Store(path, param="--db")
+        assert err.value.param == "--db"
+    assert Path("/dev/null").is_char_device() and pipe.is_fifo() and [p.name for p in tmp_path.iterdir()] == ["pipe"]
+
+
 # -- llmest review -----------------------------------------------------------------------------------------------
 def _review(*argv, stdin=""):
     done = subprocess.run([sys.executable, "-m", "llmest", "review", *argv], input=stdin, capture_output=True,

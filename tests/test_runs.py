@@ -120,7 +120,7 @@ def test_deepseek_v3_mfu_against_both_peaks():
 
 
 def test_deepseek_v3_with_llmest_own_count():
-    cfg = ModelConfig.from_hf_config(json.loads((FIXTURES / "deepseek-v3.json").read_text()))
+    cfg = ModelConfig.from_hf_config(json.loads((FIXTURES / "deepseek-v3.json").read_text(encoding="utf-8")))
     n = c.flops_params(cfg)
     assert le.count_params(cfg).total == pytest.approx(671e9, rel=0.001)
     assert n == pytest.approx(37e9, rel=0.02)   # the active weights less the input embedding: 36.6B

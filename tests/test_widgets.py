@@ -128,7 +128,7 @@ def test_planner_serving_shows_the_kv_cache(planner):
 
 
 def test_planner_reads_a_pasted_config(planner):
-    planner.inputs["config"].value = (CONFIGS / "mistral-7b-v0.1.json").read_text()
+    planner.inputs["config"].value = (CONFIGS / "mistral-7b-v0.1.json").read_text(encoding="utf-8")
     assert planner.breakdown.total == plans.training_memory("mistral-7b", zero=3, dp=8, seq_len=4096).total
 
 
@@ -366,7 +366,7 @@ def test_serving_fields_get_their_own_messages():
 
 
 def test_a_pasted_config_with_a_byte_order_mark_is_read(planner):
-    text = (CONFIGS / "mistral-7b-v0.1.json").read_text()
+    text = (CONFIGS / "mistral-7b-v0.1.json").read_text(encoding="utf-8")
     planner.inputs["config"].value = "\ufeff" + text
     assert planner.breakdown.total == plans.training_memory("mistral-7b", zero=3, dp=8, seq_len=4096).total
 
@@ -595,7 +595,7 @@ APP = Path(__file__).resolve().parent.parent / "llmest" / "app"
 
 def _app_argv() -> list:
     """The arguments `make app` gives voila."""
-    recipe = (APP.parent.parent / "Makefile").read_text().split("\napp:", 1)[1].split("\n\n", 1)[0]
+    recipe = (APP.parent.parent / "Makefile").read_text(encoding="utf-8").split("\napp:", 1)[1].split("\n\n", 1)[0]
     command = next(line.strip() for line in recipe.splitlines()[1:] if "voila" in line)
     return command.split()[1:]
 

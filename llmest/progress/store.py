@@ -69,6 +69,9 @@ class Store:
         if self.path.is_dir():
             raise InputError(param, _("{name} == {value} is a folder, must be a file path.").format(
                 name=param, value=quote(str(self.path))))
+        if self.path.exists() and not self.path.is_file():  # a device or pipe is never moved aside nor written
+            raise InputError(param, _("{name} == {value} is not a regular file, must be a file path.").format(
+                name=param, value=quote(str(self.path))))
         self.param, self.scheduler, self.notice = param, scheduler(), ""
         self._prepare()
 
