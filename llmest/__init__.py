@@ -1,11 +1,12 @@
 """llmest: estimate what a large language model costs to train and to serve.
 
-The numeric API below imports only NumPy: no SymPy, matplotlib, ipywidgets or torch.
-Widgets (``llmest.widgets``), plots (``llmest.plots``), tables (``llmest.tables``) and exercises
-(``llmest.exercises``) load on first use.
+The numeric API below imports only the standard library: no NumPy, SymPy, matplotlib, ipywidgets or torch.
+The material's figures (``llmest.material``, which recompute through the plans and NumPy), widgets
+(``llmest.widgets``), plots (``llmest.plots``), tables (``llmest.tables``) and exercises (``llmest.exercises``) load
+on first use.
 """
 
-from . import material, model, units
+from . import model, units
 from ._validate import InputError
 from .i18n import set_language
 from .model import PRESETS, ModelConfig, ParamCount, count_params, preset
@@ -33,7 +34,7 @@ def exercise(key: str):
 
 def __getattr__(name):
     # Heavier modules load when first touched, so `import llmest` stays fast.
-    if name in ("widgets", "plots", "tables", "exercises"):
+    if name in ("material", "widgets", "plots", "tables", "exercises"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

@@ -12,7 +12,7 @@ from .. import runs
 from ..model import preset
 from ..units import HOURS_PER_MONTH, format_bytes, format_count, format_flops, format_percent, format_usd
 from ..i18n import N_, _
-from .figure import SIX_ND, Figure, register
+from .figure import SIX_ND, Figure, code_count, register
 from .render import Text
 
 _S11, _S12, _S2 = "§1.1 FLOPs 估算", "§1.2 GPU 时间估算", "§2 GPU 算力参考"
@@ -311,7 +311,7 @@ register(
            "estimate_time(6 × 7e9 × 1e11, 64, 200e12, 0.5).seconds", unit="seconds", rel_tol=0.001),
     *[Figure(f"004-3.3-{label}", 3, "004", _S33, N_("size table: {size} on {gpus} GPUs"), quote, days,
              (lambda n=n, d=d, g=g: _seed004_days(n, d, g)),
-             f"estimate_time(6 × {format_count(n)} × {format_count(d)}, {g} GPUs, 200 TFLOPS, 50%).days", unit="days",
+             f"estimate_time(6 × {code_count(n)} × {code_count(d)}, {g} GPUs, 200 TFLOPS, 50%).days", unit="days",
              values=tuple(zip(("size", "gpus"), label.split("-"))))
       for label, n, d, g, days, quote in [   # the table's cells: size, tokens, cards, days
           ("7B-32", 7e9, 1e11, 32, 15.2, "7B 1000亿 32 15.2天"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .. import data as dt
 from ..units import format_bytes, format_count
 from ..i18n import N_, _
-from .figure import Figure, register
+from .figure import Figure, code_count, register
 
 _S41 = "§4.1 Chinchilla法则：20倍参数量的token数从哪来"
 _S42 = "§4.2 从语料库到token：文本规模怎么换算"
@@ -89,8 +89,8 @@ register(
     Figure("004-4.2-english-gb", 4, "004", _S42,
            N_("cleaned English for 140B tokens at {rate} tokens per GB"),
            "按照英文语料约2.8亿token/GB来算 … 需要准备大约500GB清洗后的英文文本", 500e9, _english_gb,
-           f"cleaned_bytes(140e9, tokens_per_gb('english') = {format_count(_ENGLISH)})", unit="bytes",
-           depends_on=N_("the tokenizer behind its 2.8亿 tokens per GB"), values=(("rate", format_count(_ENGLISH)),),
+           f"cleaned_bytes(140e9, tokens_per_gb('english') = {code_count(_ENGLISH)})", unit="bytes",
+           depends_on=N_("the tokenizer behind its 2.8亿 tokens per GB"), values=(("rate", code_count(_ENGLISH)),),
            cause=lambda: _("The material's arithmetic is right at its 2.8e8 tokens per GB ({bytes}); the "
                            "workbook's measured {rate} gives {measured}.").format(
                bytes=format_bytes(dt.cleaned_bytes(140e9, 2.8e8)), rate=format_count(_ENGLISH),
@@ -107,9 +107,9 @@ register(
            N_("cleaned Chinese for 140B tokens at {rate} tokens per GB"),
            "按3.5亿token/GB估400GB清洗后的中文文本就差不多了", 400e9,
            lambda: dt.cleaned_bytes(140e9, _CHINESE),
-           f"cleaned_bytes(140e9, tokens_per_gb('chinese') = {format_count(_CHINESE)})",
+           f"cleaned_bytes(140e9, tokens_per_gb('chinese') = {code_count(_CHINESE)})",
            unit="bytes", depends_on=N_("the tokenizer behind its 3.5亿 tokens per GB"),
-           values=(("rate", format_count(_CHINESE)),),
+           values=(("rate", code_count(_CHINESE)),),
            cause=lambda: _("The material's arithmetic is right at its 3.5e8 tokens per GB ({bytes}); the "
                            "workbook's measured {rate} gives {measured}. The material does not work the raw crawl; "
                            "chapter 4 does.").format(bytes=format_bytes(dt.cleaned_bytes(140e9, 3.5e8)),

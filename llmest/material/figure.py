@@ -7,8 +7,8 @@ from typing import Callable
 
 from .._registry import Registry
 from .._validate import InputError, check_choice
-from ..i18n import N_, _
-from ..units import UNITS, Unit, format_percent
+from ..i18n import N_, _, speaking
+from ..units import UNITS, Unit, format_count, format_percent
 from .render import (CAUSE_LABELS, LABELS, STATUS_WORDS, TITLES, Rendered, boxes_html, figure_html, shown,
                      table_html)
 
@@ -48,6 +48,13 @@ STATUSES = ("confirmed", "erratum", "depends", "contested")
 # 6·N·D, attributed the same way wherever the workbook names its source.
 SIX_ND = N_("6·N·D is the count of Kaplan et al. 2020 (Scaling Laws for Neural Language Models, §2.1); "
             "Chinchilla (Hoffmann et al. 2022) uses it too")
+
+
+def code_count(value: float) -> str:
+    """A count written into a figure's recompute expression or the values of its label, which are made when the
+    material is imported: the same in both editions, whatever language is spoken at that moment."""
+    with speaking("en"):
+        return format_count(value)
 
 
 def _convertible(a: str, b: str) -> bool:
