@@ -245,7 +245,7 @@ def test_data_planner_matches_the_library():
     planner = DataPlanner(params="7B", tokens_per_param=20, english=0.7, chinese=0.2, code=0.1, cleaning_yield=0.25)
     cleaned = sum(dt.mixture_bytes(140e9, {"english": 0.7, "chinese": 0.2, "code": 0.1}).values())
     assert planner.result == pytest.approx({"tokens": 140e9, "cleaned": cleaned, "raw": cleaned / 0.25})
-    assert "at 230M tokens per GB" in planner.summary.value  # the figure the chapter and the command use
+    assert "at 240M tokens per GB" in planner.summary.value  # the figure the chapter and the command use
     planner.inputs["english"].value = 0.9
     assert "shares add up to 120%; set them to add up to 100%." in planner.errors["english"].value
     planner.inputs["english"].value = 0.7

@@ -60,10 +60,10 @@ ENGLISH = {
     "rounding_text": ["N_opt 32.2B with the rounded constants, 40.3B unrounded"],
     "optimal_instead_text": ["budget 7.23e23: compute-optimal 81.2B on 1.48T tokens; inference per token 10.1× "
                              "Llama 3 8B's"],
-    "rates_text": ["english  250M to 300M tokens per GB; the workbook uses 230M", "cleaning yield 20% to 30%"],
-    "measured_text": ["1.51 MB in 251 files", "24% of its characters Chinese", "303M tokens per GB (sub-samples "
-                      "251M to 338M)", "the workbook's rate: 260M, the tokenizers' median"],
-    "recap": ["140B / 1.40T", "91.3B", "1,868", "230M / 260M / 250M"],
+    "rates_text": ["english  250M to 300M tokens per GB; the workbook uses 240M", "cleaning yield 20% to 30%"],
+    "measured_text": ["1.51 MB in 242 files", "25% of its characters Chinese", "304M tokens per GB (sub-samples "
+                      "251M to 334M)", "the workbook's rate: 260M, the tokenizers' median"],
+    "recap": ["140B / 1.40T", "91.3B", "1,868", "240M / 260M / 250M"],
     "material_tokens_text": ["the material's 140B tokens instead: 19.7B parameters, 7.1 tokens per parameter"],
     "rule_parts_text": ["one layer, 12·H²       201,326,592  (201M)", "32 layers            6,442,450,944  (6.44B)",
                         "total                6,573,522,944  (6.57B)"],
@@ -77,8 +77,8 @@ ENGLISH = {
     "against_rule_text": ["7.00B: 100B tokens in §3.3, 71% of the rule's 140B",
                           "70.0B: 1.40T tokens in §3.3, 100% of the rule's 1.40T"],
     "trained_table": ["tokens per parameter", "1.7", "1,868", "15.0T"],
-    "tokenizers_crawl_text": ["with cl100k_base   463 GB cleaned, 1.54 TB to 2.31 TB raw",
-                              "with voyage3_base  554 GB cleaned, 1.85 TB to 2.77 TB raw"],
+    "tokenizers_crawl_text": ["with cl100k_base   461 GB cleaned, 1.54 TB to 2.31 TB raw",
+                              "with voyage3_base  553 GB cleaned, 1.84 TB to 2.77 TB raw"],
 }
 
 

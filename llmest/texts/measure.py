@@ -3,8 +3,8 @@
 - english: the English pages of Debian's ``manpages`` package (/usr/share/man/man1 ... man8), Linux man-pages
   project, licences per page in /usr/share/doc/manpages/copyright (mostly the Linux man-pages copyleft and GPL-2+);
 - chinese: the simplified-Chinese pages of Debian's ``manpages-zh`` (/usr/share/man/zh_CN), GFDL-1.2+;
-  the samples were taken from the folders, which also hold other packages' pages (passwd's, login's and man-db's
-  Chinese pages; many programs' English ones), so a machine with other packages installed may draw another sample;
+  only the pages each package installed (``dpkg-query -L``), not the other packages' pages in the same folders
+  (passwd's, login's and man-db's Chinese pages; many programs' English ones), which differ between machines;
 - code: the ``.py`` files of the running Python's standard library (its tests and site-packages left out), PSF
   licence.
 
@@ -49,10 +49,12 @@ SOURCES = {
 }
 
 
-def _man_files(root: Path) -> list[Path]:
-    """The pages of every section, in an order fixed by their names' CRC-32 (a repeatable shuffle, so that the
-    sample spreads over sections instead of being the first pages of man1)."""
-    pages = (p for p in root.glob("man[1-8]/*.gz") if p.is_file() and not p.is_symlink())
+def _man_files(root: Path, package: str) -> list[Path]:
+    """The pages under ``root`` (section folders man1-man8) that ``package`` installed, in an order fixed by their
+    names' CRC-32 (a repeatable shuffle, so that the sample spreads over sections instead of being the first pages of
+    man1). Other packages' pages in the same folders are left out: the sample is the package's on every machine."""
+    owned = {Path(line) for line in _dpkg("-L", package).splitlines()}
+    pages = (p for p in root.glob("man[1-8]/*.gz") if p in owned and p.is_file() and not p.is_symlink())
     return sorted(pages, key=lambda p: (zlib.crc32(p.relative_to(root).as_posix().encode()), p.name))
 
 
@@ -65,10 +67,9 @@ def _dpkg(*args: str) -> str:
 
 
 def files(kind: str) -> list[Path]:
-    if kind == "english":
-        return _man_files(Path("/usr/share/man"))
-    if kind == "chinese":
-        return _man_files(Path("/usr/share/man/zh_CN"))
+    if kind in ("english", "chinese"):
+        return _man_files(Path("/usr/share/man/zh_CN" if kind == "chinese" else "/usr/share/man"),
+                          SOURCES[kind]["package"])
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     modules = (p for p in stdlib.rglob("*.py")
                if not {"test", "tests", "site-packages", "idle_test"} & set(p.relative_to(stdlib).parts))
