@@ -624,6 +624,17 @@ def test_the_training_planner_adds_the_attention_of_a_sequence_length():
 
 
 
+@pytest.mark.parametrize("tokens", [256 * 4096, 2**20 + 0.0, 4 * 2**20])
+def test_the_layout_explorer_opens_on_a_number_of_tokens_given_as_a_number(tokens):
+    """Chapter 5 passes 256 × 4096: the field must read back every digit (it showed 1.04858e+06 and refused it)."""
+    from llmest.widgets import LayoutExplorer
+
+    explorer = LayoutExplorer(model="llama-2-7b", gpu="H100 SXM", gpus=64, seq_len=4096, batch_tokens=tokens)
+    assert explorer.inputs["batch_tokens"].value == str(int(tokens))
+    assert not any(error.value for error in explorer.errors.values())
+    assert explorer.search is not None and explorer.search.global_batch_tokens == tokens
+
+
 def test_layout_explorer_shows_the_librarys_best_layout_and_follows_the_gpus():
     from llmest import plans
     from llmest.widgets import LayoutExplorer

@@ -3,6 +3,7 @@ checks of the arguments that set the fields when a calculator is made."""
 
 from __future__ import annotations
 
+import math
 import numbers
 import re
 
@@ -128,7 +129,8 @@ def text(name: str, value) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        return f"{value:g}"
+        # Every digit, so that the field reads back the number given (1048576, not 1.04858e+06).
+        return str(int(value)) if math.isfinite(value) and float(value).is_integer() else repr(float(value))
     raise InputError(name, _("{name} == {value}, must be text such as {example} or a number.").format(
         name=name, value=repr(value), example='"7B"'))
 
