@@ -1,6 +1,11 @@
 """The llmest command: each subcommand against the library, JSON output, help with examples, bad options."""
 
+import contextlib
+import io
 import json
+import re
+import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -224,6 +229,32 @@ def test_help_shows_examples(command, capsys):
         cli.main([command, "--help"])
     assert exit_.value.code == 0
     assert f"examples:\n  llmest {command}" in capsys.readouterr().out
+
+
+def _examples(command):
+    """The example lines of a command's --help, without the comment after two spaces."""
+    with pytest.raises(SystemExit), contextlib.redirect_stdout(io.StringIO()) as shown:
+        cli.main([command, "--help"])
+    lines = shown.getvalue().split("examples:\n", 1)[1].splitlines()
+    return [re.split(r"\s{2,}", line.strip())[0] for line in lines if line.strip().startswith("llmest ")]
+
+
+@pytest.mark.parametrize("command", ["params", "memory", "time", "data", "drill", "layout", "serve", "review"])
+def test_every_example_in_help_runs(command, tmp_path, monkeypatch, capsys):
+    """Each example as a reader would paste it (a config.json of their own for path/to/config.json; answers from a
+    file for `< answers.txt`) ends with status 0."""
+    examples = _examples(command)
+    assert examples
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(FIXTURES / "llama-2-7b.json", tmp_path / "config.json")
+    for example in examples:
+        argv = shlex.split(example.replace("path/to/config.json", "config.json"))[1:]
+        if "<" in argv:
+            argv = argv[:argv.index("<")]
+        monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+        status = cli.main(argv)
+        assert status == 0, (example, capsys.readouterr().err)
+    capsys.readouterr()
 
 
 @pytest.mark.parametrize("argv, named", [

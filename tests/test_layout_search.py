@@ -127,7 +127,9 @@ def test_bad_input_is_refused_by_name():
         with pytest.raises(InputError) as err:
             plans.search_layouts(**kwargs)
         assert err.value.param == param, (change, err.value)
-    with pytest.raises(InputError, match=r"nearest are 3,997,696 and 4,001,792\); a paper's '4M tokens' is usually 4 "):
+    # 4,000,000 / 4,096 = 976.56 sequences: 976 and 977 are the nearest whole numbers; 4 × 2**20 is 1,024 of them.
+    with pytest.raises(InputError, match=r"nearest are 976 × 4,096 = 3,997,696 and 977 × 4,096 = 4,001,792\); a "
+                                         r"paper's '4M tokens' is usually 4 × 2\*\*20 = 1,024 × 4,096 = 4,194,304\."):
         plans.search_layouts(LLAMA7, 64, seq_len=4096, global_batch_tokens=4 * 10**6)
 
 

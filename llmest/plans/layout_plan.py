@@ -192,8 +192,8 @@ def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_token
         raise InputError("global_batch_tokens", _("global_batch_tokens == {tokens} must be a whole number of "
                                                   "sequences of {seq_len} tokens (the nearest are {fewer} and "
                                                   "{more}){hint}.").format(
-            tokens=f"{global_batch_tokens:,}", seq_len=f"{seq_len:,}", fewer=f"{fewer:,}",
-            more=f"{fewer + seq_len:,}", hint=_binary(global_batch_tokens)))
+            tokens=f"{global_batch_tokens:,}", seq_len=f"{seq_len:,}", fewer=_sequences(fewer, seq_len),
+            more=_sequences(fewer + seq_len, seq_len), hint=_binary(global_batch_tokens, seq_len)))
     sequences = global_batch_tokens // seq_len
     net = g.network
     columns = _enumerate(cfg, gpus, (sequences, seq_len), net.gpus_per_node, micro_batch_sizes, zero_stages,
@@ -222,11 +222,18 @@ def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_token
     return LayoutSearch(cfg.name or "model", g.name, gpus, seq_len, global_batch_tokens, settings, columns, order)
 
 
-def _binary(tokens) -> str:
+def _sequences(tokens, seq_len) -> str:
+    """A whole number of sequences as its product: 1,024 × 4,096 = 4,194,304."""
+    return f"{tokens // seq_len:,} × {seq_len:,} = {tokens:,}"
+
+
+def _binary(tokens, seq_len) -> str:
     """A hint for a batch typed in decimal millions: papers' "4M tokens" usually means 4 × 2**20."""
     millions = tokens // 10**6
+    binary = millions * 2**20
     return _("; a paper's '{millions}M tokens' is usually {millions} × 2**20 = {tokens}").format(
-        millions=millions, tokens=f"{millions * 2**20:,}") if tokens % 10**6 == 0 and millions else ""
+        millions=millions, tokens=_sequences(binary, seq_len) if binary % seq_len == 0 else f"{binary:,}") \
+        if tokens % 10**6 == 0 and millions else ""
 
 
 def _tuple(name, values) -> tuple:
