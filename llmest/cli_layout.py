@@ -67,11 +67,15 @@ def cmd_layout(args):
     head = (f"{found.model} on {found.gpus:,} × {found.gpu}, sequences of {found.seq_len:,} tokens, "
             f"{found.global_batch_tokens:,} tokens a step: {len(found):,} layouts, {found.fitting:,} fit "
             f"(overlap {args.overlap:g}, efficiency {args.efficiency:g}, {args.schedule})")
-    header = (f"{'tp':>3} {'cp':>3} {'pp':>3} {'dp':>5} {'zero':>4} {'mb':>3} {'m':>5} {'recompute':>9} "
-              f"{'tp in node':>10} {'memory/GPU':>11} {'step':>9} {'MFU':>6}  fits")
+    # A mixture of experts has an expert-parallel degree too: rows that differ only in it must not look the same.
+    experts = any(r["ep"] != 1 for r in found.rows(columns=("ep",)))
+    header = (f"{'tp':>3} {'cp':>3} {'pp':>3} {'dp':>5} " + f"{'ep':>4} " * experts
+              + f"{'zero':>4} {'mb':>3} {'m':>5} {'recompute':>9} {'tp in node':>10} {'memory/GPU':>11} {'step':>9} "
+                f"{'MFU':>6}  fits")
     lines = [head, header]
     for r in rows:
-        lines.append(f"{r['tp']:>3} {r['cp']:>3} {r['pp']:>3} {r['dp']:>5} {r['zero']:>4} {r['micro_batch']:>3} "
+        lines.append(f"{r['tp']:>3} {r['cp']:>3} {r['pp']:>3} {r['dp']:>5} " + f"{r['ep']:>4} " * experts
+                     + f"{r['zero']:>4} {r['micro_batch']:>3} "
                      f"{r['micro_batches']:>5} {r['recompute']:>9} {'yes' if r['tp_in_node'] else 'no':>10} "
                      f"{format_bytes(r['memory_per_gpu_bytes']):>11} {r['step_time_s']:>8.3f}s "
                      f"{UNITS['fraction'].format(r['mfu']):>6}  {'yes' if r['fits'] else 'no'}")

@@ -543,3 +543,17 @@ def test_memory_offload_expert_and_context_parallelism(capsys):
 ])
 def test_memory_layout_options_are_checked(argv, named, capsys):
     assert named in error_of(capsys, *argv)
+
+
+def test_layout_shows_the_expert_parallel_degree_of_a_mixture_of_experts(capsys):
+    argv = ["layout", "mixtral-8x7b", "--gpus", "64", "--seq-len", "4096", "--global-batch-tokens", "1048576",
+            "--top", "20"]
+    rows = run_json(capsys, *argv)["layouts"]
+    assert len({r["ep"] for r in rows}) > 1   # rows that differ in their expert-parallel degree
+    assert cli.main(argv) == 0
+    header, *lines = capsys.readouterr().out.splitlines()[1:21]
+    assert header.split()[:5] == ["tp", "cp", "pp", "dp", "ep"]
+    assert [[int(x) for x in line.split()[:5]] for line in lines[:19]] == \
+        [[r[k] for k in ("tp", "cp", "pp", "dp", "ep")] for r in rows[:19]]
+    assert cli.main(argv[:1] + ["llama-2-7b"] + argv[2:]) == 0   # a dense model: no column of ones
+    assert capsys.readouterr().out.splitlines()[1].split()[:5] == ["tp", "cp", "pp", "dp", "zero"]
