@@ -32,7 +32,8 @@ def _batch_tokens(text: str) -> int:
 
 def add_layout_parser(subparsers):
     p = _subparser(subparsers, "layout", cmd_layout, "every parallel layout of a training run, fastest first",
-                   "  llmest layout llama-2-7b --gpus 64 --gpu \"H100 SXM\" --seq-len 4096 --global-batch-tokens 1048576\n"
+                   "  llmest layout llama-2-7b --gpus 64 --gpu \"H100 SXM\" --seq-len 4096 "
+                   "--global-batch-tokens 1048576\n"
                    "  llmest layout llama-2-70b --gpus 1024 --seq-len 4096 --global-batch-tokens 4194304 --json\n"
                    "Layouts that fit come first; --overlap and --efficiency are assumptions to vary.")
     p.add_argument("model", type=_text, help="a preset or a config.json (or the folder that holds one)")
