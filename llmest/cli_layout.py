@@ -15,7 +15,7 @@ from .units import UNITS, format_bytes, parse_count
 
 DEFAULT_GPU = "H100 SXM"
 TOP = 10
-SHOWN = ("tp", "cp", "pp", "dp", "ep", "zero", "micro_batch", "micro_batches", "recompute", "tp_in_node",
+SHOWN = ("tp", "cp", "pp", "dp", "ep", "vp", "zero", "micro_batch", "micro_batches", "recompute", "tp_in_node",
          "memory_per_gpu_bytes", "step_time_s", "mfu", "fits", "compute_s", "bubble_s", "comm_s", "exposed_comm_s")
 
 
@@ -70,12 +70,14 @@ def cmd_layout(args):
             f"(overlap {args.overlap:g}, efficiency {args.efficiency:g}, {args.schedule})")
     # A mixture of experts has an expert-parallel degree too: rows that differ only in it must not look the same.
     experts = any(r["ep"] != 1 for r in found.rows(columns=("ep",)))
-    header = (f"{'tp':>3} {'cp':>3} {'pp':>3} {'dp':>5} " + f"{'ep':>4} " * experts
+    chunks = args.schedule == "interleaved"   # the model chunks per GPU (vp) of the interleaved schedule
+    header = (f"{'tp':>3} {'cp':>3} {'pp':>3} {'dp':>5} " + f"{'ep':>4} " * experts + f"{'vp':>3} " * chunks
               + f"{'zero':>4} {'mb':>3} {'m':>5} {'recompute':>9} {'tp in node':>10} {'memory/GPU':>11} {'step':>9} "
                 f"{'MFU':>6}  fits")
     lines = [head, header]
     for r in rows:
         lines.append(f"{r['tp']:>3} {r['cp']:>3} {r['pp']:>3} {r['dp']:>5} " + f"{r['ep']:>4} " * experts
+                     + f"{r['vp']:>3} " * chunks
                      + f"{r['zero']:>4} {r['micro_batch']:>3} "
                      f"{r['micro_batches']:>5} {r['recompute']:>9} {'yes' if r['tp_in_node'] else 'no':>10} "
                      f"{format_bytes(r['memory_per_gpu_bytes']):>11} {r['step_time_s']:>8.3f}s "

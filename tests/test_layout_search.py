@@ -161,3 +161,22 @@ def test_the_command_refuses_bad_options_in_one_line():
                    "1048576", "--gpu", "a100-80gb", "--top", "3")
     assert text.returncode == 0 and len(text.stdout.splitlines()) == 5 and hardware.gpu("A100 80GB").name in text.stdout
     assert comm.SCHEDULES
+
+
+def test_the_interleaved_schedule_searches_its_model_chunks_and_cuts_the_bubble_by_them():
+    """Narayanan et al. 2021: v chunks per GPU make the bubble (p − 1)/(v·m), at v times the pipeline's sends; v
+    divides the stage's layers and the step's micro-batches are a multiple of the stages. v = 1 is 1F1B."""
+    args = ("llama-2-70b", 1024, "H100 SXM", 4096, 4 * 2**20)
+    plain, interleaved = plans.search_layouts(*args), plans.search_layouts(*args, schedule="interleaved")
+    layout = dict(tp=8, cp=1, pp=4, dp=32, zero=1, micro_batch=1, recompute="selective", tp_in_node=True)
+    one = plain.find(**layout)
+    assert one["vp"] == 1 and set(plain.columns["vp"].tolist()) == {1}
+    assert interleaved.find(**layout, vp=1)["step_time_s"] == one["step_time_s"]
+    for vp in (2, 4, 5, 10, 20):   # the divisors of 80 / 4 = 20 layers a stage
+        row = interleaved.find(**layout, vp=vp)
+        assert row["bubble_s"] == pytest.approx(one["bubble_s"] / vp)
+        assert row["pp_s"] == pytest.approx(one["pp_s"] * vp)
+    assert set(interleaved.columns["vp"][interleaved.columns["pp"] == 4].tolist()) == {1, 2, 4, 5, 10, 20}
+    assert interleaved.best["step_time_s"] <= plain.best["step_time_s"]
+    with pytest.raises(InputError, match="layouts match, not one"):
+        interleaved.find(**layout)

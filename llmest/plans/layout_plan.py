@@ -36,8 +36,9 @@ from .memory_plan import training_states, zero_buffers
 COMPUTE_EFFICIENCY = 0.5
 OVERLAP = 0.5             # the share of communication hidden behind compute, when there is compute to hide it
 MICRO_BATCHES = (1, 2, 4, 8, 16)
-COLUMNS = ("tp", "cp", "pp", "dp", "zero", "micro_batch", "recompute", "tp_in_node", "ep", "memory_per_gpu_bytes",
-           "step_time_s", "mfu", "fits")
+SETTINGS = ("tp", "cp", "pp", "dp", "zero", "micro_batch", "recompute", "tp_in_node", "ep", "vp")
+COLUMNS = ("tp", "cp", "pp", "dp", "zero", "micro_batch", "recompute", "tp_in_node", "ep", "vp",
+           "memory_per_gpu_bytes", "step_time_s", "mfu", "fits")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -51,6 +52,14 @@ def _placements(tp, gpus, per_node) -> tuple:
     if tp > per_node:
         return (False,)
     return (True, False) if tp > 1 and gpus > per_node else (True,)
+
+
+def _virtual_stages(cfg, pp, micro_batches, schedule) -> tuple:
+    """Model chunks per GPU (v): with the interleaved schedule, each v that divides the largest stage's layers, where
+    the micro-batches of a step are a multiple of the stages (Megatron-LM's condition); 1 otherwise."""
+    if schedule != "interleaved" or pp == 1 or micro_batches % pp:
+        return (1,)
+    return _divisors(stage_layers(cfg, pp), cfg.num_layers)
 
 
 def _expert_degrees(cfg, replicas) -> list:
@@ -68,7 +77,8 @@ class LayoutSearch:
     (fitting layouts by step time, then the others by step time). Besides ``COLUMNS``: micro_batches (per step,
     per pipeline), states_bytes, buffer_bytes (ZeRO's), activation_bytes, compute_s, bubble_s, the communication
     of each kind (tp_s, cp_s, pp_s, dp_s, ep_s), comm_s (their sum) and exposed_comm_s (what overlap does not
-    hide). ``ep`` is the expert-parallel degree (1 for a dense model)."""
+    hide). ``ep`` is the expert-parallel degree (1 for a dense model), ``vp`` the model chunks per GPU of the
+    interleaved schedule (1 for the others)."""
 
     model: str
     gpu: str
@@ -105,9 +115,9 @@ class LayoutSearch:
         out must leave one row), with every column."""
         rows = np.ones(len(self.order), dtype=bool)
         for name, value in layout.items():
-            if name not in COLUMNS[:9]:
+            if name not in SETTINGS:
                 raise InputError(name, _("{name}: not a setting of a layout (one of {settings}).").format(
-                    name=name, settings=", ".join(COLUMNS[:9])))
+                    name=name, settings=", ".join(SETTINGS)))
             rows &= self.columns[name] == value
         found = np.flatnonzero(rows)
         if len(found) != 1:
@@ -122,7 +132,7 @@ class LayoutSearch:
         return self.rows(1, tuple(self.columns))[0] if self.fitting else None
 
 
-def _enumerate(cfg, gpus, seq_seqs, per_node, micro_batches, zero_stages, recompute):
+def _enumerate(cfg, gpus, seq_seqs, per_node, micro_batches, zero_stages, recompute, schedule):
     """The grid of layouts as columns: every factorisation gpus = tp·cp·pp·dp that the model and batch allow."""
     rows = []
     for tp in _divisors(gpus, cfg.num_heads):
@@ -139,14 +149,15 @@ def _enumerate(cfg, gpus, seq_seqs, per_node, micro_batches, zero_stages, recomp
                     if (seq_seqs[0] // dp) % b:
                         continue
                     for ep in _expert_degrees(cfg, dp * cp):
-                        for in_node in _placements(tp, gpus, per_node):
-                            rows.append((tp, cp, pp, dp, ep, b, in_node))
+                        for vp in _virtual_stages(cfg, pp, seq_seqs[0] // (dp * b), schedule):
+                            for in_node in _placements(tp, gpus, per_node):
+                                rows.append((tp, cp, pp, dp, ep, vp, b, in_node))
     if not rows:
         return None
     grid = np.array(rows, dtype=np.int64)
     n, stages, recomputes = len(grid), len(zero_stages), len(recompute)
     columns = {name: np.repeat(grid[:, i], stages * recomputes)
-               for i, name in enumerate(("tp", "cp", "pp", "dp", "ep", "micro_batch", "tp_in_node"))}
+               for i, name in enumerate(("tp", "cp", "pp", "dp", "ep", "vp", "micro_batch", "tp_in_node"))}
     columns["tp_in_node"] = columns["tp_in_node"].astype(bool)
     columns["zero"] = np.tile(np.repeat(np.array(zero_stages, dtype=np.int64), recomputes), n)
     columns["recompute"] = np.tile(np.array(recompute, dtype=object), n * stages)
@@ -197,8 +208,9 @@ def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_token
     sequences = global_batch_tokens // seq_len
     net = g.network
     columns = _enumerate(cfg, gpus, (sequences, seq_len), net.gpus_per_node, micro_batch_sizes, zero_stages,
-                         recomputations)
-    if columns is None and _enumerate(cfg, gpus, (sequences, seq_len), net.gpus_per_node, (1,), (0,), ("none",)):
+                         recomputations, schedule)
+    if columns is None and _enumerate(cfg, gpus, (sequences, seq_len), net.gpus_per_node, (1,), (0,), ("none",),
+                                      schedule):
         raise InputError("micro_batch_sizes", _("micro_batch_sizes == {sizes}: none divides the {sequences} "
                                                 "sequences of a step evenly over the data-parallel replicas of any "
                                                 "layout; include 1.").format(sizes=micro_batch_sizes,

@@ -14,7 +14,8 @@ from ..model import count_params
 
 def step_times(c, cfg, g, gpus, seq_len, tokens, schedule, overlap, efficiency):
     """Add each layout's compute, bubble, communication by kind and step time to the columns ``c``."""
-    tp, cp, pp, dp, ep, b, m = (c[k] for k in ("tp", "cp", "pp", "dp", "ep", "micro_batch", "micro_batches"))
+    tp, cp, pp, dp, ep, vp, b, m = (c[k] for k in ("tp", "cp", "pp", "dp", "ep", "vp", "micro_batch",
+                                                    "micro_batches"))
     net = g.network
     matmul = 6 * flops_params(cfg)
     attention = attention_flops_per_token_for(cfg, seq_len)
@@ -31,7 +32,8 @@ def step_times(c, cfg, g, gpus, seq_len, tokens, schedule, overlap, efficiency):
     intensity = _ffn_intensity(cfg, b * tokens_per_gpu, tp, ep)
     roofline = np.minimum(1.0, intensity / (g.bf16_flops_per_s / g.bandwidth_bytes_per_s))
     compute_s = (model_flops + repeated) * imbalance / (gpus * g.bf16_flops_per_s * efficiency * roofline)
-    bubble_s = compute_s * comm.bubble_ratio(pp, m, schedule)
+    # Interleaved: v model chunks per GPU cut the bubble v times (vp is 1 for every other schedule) ...
+    bubble_s = compute_s * comm.bubble_ratio(pp, m, schedule) / vp
 
     def link(inner, size):
         """A group's bandwidth per GPU: NVLink within a node; across nodes, the network ports of the group's
@@ -55,8 +57,9 @@ def step_times(c, cfg, g, gpus, seq_len, tokens, schedule, overlap, efficiency):
                      + layers * all_reduces * comm.ring_steps(tp, all_reduce=True) * tp_hop),
         "cp_s": m * (comm.context_parallel_bytes(b, seq_len, cfg.num_kv_heads, cfg.head_dim, layers, cp, tp)
                      / link(tp, cp) + layers * 3 * comm.ring_steps(cp) * hop(tp, cp)),
-        "pp_s": np.where(pp > 1, m * (comm.pipeline_parallel_bytes(b, tokens_per_gpu, cfg.hidden_size, tp)
-                                      / link(tp * cp * dp, pp) + 2 * hop(tp * cp * dp, pp)), 0.0),
+        # ... and send each micro-batch's activations across v times as many stage boundaries.
+        "pp_s": np.where(pp > 1, vp * m * (comm.pipeline_parallel_bytes(b, tokens_per_gpu, cfg.hidden_size, tp)
+                                           / link(tp * cp * dp, pp) + 2 * hop(tp * cp * dp, pp)), 0.0),
         "dp_s": (_dp_bytes(c, cfg, tp, pp, dp * cp, m) / link(tp, cp * dp)
                  + layers * _zero_messages(c["zero"], m) * comm.ring_steps(dp * cp) * hop(tp, cp * dp)),
         "ep_s": m * (comm.expert_parallel_bytes(b, tokens_per_gpu, cfg.hidden_size, moe_layers, ep,
