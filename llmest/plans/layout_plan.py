@@ -59,7 +59,8 @@ def _virtual_stages(cfg, pp, micro_batches, schedule) -> tuple:
     the micro-batches of a step are a multiple of the stages (Megatron-LM's condition); 1 otherwise."""
     if schedule != "interleaved" or pp == 1 or micro_batches % pp:
         return (1,)
-    return _divisors(stage_layers(cfg, pp), cfg.num_layers)
+    layers = stage_layers(cfg, pp)
+    return _divisors(layers, layers)
 
 
 def _expert_degrees(cfg, replicas) -> list:
