@@ -10,7 +10,7 @@ from . import plans
 from ._validate import InputError
 from .cli_commands import model_of
 from .cli_options import _gpu_option, _plausible, _real, _span, _subparser, _text, _whole
-from .plans.layout_plan import COMPUTE_EFFICIENCY, OVERLAP
+from .plans.layout_plan import COMPUTE_EFFICIENCY, MICRO_BATCHES, OVERLAP
 from .units import UNITS, format_bytes, parse_count
 
 DEFAULT_GPU = "H100 SXM"
@@ -35,7 +35,11 @@ def add_layout_parser(subparsers):
                    "  llmest layout llama-2-7b --gpus 64 --gpu \"H100 SXM\" --seq-len 4096 "
                    "--global-batch-tokens 1048576\n"
                    "  llmest layout llama-2-70b --gpus 1024 --seq-len 4096 --global-batch-tokens 4194304 --json\n"
-                   "Layouts that fit come first; --overlap and --efficiency are assumptions to vary.")
+                   "  llmest layout llama-3.1-405b --gpus 16384 --seq-len 8192 --global-batch-tokens 16777216 "
+                   "--schedule interleaved --tp 8 --cp 1 --pp 16 --dp 128\n"
+                   "Layouts that fit come first; --overlap and --efficiency are assumptions to vary. Given a layout "
+                   "(any of --tp --cp --pp --dp --ep --vp --zero --micro-batch --recompute), it is shown with its "
+                   "rank among all, the settings left out chosen as the search would.")
     p.add_argument("model", type=_text, help="a preset or a config.json (or the folder that holds one)")
     p.add_argument("--gpus", type=_whole("gpus"), required=True, help="GPUs in the run, 1 to 65,536")
     p.add_argument("--seq-len", type=_whole("seq_len"), required=True,
@@ -47,27 +51,48 @@ def add_layout_parser(subparsers):
     p.add_argument("--overlap", type=_real("overlap"), default=OVERLAP,
                    help=f"share of communication hidden behind compute, 0-1 (default {OVERLAP:g})")
     p.add_argument("--efficiency", type=_real("compute_efficiency"), default=COMPUTE_EFFICIENCY,
-                   help=f"share of the dense peak the matmuls reach, over 0 to 1 (default {COMPUTE_EFFICIENCY:g})")
+                   help="share of the dense peak a layer's work reaches, over 0 to 1 (default: the figure fitted "
+                        "to published runs on the GPU's generation)")
+    p.add_argument("--tp-comm-overlap", action="store_true",
+                   help="tensor-parallel collectives overlapped with the matmuls (Transformer Engine)")
     p.add_argument("--convention", choices=list(mem.CONVENTIONS), default="mixed",
                    help="how training states are stored (mixed)")
     p.add_argument("--margin", type=_real("margin"), default=mem.MEMORY_MARGIN,
                    help=f"share of the GPU kept free, 0 to under 1 ({mem.MEMORY_MARGIN:g})")
     p.add_argument("--top", type=_whole("top"), default=TOP, help=f"layouts to list (default {TOP})")
     p.add_argument("--all", action="store_true", help="list every layout searched")
+    for name, what in (("tp", "tensor"), ("cp", "context"), ("pp", "pipeline"), ("dp", "data"), ("ep", "expert")):
+        p.add_argument(f"--{name}", type=_whole(name, "gpus"), help=f"a layout to evaluate: its {what}-parallel degree")
+    p.add_argument("--vp", type=_whole("vp", "gpus"), help="a layout to evaluate: model chunks per GPU (with "
+                                                          "--schedule interleaved)")
+    p.add_argument("--zero", type=_whole("zero"), choices=range(4), help="a layout to evaluate: its ZeRO stage")
+    p.add_argument("--micro-batch", type=_whole("micro_batch"), help="a layout to evaluate: sequences per "
+                                                                     "micro-batch")
+    p.add_argument("--recompute", choices=mem.RECOMPUTE, help="a layout to evaluate: its recomputation")
     _gpu_option(p, default=DEFAULT_GPU)
 
 
+GIVEN = ("tp", "cp", "pp", "dp", "ep", "vp", "zero", "micro_batch", "recompute")
+
+
 def cmd_layout(args):
+    if args.vp is not None and args.schedule != "interleaved":
+        raise InputError("--vp", f"--vp == {args.vp}: model chunks per GPU belong to --schedule interleaved, not "
+                                 f"{args.schedule}.")
+    given = {name: getattr(args, name) for name in GIVEN if getattr(args, name) is not None}
+    micro_batches = (args.micro_batch,) if args.micro_batch is not None else MICRO_BATCHES
     found = plans.search_layouts(model_of(args.model), args.gpus, args.gpu, args.seq_len, args.global_batch_tokens,
                                  convention=args.convention, schedule=args.schedule, overlap=args.overlap,
-                                 compute_efficiency=args.efficiency, margin=args.margin)
+                                 compute_efficiency=args.efficiency, tp_comm_overlap=args.tp_comm_overlap,
+                                 margin=args.margin,
+                                 micro_batch_sizes=micro_batches)
     rows = found.rows(None if args.all else args.top, SHOWN)
     data = {"model": found.model, "gpu": found.gpu, "gpus": found.gpus, "seq_len": found.seq_len,
             "global_batch_tokens": found.global_batch_tokens, "searched": len(found), "fitting": found.fitting,
             "settings": found.settings, "layouts": rows}
     head = (f"{found.model} on {found.gpus:,} × {found.gpu}, sequences of {found.seq_len:,} tokens, "
             f"{found.global_batch_tokens:,} tokens a step: {len(found):,} layouts, {found.fitting:,} fit "
-            f"(overlap {args.overlap:g}, efficiency {args.efficiency:g}, {args.schedule})")
+            f"(overlap {args.overlap:g}, efficiency {found.settings['compute_efficiency']:.3g}, {args.schedule})")
     # A mixture of experts has an expert-parallel degree too: rows that differ only in it must not look the same.
     experts = any(r["ep"] != 1 for r in found.rows(columns=("ep",)))
     chunks = args.schedule == "interleaved"   # the model chunks per GPU (vp) of the interleaved schedule
@@ -84,4 +109,23 @@ def cmd_layout(args):
                      f"{UNITS['fraction'].format(r['mfu']):>6}  {'yes' if r['fits'] else 'no'}")
     if not found.fitting:
         lines.append("No layout fits: more GPUs, a smaller micro-batch or recomputation would be needed.")
+    if given:
+        chosen = found.evaluate(**given)
+        data["layout"] = {k: chosen[k] for k in (*SHOWN, "rank")}
+        lines += ["", _evaluated(chosen, found)]
     return "\n".join(lines), data
+
+
+def _evaluated(row, found) -> str:
+    """A given layout's step time in its parts, memory and rank, beside the search's best."""
+    best = found.best
+    layout = " ".join(f"{name} {row[name]}" for name in ("tp", "cp", "pp", "dp", "ep", "vp", "zero", "micro_batch"))
+    text = (f"The layout {layout}, recompute {row['recompute']}: {row['step_time_s']:.3f} s a step (compute "
+            f"{row['compute_s']:.3f} s, bubble {row['bubble_s']:.3f} s, exposed communication "
+            f"{row['exposed_comm_s']:.3f} s), MFU {UNITS['fraction'].format(row['mfu'])}, "
+            f"{format_bytes(row['memory_per_gpu_bytes'])} a GPU ({'fits' if row['fits'] else 'does not fit'}); "
+            f"rank {row['rank']:,} of {len(found):,}.")
+    if best is not None and row["rank"] > 1:
+        text += (f" It takes {(row['step_time_s'] / best['step_time_s'] - 1):.1%} longer than the best "
+                 f"({best['step_time_s']:.3f} s, MFU {UNITS['fraction'].format(best['mfu'])}).")
+    return text

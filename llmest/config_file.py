@@ -195,6 +195,7 @@ PRESET_FIELDS = {
     "llama-2-34b": _llama_like(32000, 8192, 48, 64, 8, 22016),
     "llama-3-8b": _llama_like(128256, 4096, 32, 32, 8, 14336),
     "llama-3.1-70b": _llama_like(128256, 8192, 80, 64, 8, 28672),
+    "llama-3.1-405b": _llama_like(128256, 16384, 126, 128, 8, 53248),
     "mistral-7b": _llama_like(32000, 4096, 32, 32, 8, 14336, local_window=4096),  # a 4,096-token window
     "mixtral-8x7b": _llama_like(32000, 4096, 32, 32, 8, 14336, num_experts=8, experts_per_token=2),
     "mixtral-8x22b": _llama_like(32000, 6144, 56, 48, 8, 16384, num_experts=8, experts_per_token=2),

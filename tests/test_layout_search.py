@@ -55,22 +55,36 @@ def test_the_memory_of_a_layout_is_the_memory_plans(search, zero, recompute, tp,
 
 
 def test_a_step_by_hand_on_one_node():
-    # Llama-2-7B on 8 H100s, plain data parallelism: the step's FLOPs over the GPUs at half the peak, and one ring
-    # all-reduce of the bf16 gradients over NVLink (450 GB/s each way), a message per layer of 2 × 7 ring steps
-    # at 8 µs each, half of it hidden behind the compute. Micro-batches of 8 × 4,096 tokens keep the matmuls
-    # compute-bound.
+    # Llama-2-7B on 8 H100s, plain data parallelism, micro-batches of 8 × 4,096 tokens (one a step): the step's FLOPs
+    # over the GPUs at half the peak, and each of a layer's 12 matmuls' fixed 6 µs; one ring all-reduce of the bf16
+    # gradients at NCCL's 370 GB/s over NVLink, a message per layer of NCCL's 8.4 µs and 2 × 7 steps of 3.4 µs,
+    # half of it hidden behind the compute.
     found = plans.search_layouts(LLAMA7, 8, "H100 SXM", 4096, 64 * 4096, zero_stages=(0,), recomputations=("none",),
                                  micro_batch_sizes=(8,), overlap=0.5, compute_efficiency=0.5)
     c = found.columns
     row = np.flatnonzero((c["tp"] == 1) & (c["pp"] == 1) & (c["cp"] == 1))[0]
     tokens = 64 * 4096
     flops = (6 * compute.flops_params(LLAMA7) + compute.attention_flops_per_token_for(LLAMA7, 4096)) * tokens
-    compute_s = flops / (8 * 989.4e12 * 0.5)
-    comm_s = 2 * 7 / 8 * model.count_params(LLAMA7).total * 2 / 450e9 + 32 * 2 * 7 * 8e-6
+    compute_s = flops / (8 * 989.4e12 * 0.5) + 32 * 12 * 6e-6
+    comm_s = 2 * 7 / 8 * model.count_params(LLAMA7).total * 2 / 370e9 + 32 * 2 * (8.4e-6 + 2 * 7 * 3.4e-6)
     assert c["compute_s"][row] == pytest.approx(compute_s)
-    assert c["comm_s"][row] == pytest.approx(comm_s)
+    assert c["comm_s"][row] == pytest.approx(comm_s) and c["dp_s"][row] == pytest.approx(comm_s)
     assert c["step_time_s"][row] == pytest.approx(compute_s + comm_s - min(0.5 * comm_s, compute_s))
     assert c["mfu"][row] == pytest.approx(flops / (8 * 989.4e12 * c["step_time_s"][row]))
+
+
+def test_the_last_stage_carries_the_output_layer_and_the_layers_are_dealt_around_it():
+    # Llama-3.1-405B's output layer is 6·h·V = 1.26e10 FLOPs a token, 0.61 of a layer's 2.07e10 (its 3.19e9 weights
+    # and 8,192-token attention): over 16 stages the slowest does 8 layers' work (the last stage's k layers and the
+    # output layer never exceed it for k ≤ 7); over 63 stages, 2 layers and the output layer (2.61) on the last beat
+    # 1 layer (1.61) with 125 left for 62 stages (3 on some).
+    cfg = model.preset("llama-3.1-405b")
+    from llmest.plans.layout_time import _largest_stage
+    head = 6 * cfg.hidden_size * cfg.vocab_size
+    layer = (6 * compute.flops_params(cfg) - head) / 126 + compute.attention_flops_per_token_for(cfg, 8192) / 126
+    work = _largest_stage({}, 126, np.array([1, 16, 63]), np.full(3, layer), head)
+    assert head / layer == pytest.approx(0.608, abs=1e-3)
+    assert work.tolist() == pytest.approx([126 * layer + head, 8 * layer, 2 * layer + head])
 
 
 def test_zero_stages_never_raise_the_states_and_recomputation_never_raises_memory(search):

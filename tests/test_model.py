@@ -79,6 +79,7 @@ def test_bloom_states_its_count_to_the_parameter():
 PRESET_FIXTURES = {
     "gpt2": "gpt2", "gpt2-xl": "gpt2-xl", "llama-2-7b": "llama-2-7b", "llama-2-13b": "llama-2-13b",
     "llama-2-70b": "llama-2-70b", "llama-3-8b": "llama-3-8b", "llama-3.1-70b": "llama-3.1-70b",
+    "llama-3.1-405b": "llama-3.1-405b",
     "mistral-7b": "mistral-7b-v0.1", "mixtral-8x7b": "mixtral-8x7b", "mixtral-8x22b": "mixtral-8x22b",
     "qwen2-0.5b": "qwen2-0.5b", "qwen2-7b": "qwen2-7b",
     "qwen1.5-moe-a2.7b": "qwen1.5-moe-a2.7b", "gemma-7b": "gemma-7b", "phi-3-mini": "phi-3-mini-4k",

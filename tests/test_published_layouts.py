@@ -1,53 +1,100 @@
-"""The layout search's step-time model against published runs with their full layouts (llmest.published_layouts):
-one matmul efficiency, fitted to Megatron-LM's 1T run, predicts the others; how close each comes is pinned, and so
-is the one it misses (a small model's small matmuls)."""
+"""The layout search's step-time model held to published runs with their full layouts (llmest.published_layouts):
+one matmul efficiency per GPU generation, fitted to one run each, and every other run held out. The targets, on the
+held-out runs: the model's MFU for the published layout within 6 points of the published MFU, and the published
+layout's step within 15% of the search's best. Runs the model misses say why, and so do those it cannot be held to."""
 
 import pytest
 
-from llmest import count_params, published_layouts as pl
+from llmest import compute, count_params, published_layouts as pl
+from llmest.plans import layout_assumptions as la
 
 
 @pytest.fixture(scope="module")
-def fitted():
-    return pl.efficiency_for("Megatron-LM 1T")
+def predicted():
+    return {name: pl.predict(name) for name in pl.RUNS}
 
 
 def test_the_runs_are_the_published_models():
     # parameter counts the papers state: GPT-3 175B, MT-NLG 530B, Megatron's 1T (1008B), BLOOM's model card 176,247,
-    # 271,424, PaLM 540B
+    # 271,424, PaLM 540B, Llama 3.1 405B's 405,853,388,800 (its Hugging Face card)
     counts = {name: count_params(run.model).total for name, run in pl.RUNS.items()}
     assert counts["Megatron-LM 175B"] == pytest.approx(174.6e9, rel=1e-3)
-    assert counts["Megatron-LM 530B"] == pytest.approx(529.6e9, rel=1e-3)
+    assert counts["Megatron-LM 530B"] == counts["MT-NLG 530B, 2,240 A100"] == pytest.approx(529.6e9, rel=1e-3)
     assert counts["Megatron-LM 1T"] == pytest.approx(1008.0e9, rel=1e-3)
     assert counts["BLOOM-176B"] == 176_247_271_424
     assert counts["PaLM 540B"] == pytest.approx(540.35e9, rel=1e-3)
-    assert {name: run.gpus for name, run in pl.RUNS.items()} == {
-        "Megatron-LM 22B": 8, "Megatron-LM 175B": 64, "Megatron-LM 530B": 280, "Megatron-LM 1T": 512,
-        "BLOOM-176B": 384, "PaLM 540B": 6144}
+    assert counts["Llama 3 405B, 16,384 H100, 8K"] == 405_853_388_800
+    gpus = {name: run.gpus for name, run in pl.RUNS.items()}
+    assert gpus["MT-NLG 530B, 2,240 A100"] == 2240 and gpus["BLOOM-176B"] == 384 and gpus["PaLM 540B"] == 6144
+    assert [gpus[f"Llama 3 405B, {n}"] for n in ("8,192 H100, 8K", "16,384 H100, 8K", "16,384 H100, 128K")] == [
+        8192, 16384, 16384]
+    assert gpus["DeepSeek-V3, 2,048 H800"] == 2048
+    # Table 4's 16M tokens a batch: 2,048 sequences of 8,192, 128 of 131,072
+    assert {pl.RUNS[f"Llama 3 405B, 16,384 H100, {k}"].sequences for k in ("8K", "128K")} == {2048, 128}
 
 
-def test_one_efficiency_fitted_to_megatrons_1t_run_predicts_the_large_runs(fitted):
-    assert 0.6 < fitted < 0.7  # a well-tuned A100's matmuls: about two thirds of the dense peak
-    assert pl.predict("Megatron-LM 1T", fitted)["mfu"] == pytest.approx(0.563, abs=1e-3)
-    assert pl.predict("Megatron-LM 530B", fitted)["mfu"] == pytest.approx(0.560, abs=0.01)
-    # PaLM's collectives run on TPU v4's 3D torus, in far fewer steps than the flat ring of 512 chips the model
-    # charges a latency per step for: the model is a few points low.
-    assert 0.462 - 0.06 < pl.predict("PaLM 540B", fitted)["mfu"] < 0.462
-    assert pl.predict("Megatron-LM 175B", fitted)["mfu"] == pytest.approx(0.514, abs=0.05)
+@pytest.mark.parametrize("name, per_sequence", [("Llama 3.1 8B, 8 H100 (NVIDIA)", 4.74e14),
+                                                ("Llama 3.1 70B, 64 H100 (NVIDIA)", 3.94e15),
+                                                ("Llama 3.1 405B, 576 H100 (NVIDIA)", 2.17e16)])
+def test_nvidias_flops_per_sequence_are_the_workbooks_within_2_percent(name, per_sequence):
+    # The recipes' READMEs: "The model flops for Llama 3.1 405b for GBS=1 is 2.17E+16" (and 3.94E+15, 4.74E+14); so
+    # the MFU read from their step times is theirs, counted the workbook's way.
+    run = pl.RUNS[name]
+    ours = (6 * compute.flops_params(run.model) + compute.attention_flops_per_token_for(run.model, 8192)) * 8192
+    assert ours == pytest.approx(per_sequence, rel=0.02)
 
 
-def test_what_it_misses_a_small_models_matmuls_and_an_older_stack(fitted):
-    # The 22B's per-GPU slices (6144 / TP 8 = 768 columns) run well below the 1T's: the model, which keeps one
-    # efficiency for every size, predicts far more than the paper measured.
-    assert pl.predict("Megatron-LM 22B", fitted)["mfu"] > 0.415 + 0.1
-    # BLOOM's published 104.70 s a step (Megatron-DeepSpeed, Omni-Path): the model at the same efficiency is
-    # 10-20% faster; at the default 50% it is 5-15% slower.
-    assert 0.8 < pl.predict("BLOOM-176B", fitted)["step_time_s"] / 104.70 < 0.9
-    assert 1.05 < pl.predict("BLOOM-176B")["step_time_s"] / 104.70 < 1.15
+@pytest.mark.parametrize("generation", sorted(pl.FITTED_TO))
+def test_the_fitted_efficiencies_are_the_fit(generation):
+    assert la.MATMUL_EFFICIENCY[generation] == pytest.approx(pl.fit(generation), abs=1e-4)
+    anchor = pl.FITTED_TO[generation]
+    assert pl.predict(anchor)["mfu"] == pytest.approx(pl.published_mfu(anchor), abs=1e-3)
 
 
-def test_every_run_fits_its_gpus_and_communicates_less_than_it_computes():
-    for name in pl.RUNS:
-        row = pl.predict(name)
-        assert row["fits"], name
-        assert row["exposed_comm_s"] < 0.2 * row["compute_s"], name
+def test_the_held_out_runs_meet_the_targets_or_say_why_not(predicted):
+    held_out = [name for name, run in pl.RUNS.items() if name not in pl.FITTED_TO.values() and not run.cannot]
+    met = []
+    for name in held_out:
+        row, run = predicted[name], pl.RUNS[name]
+        close = abs(row["mfu"] - pl.published_mfu(name)) <= 0.06
+        near_best = row["step_time_s"] <= 1.15 * row["best_step_s"]
+        assert (close and near_best) != bool(run.missed), name  # a miss is said, and only a miss
+        met += [name] * (close and near_best)
+    assert len(held_out) == 10 and len(met) == 8
+    assert {name for name in held_out if name not in met} == {"Megatron-LM 22B", "Llama 3 405B, 16,384 H100, 128K"}
+
+
+def test_the_misses_are_the_ones_the_notes_explain(predicted):
+    # The 22B of a scaling study: the model is 13 points high, and a 2 × 4 split beats the published 8-way one.
+    assert predicted["Megatron-LM 22B"]["mfu"] - 0.415 == pytest.approx(0.13, abs=0.01)
+    # Llama 3's 128K row: within 6 points, but needs full recomputation to fit by the workbook's count.
+    long = predicted["Llama 3 405B, 16,384 H100, 128K"]
+    assert abs(long["mfu"] - 0.38) < 0.06 and long["recompute"] == "full" and long["fits"]
+    # Its 8K rows do not fit by the workbook's activations count (Meta trained them without checkpointing)
+    assert not predicted["Llama 3 405B, 16,384 H100, 8K"]["fits"]
+
+
+def test_runs_the_model_cannot_be_held_to_are_off_by_what_it_leaves_out(predicted):
+    # FP8 and DualPipe: the model, in BF16 with exposed all-to-alls, is far slower than DeepSeek-V3's 180K GPU-hours
+    # a trillion tokens; the older Megatron-DeepSpeed runs are slower than the model fitted to Megatron-LM 2022.
+    assert predicted["DeepSeek-V3, 2,048 H800"]["mfu"] < pl.published_mfu("DeepSeek-V3, 2,048 H800") - 0.15
+    for name in ("MT-NLG 530B, 2,240 A100", "BLOOM-176B"):
+        assert predicted[name]["mfu"] > pl.published_mfu(name) + 0.08
+    assert {name for name, run in pl.RUNS.items() if run.cannot} == {
+        "MT-NLG 530B, 2,240 A100", "BLOOM-176B", "PaLM 540B", "DeepSeek-V3, 2,048 H800"}
+
+
+def test_every_published_step_time_reads_as_its_published_throughput():
+    # MT-NLG: 126 TFLOP/s a GPU counting 4 passes (the recomputed forward): 3 passes of the model's FLOPs in 60.1 s
+    # are 3/4 of it, within 2%. BLOOM: 149.77 TFLOP/s, the same way.
+    for name, tflops in (("MT-NLG 530B, 2,240 A100", 126e12), ("BLOOM-176B", 149.77e12)):
+        assert pl.published_mfu(name) * 312e12 == pytest.approx(tflops * 3 / 4, rel=0.03)
+    # DeepSeek-V3: 180K GPU-hours a trillion tokens on 2,048 GPUs, 15,360 sequences of 4,096 a step
+    assert pl.RUNS["DeepSeek-V3, 2,048 H800"].published_step_s == pytest.approx(
+        15360 * 4096 * 180e3 * 3600 / 1e12 / 2048)
+
+
+def test_every_run_has_its_source_and_the_comparison_shows_each():
+    table = str(pl.comparison())
+    for name, run in pl.RUNS.items():
+        assert len(run.source) > 80 and name.split(",")[0] in table

@@ -27,14 +27,16 @@ from ..i18n import _
 from ..memory import (MEMORY_MARGIN, RECOMPUTE, RUNTIME_OVERHEAD_BYTES, model_layer_activation_bytes,
                       output_activation_bytes, state_bytes_per_param)
 from ..model import config_from
+from .layout_assumptions import matmul_efficiency
 from .layout_time import stage_layers, step_times
 from .memory_plan import training_states, zero_buffers
 
-# The share of the dense peak that the matmuls of a well-sized layer reach before any communication or bubble:
-# an assumption the reader sets. Megatron-LM's smallest run in Narayanan et al. 2021, Table 1 (1.7B parameters on 32
-# A100s, TP 1, PP 1) reaches 137 TFLOP/s, 44% of the 312 peak, counting the recomputed forward.
-COMPUTE_EFFICIENCY = 0.5
-OVERLAP = 0.5             # the share of communication hidden behind compute, when there is compute to hide it
+# The share of a step's communication of the kinds that run beside the compute (layout_assumptions.HIDDEN_KINDS)
+# hidden behind it, when there is compute to hide it: Megatron-Core overlaps the data-parallel reduce and gather
+# bucket by bucket with the backward and forward passes, all but the last bucket's.
+OVERLAP = 0.9
+# None: the matmul efficiency fitted for the GPU's generation (layout_assumptions.matmul_efficiency).
+COMPUTE_EFFICIENCY = None
 MICRO_BATCHES = (1, 2, 4, 8, 16)
 SETTINGS = ("tp", "cp", "pp", "dp", "zero", "micro_batch", "recompute", "tp_in_node", "ep", "vp")
 COLUMNS = ("tp", "cp", "pp", "dp", "zero", "micro_batch", "recompute", "tp_in_node", "ep", "vp",
@@ -111,21 +113,42 @@ class LayoutSearch:
         picked = {name: self.columns[name][chosen].tolist() for name in columns}
         return [dict(zip(picked, values)) for values in zip(*picked.values())]
 
-    def find(self, **layout) -> dict:
-        """The layout with these settings (tp, cp, pp, dp, zero, micro_batch, recompute, tp_in_node; those left
-        out must leave one row), with every column."""
+    def _matching(self, layout) -> np.ndarray:
+        """Which rows have the settings ``layout``."""
         rows = np.ones(len(self.order), dtype=bool)
         for name, value in layout.items():
             if name not in SETTINGS:
                 raise InputError(name, _("{name}: not a setting of a layout (one of {settings}).").format(
                     name=name, settings=", ".join(SETTINGS)))
             rows &= self.columns[name] == value
-        found = np.flatnonzero(rows)
+        return rows
+
+    def find(self, **layout) -> dict:
+        """The layout with these settings (tp, cp, pp, dp, zero, micro_batch, recompute, tp_in_node; those left
+        out must leave one row), with every column."""
+        found = np.flatnonzero(self._matching(layout))
         if len(found) != 1:
             raise InputError("layout", _("layout == {layout}: {count} layouts match, not one.").format(
                 layout=layout, count=len(found)))
         return {name: column[found[0]].item() if hasattr(column[found[0]], "item") else column[found[0]]
                 for name, column in self.columns.items()}
+
+    def evaluate(self, **given) -> dict:
+        """The fastest layout with the settings ``given`` (any of SETTINGS; those left out are the search's best
+        choice for the rest), with every column and ``rank``: its place among all the layouts searched, 1 for the
+        best."""
+        ranked = self._matching(given)[self.order]
+        if not ranked.any():
+            shown = ", ".join(f"{name} {value}" for name, value in given.items())
+            raise InputError("layout", _("layout {layout}: not among the {count} layouts searched (each degree must "
+                                         "divide what it splits: tp the heads, cp the sequence, pp the layers, dp "
+                                         "the sequences, tp·cp·pp·dp the GPUs).").format(
+                layout=shown, count=f"{len(self.order):,}"))
+        place = int(np.argmax(ranked))
+        row = self.order[place]
+        found = {name: column[row].item() if hasattr(column[row], "item") else column[row]
+                 for name, column in self.columns.items()}
+        return {**found, "rank": place + 1}
 
     @property
     def best(self) -> dict | None:
@@ -171,8 +194,8 @@ def _enumerate(cfg, gpus, seq_seqs, per_node, micro_batches, zero_stages, recomp
 @v.checked(**v.WHOLE)
 def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_tokens=4 * 2**20, *, convention="mixed",
                    optimizer="adamw", schedule="1f1b", overlap=OVERLAP, compute_efficiency=COMPUTE_EFFICIENCY,
-                   sequence_parallel=True, flash=True, fp32_norms=True, micro_batch_sizes=MICRO_BATCHES,
-                   zero_stages=(0, 1, 2, 3), recomputations=RECOMPUTE, margin=MEMORY_MARGIN,
+                   tp_comm_overlap=False, sequence_parallel=True, flash=True, fp32_norms=True,
+                   micro_batch_sizes=MICRO_BATCHES, zero_stages=(0, 1, 2, 3), recomputations=RECOMPUTE, margin=MEMORY_MARGIN,
                    overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> LayoutSearch:
     """Every layout of a training run on ``gpus`` GPUs of a kind, ranked: see the module's docstring. A mixture
     of experts is also split by every expert-parallel degree that divides its experts and dp·cp.
@@ -188,7 +211,10 @@ def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_token
     g = hardware.gpu(gpu)
     v.check_int("gpus", gpus, maximum=65_536)
     v.check_number("overlap", overlap, low=0, high=1)
+    if compute_efficiency is None:
+        compute_efficiency = matmul_efficiency(g.name)
     v.check_fraction("compute_efficiency", compute_efficiency)
+    v.check_bool("tp_comm_overlap", tp_comm_overlap)
     v.check_bool("sequence_parallel", sequence_parallel)
     v.check_bool("flash", flash)
     v.check_margin("margin", margin)
@@ -224,12 +250,14 @@ def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_token
     v.check_bool("fp32_norms", fp32_norms)
     _memory(columns, cfg, seq_len, sequences, convention, optimizer, schedule, sequence_parallel, flash, fp32_norms,
             overhead_bytes)
-    step_times(columns, cfg, g, gpus, seq_len, global_batch_tokens, schedule, overlap, compute_efficiency)
+    step_times(columns, cfg, g, gpus, seq_len, global_batch_tokens, schedule, overlap, compute_efficiency,
+               tp_comm_overlap)
     columns["fits"] = columns["memory_per_gpu_bytes"] <= g.memory_bytes * (1 - margin)
     # Fitting layouts first, then by step time; among equally fast ones the least memory first.
     order = np.lexsort((columns["memory_per_gpu_bytes"], columns["step_time_s"], ~columns["fits"]))
     settings = dict(convention=convention, optimizer=optimizer, schedule=schedule, overlap=overlap,
-                    compute_efficiency=compute_efficiency, sequence_parallel=sequence_parallel, flash=flash,
+                    compute_efficiency=compute_efficiency, tp_comm_overlap=tp_comm_overlap,
+                    sequence_parallel=sequence_parallel, flash=flash,
                     fp32_norms=fp32_norms,
                     margin=margin, overhead_bytes=overhead_bytes)
     return LayoutSearch(cfg.name or "model", g.name, gpus, seq_len, global_batch_tokens, settings, columns, order)

@@ -1,8 +1,11 @@
-"""The layout search's step time (``step_times``): for every layout at once, the compute at the matmul efficiency
-the reader sets (less where a split leaves matmuls too small to be bound by compute), the pipeline's bubble, and
-the communication of each kind, its bytes over the links its group crosses plus a latency per message."""
+"""The layout search's step time (``step_times``): for every layout at once, the compute of the slowest pipeline
+stage at a matmul efficiency that depends on the shapes a split leaves, the pipeline's bubble, and the communication
+of each kind, its bytes over the links its group crosses plus a latency per collective. Every assumption is a named
+constant of ``layout_assumptions``, with its source."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -10,9 +13,11 @@ from .. import comm
 from ..compute import attention_flops_per_token_for, flops_params
 from ..memory import RECOMPUTE
 from ..model import count_params
+from .layout_assumptions import (HIDDEN_KINDS, MATMUL_OVERHEAD_S, MATMULS_PER_LAYER, NCCL_BASE_LATENCY_S,
+                                 NETWORK_EFFICIENCY, NETWORK_STEP_LATENCY_S, NVLINK_EFFICIENCY, NVLINK_STEP_LATENCY_S)
 
 
-def step_times(c, cfg, g, gpus, seq_len, tokens, schedule, overlap, efficiency):
+def step_times(c, cfg, g, gpus, seq_len, tokens, schedule, overlap, efficiency, tp_comm_overlap=False):
     """Add each layout's compute, bubble, communication by kind and step time to the columns ``c``."""
     tp, cp, pp, dp, ep, vp, b, m = (c[k] for k in ("tp", "cp", "pp", "dp", "ep", "vp", "micro_batch",
                                                     "micro_batches"))
@@ -20,67 +25,135 @@ def step_times(c, cfg, g, gpus, seq_len, tokens, schedule, overlap, efficiency):
     matmul = 6 * flops_params(cfg)
     attention = attention_flops_per_token_for(cfg, seq_len)
     model_flops = (matmul + attention) * tokens
-    # Recomputation repeats forward work: all of it for "full" (2N and a third of attention), the attention
-    # scores for "selective" (a third of attention).
-    full = c["recompute_code"] == RECOMPUTE.index("full")
-    selective = c["recompute_code"] == RECOMPUTE.index("selective")
-    repeated = np.where(full, matmul / 3 + attention / 3, np.where(selective, attention / 3, 0.0)) * tokens
-    # An uneven pipeline waits for its largest stage: ⌈L/p⌉ layers where L/p would balance it.
-    imbalance = stage_layers(cfg, pp) * pp / cfg.num_layers
+    # Per token, forward and backward: the output layer (6·h·V), and each layer's share of the rest. Recomputation
+    # repeats a layer's forward: all of it for "full" (a third of its matmuls and attention), the attention scores
+    # for "selective" (a third of attention); never the output layer's.
+    head = 6 * cfg.hidden_size * cfg.vocab_size
+    layer_matmul, layer_attention = (matmul - head) / cfg.num_layers, attention / cfg.num_layers
+    repeat = np.array([0.0, layer_attention / 3, (layer_matmul + layer_attention) / 3])  # RECOMPUTE's order
+    repeat_attention = np.array([0.0, layer_attention / 3, layer_attention / 3])
+    layer = layer_matmul + layer_attention + repeat[c["recompute_code"]]
+    largest = _largest_stage(c, cfg.num_layers, pp, layer, head)
     tokens_per_gpu = seq_len / cp
-    # A layer's largest matmul on one GPU: below the ridge it is bound by memory and runs slower than the peak.
-    intensity = _ffn_intensity(cfg, b * tokens_per_gpu, tp, ep)
-    roofline = np.minimum(1.0, intensity / (g.bf16_flops_per_s / g.bandwidth_bytes_per_s))
-    compute_s = (model_flops + repeated) * imbalance / (gpus * g.bf16_flops_per_s * efficiency * roofline)
+    layers, moe_layers = stage_layers(cfg, pp), stage_layers(cfg, pp, cfg.moe_layers) if cfg.is_moe else 0
+    full = c["recompute_code"] == RECOMPUTE.index("full")
+    # The slowest stage's work for its 1/dp of the tokens, split over its tp·cp GPUs, at the matmul efficiency (less
+    # below the roofline's ridge), and each of its matmuls' fixed cost for each micro-batch.
+    roofline = _roofline(cfg, g, b * tokens_per_gpu, tp, ep)
+    compute_s = (tokens / dp * largest / (tp * cp * g.bf16_flops_per_s * efficiency * roofline)
+                 + m * layers * (MATMULS_PER_LAYER + 4 * full) * MATMUL_OVERHEAD_S)
     # Interleaved: v model chunks per GPU cut the bubble v times (vp is 1 for every other schedule) ...
     bubble_s = compute_s * comm.bubble_ratio(pp, m, schedule) / vp
 
-    def link(inner, size):
-        """A group's bandwidth per GPU: NVLink within a node; across nodes, the network ports of the group's
-        members in each node (NCCL runs a ring per port), never more than NVLink."""
-        members = np.maximum(1, np.minimum(size, net.gpus_per_node // inner))
-        across = np.minimum(net.intra_node_bytes_per_s, members * net.inter_node_bytes_per_s)
-        return np.where(_span_in_node(inner, size, net.gpus_per_node), net.intra_node_bytes_per_s, across)
-
-    def hop(inner, size):
-        """The latency of one message in a group's ring."""
-        return np.where(_span_in_node(inner, size, net.gpus_per_node), net.intra_node_latency_s,
-                        net.inter_node_latency_s)
-
-    layers, moe_layers = stage_layers(cfg, pp), stage_layers(cfg, pp, cfg.moe_layers) if cfg.is_moe else 0
     all_reduces = np.where(full, 6, 4)
-    tp_link = np.where(c["tp_in_node"], link(1, tp), net.inter_node_bytes_per_s)
-    tp_hop = np.where(c["tp_in_node"], hop(1, tp), net.inter_node_latency_s)
+    tp_span = np.where(c["tp_in_node"], 1, net.gpus_per_node)  # a ring across nodes: its ranks a node apart
+    tp_bytes = comm.tensor_parallel_bytes(b, tokens_per_gpu, cfg.hidden_size, layers, tp, all_reduces=all_reduces)
     parts = {
-        "tp_s": m * (comm.tensor_parallel_bytes(b, tokens_per_gpu, cfg.hidden_size, layers, tp,
-                                                all_reduces=all_reduces) / tp_link
-                     + layers * all_reduces * comm.ring_steps(tp, all_reduce=True) * tp_hop),
+        "tp_s": m * (tp_bytes / _ring(net, tp_span, tp) + layers * all_reduces * _latency(net, tp_span, tp)),
         "cp_s": m * (comm.context_parallel_bytes(b, seq_len, cfg.num_kv_heads, cfg.head_dim, layers, cp, tp)
-                     / link(tp, cp) + layers * 3 * comm.ring_steps(cp) * hop(tp, cp)),
+                     / _point_to_point(net, tp, cp) + layers * 3 * comm.ring_steps(cp) * _send(net, tp, cp)),
         # ... and send each micro-batch's activations across v times as many stage boundaries.
         "pp_s": np.where(pp > 1, vp * m * (comm.pipeline_parallel_bytes(b, tokens_per_gpu, cfg.hidden_size, tp)
-                                           / link(tp * cp * dp, pp) + 2 * hop(tp * cp * dp, pp)), 0.0),
-        "dp_s": (_dp_bytes(c, cfg, tp, pp, dp * cp, m) / link(tp, cp * dp)
-                 + layers * _zero_messages(c["zero"], m) * comm.ring_steps(dp * cp) * hop(tp, cp * dp)),
+                                           / _point_to_point(net, tp * cp * dp, pp)
+                                           + 2 * _send(net, tp * cp * dp, pp)), 0.0),
+        "dp_s": (_dp_bytes(c, cfg, tp, pp, dp * cp, m) / _ring(net, tp, cp * dp)
+                 + layers * _zero_messages(c["zero"], m) * _latency(net, tp, cp * dp)),
         "ep_s": m * (comm.expert_parallel_bytes(b, tokens_per_gpu, cfg.hidden_size, moe_layers, ep,
-                                                cfg.experts_per_token) / link(tp, ep)
-                     + moe_layers * 4 * comm.ring_steps(ep) * hop(tp, ep)) if cfg.is_moe else np.zeros(len(tp)),
+                                                cfg.experts_per_token) * _all_to_all(net, tp, ep)
+                     + moe_layers * 4 * _send(net, tp, ep)) if cfg.is_moe else np.zeros(len(tp)),
     }
     total = sum(parts.values())
-    hidden = np.minimum(overlap * total, compute_s)
+    # Only the kinds that run beside the compute (HIDDEN_KINDS, and the tensor-parallel collectives where they are
+    # split into the matmuls: Transformer Engine's tp_comm_overlap) can hide behind it, at most ``overlap`` of them;
+    # ring attention's sends hide only behind the attention they feed.
+    attention_s = compute_s * (layer_attention + repeat_attention[c["recompute_code"]]) / layer
+    hidden_cp = np.minimum(overlap * parts["cp_s"], attention_s)
+    others = sum(parts[kind] for kind in HIDDEN_KINDS + ("tp_s",) * tp_comm_overlap if kind != "cp_s")
+    hidden = hidden_cp + np.minimum(overlap * others, compute_s - hidden_cp)
     c.update(parts)
     c["compute_s"], c["bubble_s"], c["comm_s"], c["exposed_comm_s"] = compute_s, bubble_s, total, total - hidden
     c["step_time_s"] = compute_s + bubble_s + total - hidden
     c["mfu"] = model_flops / (gpus * g.bf16_flops_per_s * c["step_time_s"])
 
 
-def _ffn_intensity(cfg, tokens, tp, ep):
-    """FLOPs per byte of the FFN's up projection on one GPU: the tokens of a micro-batch by the hidden size by
-    1/tp of the FFN width; an expert gets top-k/E of the tokens of the ep GPUs that send it theirs."""
+def _largest_stage(c, num_layers, pp, layer, head):
+    """The work per token of the slowest pipeline stage. The last stage holds the output layer besides its layers:
+    the layers are dealt so that the slowest stage is as light as it can be, k on the last stage and the rest as
+    evenly as they go on the others (Megatron-Core's first- and last-stage layer counts; Llama 3 took a layer off
+    each end). ``layer`` is each row's work of a layer, ``head`` the output layer's."""
+    out = np.empty(len(pp))
+    for stages in np.unique(pp).tolist():
+        rows = pp == stages
+        if stages == 1:
+            out[rows] = num_layers * layer[rows] + head
+            continue
+        for work in np.unique(layer[rows]).tolist():
+            picked = rows & (layer == work)
+            out[picked] = min(max(k * work + head, math.ceil((num_layers - k) / (stages - 1)) * work)
+                              for k in range(0, -(-num_layers // stages) + 1))
+    return out
+
+
+def _roofline(cfg, g, tokens, tp, ep):
+    """The share of the matmul speed that a layer's largest matmul on one GPU keeps below the ridge (chapter 3's
+    roofline), where it is bound by memory: the FFN's up projection, the tokens of a micro-batch's chunk by the
+    hidden size by 1/tp of the FFN width; an expert gets top-k/E of the tokens of the ep GPUs that send it theirs."""
     if cfg.is_moe:
         tokens = tokens * cfg.experts_per_token * ep / cfg.num_experts
-        return comm.matmul_intensity(tokens, cfg.hidden_size, cfg.expert_ffn_hidden_size / tp)
-    return comm.matmul_intensity(tokens, cfg.hidden_size, cfg.ffn_hidden_size / tp)
+        intensity = comm.matmul_intensity(tokens, cfg.hidden_size, cfg.expert_ffn_hidden_size / tp)
+    else:
+        intensity = comm.matmul_intensity(tokens, cfg.hidden_size, cfg.ffn_hidden_size / tp)
+    return np.minimum(1.0, intensity / (g.bf16_flops_per_s / g.bandwidth_bytes_per_s))
+
+
+def _in_node(inner, size, per_node):
+    """Whether a group of ``size`` ranks, ``inner`` apart, lies within one node of ``per_node`` GPUs."""
+    return inner * size <= per_node
+
+
+def _members(net, inner, size):
+    """The ranks of a group, ``inner`` apart, in each node, and the nodes it spans."""
+    members = np.maximum(1, np.minimum(size, net.gpus_per_node // inner))
+    return members, np.maximum(1, size // members)
+
+
+def _ring(net, inner, size):
+    """A collective's bus bandwidth per GPU: NVLink within a node; across nodes, the network ports of the group's
+    members in each node (NCCL runs a ring per port), never more than NVLink; at the share NCCL reaches."""
+    members = _members(net, inner, size)[0]
+    nvlink = NVLINK_EFFICIENCY * net.intra_node_bytes_per_s
+    across = np.minimum(nvlink, members * NETWORK_EFFICIENCY * net.inter_node_bytes_per_s)
+    return np.where(_in_node(inner, size, net.gpus_per_node), nvlink, across)
+
+
+def _point_to_point(net, inner, size):
+    """A ring of sends (ring attention, a pipeline's stages) goes as fast as its slowest hop: NVLink within a node;
+    across nodes, one GPU's own network port."""
+    return np.where(_in_node(inner, size, net.gpus_per_node), NVLINK_EFFICIENCY * net.intra_node_bytes_per_s,
+                    NETWORK_EFFICIENCY * net.inter_node_bytes_per_s)
+
+
+def _all_to_all(net, inner, size):
+    """Seconds per byte sent in an all-to-all: of the size − 1 peers, those in the GPU's node are reached over
+    NVLink, the others through its own network port, both at once; the slower share sets the time."""
+    members = _members(net, inner, size)[0]
+    peers = np.maximum(size - 1, 1)
+    return np.maximum((members - 1) / peers / (NVLINK_EFFICIENCY * net.intra_node_bytes_per_s),
+                      (size - members) / peers / (NETWORK_EFFICIENCY * net.inter_node_bytes_per_s))
+
+
+def _send(net, inner, size):
+    """One send's latency: NCCL's base latency and one step, within a node or across nodes."""
+    return NCCL_BASE_LATENCY_S + np.where(_in_node(inner, size, net.gpus_per_node), NVLINK_STEP_LATENCY_S,
+                                          NETWORK_STEP_LATENCY_S)
+
+
+def _latency(net, inner, size):
+    """A collective's latency as NCCL models a tree all-reduce: its base latency, and 2 · ((k − 1) steps over
+    NVLink + log2(nodes) over the network) for k ranks in each node; none for a group of one."""
+    members, nodes = _members(net, inner, size)
+    steps = 2 * ((members - 1) * NVLINK_STEP_LATENCY_S + np.ceil(np.log2(nodes)) * NETWORK_STEP_LATENCY_S)
+    return np.where(size > 1, NCCL_BASE_LATENCY_S + steps, 0.0)
 
 
 def _zero_messages(zero, m):
@@ -94,11 +167,6 @@ def stage_layers(cfg, pp, layers=None):
     """Layers (or ``layers`` of a kind) in the largest pipeline stage: ⌈L/p⌉ (Megatron-LM may also split unevenly
     by hand)."""
     return -(-(cfg.num_layers if layers is None else layers) // pp)
-
-
-def _span_in_node(inner, size, per_node):
-    """Whether a group of ``size`` ranks, ``inner`` apart, lies within one node of ``per_node`` GPUs."""
-    return inner * size <= per_node
 
 
 def _dp_bytes(c, cfg, tp, pp, replicas, m):

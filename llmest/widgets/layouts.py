@@ -12,6 +12,7 @@ from .. import comm, hardware
 from .. import plans
 from ..i18n import N_, _
 from ..memory import MEMORY_MARGIN
+from ..plans.layout_assumptions import matmul_efficiency
 from ..plans.layout_plan import COMPUTE_EFFICIENCY, OVERLAP
 from ..units import format_bytes, format_int, format_percent, parse_count
 from .form import Form, field_style, gpu_field, in_slider, model_field, option, text, whole
@@ -31,11 +32,13 @@ class LayoutExplorer(Form):
     def __init__(self, model="llama-2-70b", gpu="H100 SXM", gpus=256, seq_len=4096, batch_tokens="4194304",
                  schedule="1f1b", overlap=OVERLAP, efficiency=COMPUTE_EFFICIENCY):
         style, layout = field_style()
+        if efficiency is None:  # the figure fitted for the GPU's generation
+            efficiency = matmul_efficiency(hardware.gpu(gpu).name)
 
-        def slider(name, value, description, low):
-            return w.FloatSlider(value=in_slider(name, value, low, 1), min=low, max=1, step=0.05,
+        def slider(name, value, description, low, step=0.05, readout=".0%"):
+            return w.FloatSlider(value=in_slider(name, value, low, 1), min=low, max=1, step=step,
                                  description=description, style=style, layout=layout, continuous_update=False,
-                                 readout_format=".0%")
+                                 readout_format=readout)
 
         inputs = {
             "model": model_field(model),
@@ -48,7 +51,8 @@ class LayoutExplorer(Form):
             "schedule": w.Dropdown(options=list(comm.SCHEDULES), value=option("schedule", schedule, comm.SCHEDULES),
                                    description=_("pipeline schedule"), style=style, layout=layout),
             "overlap": slider("overlap", overlap, _("overlap"), 0),
-            "efficiency": slider("efficiency", efficiency, _("matmul efficiency"), 0.05),
+            # Fine steps, so that the fitted figure is the library's to the digit.
+            "efficiency": slider("efficiency", efficiency, _("matmul efficiency"), 0.05, 0.0001, ".1%"),
         }
         self.summary, self.table, self.chart = w.HTML(), w.HTML(), w.HTML()
         self.summary.add_class("llmest-layout-summary")
