@@ -11,7 +11,7 @@ from ._validate import InputError
 from .cli_commands import model_of
 from .cli_options import _gpu_option, _plausible, _real, _span, _subparser, _text, _whole
 from .plans.layout_plan import COMPUTE_EFFICIENCY, MICRO_BATCHES, OVERLAP
-from .units import UNITS, format_bytes, parse_count
+from .units import UNITS, format_bytes, format_percent, parse_count
 
 DEFAULT_GPU = "H100 SXM"
 TOP = 10
@@ -126,6 +126,6 @@ def _evaluated(row, found) -> str:
             f"{format_bytes(row['memory_per_gpu_bytes'])} a GPU ({'fits' if row['fits'] else 'does not fit'}); "
             f"rank {row['rank']:,} of {len(found):,}.")
     if best is not None and row["rank"] > 1:
-        text += (f" It takes {(row['step_time_s'] / best['step_time_s'] - 1):.1%} longer than the best "
+        text += (f" It takes {format_percent(row['step_time_s'] / best['step_time_s'] - 1, 1)} longer than the best "
                  f"({best['step_time_s']:.3f} s, MFU {UNITS['fraction'].format(best['mfu'])}).")
     return text

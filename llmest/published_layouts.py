@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from . import _validate as v
 from . import hardware
 from .hardware import GB_S, Network
-from .i18n import _
+from .i18n import N_, _
 from .compute import attention_flops_per_token_for, flops_params
 from .model import ModelConfig, preset
 from .plans import search_layouts
@@ -50,7 +50,7 @@ _LLAMA3_405B = ("Llama 3 paper (arXiv 2407.21783) §3.3.2, Table 4: {row}; BF16 
 
 
 _BEFORE_SELECTIVE = ("none", "full")  # selective recomputation came with Korthikanti et al. 2022
-_OLDER_STACK = ("Megatron-DeepSpeed of 2021-22, before selective recomputation: its matmuls and kernels reached less "
+_OLDER_STACK = N_("Megatron-DeepSpeed of 2021-22, before selective recomputation: its matmuls and kernels reached less "
                 "than the Megatron-LM of Korthikanti et al. that the A100's efficiency is fitted to")
 
 
@@ -78,10 +78,11 @@ class LayoutRun:
 
 
 def _llama3_405b(gpus, cp, dp, seq_len, mfu, row, missed=""):
-    return LayoutRun(f"Llama 3 405B, {gpus:,} H100, {seq_len // 1024}K", preset("llama-3.1-405b"), hardware.gpu("H100 SXM"),
-                     seq_len, 16 * 2**20 // seq_len, dict(tp=8, cp=cp, pp=16, dp=dp, micro_batch=1,
-                                                          **({"recompute": "none"} if seq_len == 8192 else {})),
-                     "interleaved", mfu, None, _LLAMA3_405B.format(row=row, mfu=format_percent(mfu, 0)), missed=missed)
+    # Table 4 states no recomputation for its 8K rows only ("without activation checkpointing").
+    layout = dict(tp=8, cp=cp, pp=16, dp=dp, **({"recompute": "none"} if seq_len == 8192 else {}))
+    return LayoutRun(f"Llama 3 405B, {gpus:,} H100, {seq_len // 1024}K", preset("llama-3.1-405b"),
+                     hardware.gpu("H100 SXM"), seq_len, 16 * 2**20 // seq_len, layout, "interleaved", mfu, None,
+                     _LLAMA3_405B.format(row=row, mfu=format_percent(mfu, 0)), missed=missed)
 
 
 def _dgxc(name, model, gpus, seq_len, sequences, layout, step_s, readme, schedule="1f1b"):
@@ -95,10 +96,10 @@ def _dgxc(name, model, gpus, seq_len, sequences, layout, step_s, readme, schedul
 RUNS = {r.name: r for r in [
     LayoutRun("Megatron-LM 22B", _gpt(48, 6144, 64, name="GPT 22B"), hardware.gpu("A100 80GB"), 2048, 4,
               dict(tp=8, cp=1, pp=1, dp=1, zero=0, micro_batch=1, recompute="selective"), "1f1b", 0.415, None,
-              _KORTHIKANTI, missed="a scaling study's smallest point, not a tuned layout (2 tensor-parallel GPUs "
+              _KORTHIKANTI, missed=N_("a scaling study's smallest point, not a tuned layout (2 tensor-parallel GPUs "
                                    "and 4 data-parallel ones are 24% faster in the model); one efficiency for every "
                                    "size misses its narrow matmuls (768 columns a GPU) and a 0.8 s step's fixed "
-                                   "costs (the optimizer's step), which the model has no terms for"),
+                                   "costs (the optimizer's step), which the model has no terms for")),
     LayoutRun("Megatron-LM 175B", _gpt(96, 12288, 96, name="GPT-3 175B"), hardware.gpu("A100 80GB"), 2048, 64,
               dict(tp=8, cp=1, pp=8, dp=1, zero=0, micro_batch=1, recompute="selective"), "1f1b", 0.514, None,
               _KORTHIKANTI),
@@ -135,14 +136,14 @@ RUNS = {r.name: r for r in [
               "Chowdhery et al. 2022: 238.3K tokens/s and 46.2% MFU on 6,144 TPU v4 chips, batch 2,048 × 2,048 "
               "(read in secondary copies); 12-way model parallelism and 256-way fully sharded data parallelism in "
               "each pod, 2 pods (recalled); rematerialisation (HFU 57.8%, read) taken as full recomputation",
-              cannot="TPU v4: a 3D torus, not NVLink and a network; no TPU run calibrates the model"),
+              cannot=N_("TPU v4: a 3D torus, not NVLink and a network; no TPU run calibrates the model")),
     _llama3_405b(8192, 1, 64, 8192, 0.43, "8,192 GPUs, TP 8, CP 1, PP 16, DP 64, 8,192 tokens, 16M tokens a batch"),
     _llama3_405b(16384, 1, 128, 8192, 0.41, "16,384 GPUs, TP 8, CP 1, PP 16, DP 128, 8,192 tokens"),
     _llama3_405b(16384, 16, 8, 131072, 0.38, "16,384 GPUs, TP 8, CP 16, PP 16, DP 8 (4 in the first version's "
                                               "table, which does not multiply to 16,384), 131,072 tokens",
-                 "by the workbook's count the published layout needs full recomputation at 131,072 tokens, which "
+                 N_("by the workbook's count the published layout needs full recomputation at 131,072 tokens, which "
                  "the paper neither states nor rules out; the search's best spreads the sequence over 64 GPUs, whose "
-                 "ring attention hides behind the long sequence's attention"),
+                 "ring attention hides behind the long sequence's attention")),
     _dgxc("Llama 3.1 8B, 8 H100 (NVIDIA)", "llama-3-8b", 8, 8192, 128, dict(tp=1, cp=2, pp=1, dp=4), 12.78,
           "llama3.1/README_8b.md"),
     _dgxc("Llama 3.1 70B, 64 H100 (NVIDIA)", "llama-3.1-70b", 64, 8192, 128,
@@ -160,8 +161,8 @@ RUNS = {r.name: r for r in [
               "'64-way Expert Parallelism ... spanning 8 nodes', ZeRO-1, no tensor parallelism, DualPipe; 4K "
               "sequences, batch 15,360; 'each trillion tokens requires only 180K H800 GPU hours' gives the step "
               "time (tokens a step over 2,048 GPUs' tokens a second)",
-              cannot="FP8 matmuls and DualPipe's overlap of the all-to-all with compute (the model has BF16 and "
-                     "exposed expert-parallel traffic; chapter 5's zero-bubble schedule stands for DualPipe)"),
+              cannot=N_("FP8 matmuls and DualPipe's overlap of the all-to-all with compute (the model has BF16 and "
+                     "exposed expert-parallel traffic; chapter 5's zero-bubble schedule stands for DualPipe)")),
 ]}
 
 # The run each GPU generation's matmul efficiency is fitted to; every other run is held out.
@@ -220,10 +221,11 @@ def comparison():
     for name, run in RUNS.items():
         row, published = predict(run), published_mfu(run)
         lay = run.layout
-        rows.append((name, f"{lay['tp']}×{lay['cp']}×{lay['pp']}×{lay['dp']}" + (f", EP {lay['ep']}" if "ep" in lay
-                                                                                  else ""),
+        expert = f", EP {lay['ep']}" if "ep" in lay else ""
+        rows.append((name, f"{lay['tp']}×{lay['cp']}×{lay['pp']}×{lay['dp']}{expert}",
                      format_percent(published, 1), format_percent(row["mfu"], 1),
-                     f"{100 * (row['mfu'] - published):+.1f}", f"{row['step_time_s'] / row['best_step_s'] - 1:+.0%}",
+                     f"{100 * (row['mfu'] - published):+.1f}",
+                     format_percent(row["step_time_s"] / row["best_step_s"] - 1, 0, signed=True),
                      _("fitted") if name in fitted else _("held out") if not run.cannot else _("not held to it")))
     return Table((_("run"), "TP×CP×PP×DP", _("published MFU"), _("model MFU"), _("points"),
                   _("step over the best"), _("use")), rows,

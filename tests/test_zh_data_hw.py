@@ -60,6 +60,9 @@ def test_layout_comparison_in_chinese():
     english = str(pl.comparison())
     with speaking("zh"):
         shown = str(pl.comparison())
-    assert not english_prose(shown) and "效率按 Megatron-LM 1T 已发表的算力利用率 56.3% 拟合" in shown
-    assert english.endswith("efficiency fitted to Megatron-LM 1T's published 56.3% MFU")
-    assert "104.7 s a step" in english and "每步 104.7 s" in shown
+    assert not english_prose(shown) and "留出检验" in shown and "用于拟合" in shown and "不作要求" in shown
+    assert "held out" in english and "fitted" in english
+    # the same figures in both: the Megatron-LM 1T row it is fitted to
+    row = next(line for line in english.splitlines() if line.startswith("Megatron-LM 1T"))
+    assert row.split()[2:6] == ["8×1×64×1", "56.3%", "56.3%", "-0.0"]
+    assert next(line for line in shown.splitlines() if line.startswith("Megatron-LM 1T")).split()[2:6] == row.split()[2:6]

@@ -44,8 +44,8 @@ def test_english_keeps_the_chapters_figures():
     assert t["breakdown"].splitlines()[-1] == "total           54.0 GB  per GPU"
     assert "static (states, ZeRO-3's buffers, runtime) per GPU: 15.3 GB" in t["micro-batches"]
     assert "74.8 GB" in t["micro-batches"] and "35.3 GB" in t["micro-batches"]
-    assert t["layouts"] == ("   64 GPUs: TP 1 × CP 4 × PP 16 × DP   1, ZeRO-1, 1024 micro-batches: step  60.35 s, "
-                            "bubble  0.86 s, communication exposed  0.60 s, MFU 48.8%")
+    assert t["layouts"] == ("   64 GPUs: TP 1 × CP 8 × PP 8 × DP   1, ZeRO-1, 1024 micro-batches: step  53.32 s, "
+                            "bubble  0.36 s, communication exposed  0.43 s, MFU 55.2%")
     assert t["deck"].startswith("33 cards: 4 parameters, 10 memory, 10 compute, 5 data, 4 serving\nfor example: ")
     assert t["heading"].startswith("[compute, easy] 256 A100 80GB GPUs")
     assert t["review"] == "2026-06-01 18:00  correct ( Good)  next review in 2 days"

@@ -195,8 +195,8 @@ def _enumerate(cfg, gpus, seq_seqs, per_node, micro_batches, zero_stages, recomp
 def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_tokens=4 * 2**20, *, convention="mixed",
                    optimizer="adamw", schedule="1f1b", overlap=OVERLAP, compute_efficiency=COMPUTE_EFFICIENCY,
                    tp_comm_overlap=False, sequence_parallel=True, flash=True, fp32_norms=True,
-                   micro_batch_sizes=MICRO_BATCHES, zero_stages=(0, 1, 2, 3), recomputations=RECOMPUTE, margin=MEMORY_MARGIN,
-                   overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> LayoutSearch:
+                   micro_batch_sizes=MICRO_BATCHES, zero_stages=(0, 1, 2, 3), recomputations=RECOMPUTE,
+                   margin=MEMORY_MARGIN,                   overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> LayoutSearch:
     """Every layout of a training run on ``gpus`` GPUs of a kind, ranked: see the module's docstring. A mixture
     of experts is also split by every expert-parallel degree that divides its experts and dp·cp.
 
