@@ -6,12 +6,12 @@ import argparse
 
 from . import comm
 from . import memory as mem
-from . import plans
+from . import layout_tables, plans
 from ._validate import InputError
 from .cli_commands import model_of
 from .cli_options import _gpu_option, _plausible, _real, _span, _subparser, _text, _whole
 from .plans.layout_plan import COMPUTE_EFFICIENCY, MICRO_BATCHES, OVERLAP
-from .units import UNITS, format_bytes, format_percent, parse_count
+from .units import UNITS, format_bytes, parse_count
 
 DEFAULT_GPU = "H100 SXM"
 TOP = 10
@@ -112,20 +112,6 @@ def cmd_layout(args):
     if given:
         chosen = found.evaluate(**given)
         data["layout"] = {k: chosen[k] for k in (*SHOWN, "rank")}
-        lines += ["", _evaluated(chosen, found)]
+        lines += ["", layout_tables.evaluated_text(chosen, found)]
     return "\n".join(lines), data
 
-
-def _evaluated(row, found) -> str:
-    """A given layout's step time in its parts, memory and rank, beside the search's best."""
-    best = found.best
-    layout = " ".join(f"{name} {row[name]}" for name in ("tp", "cp", "pp", "dp", "ep", "vp", "zero", "micro_batch"))
-    text = (f"The layout {layout}, recompute {row['recompute']}: {row['step_time_s']:.3f} s a step (compute "
-            f"{row['compute_s']:.3f} s, bubble {row['bubble_s']:.3f} s, exposed communication "
-            f"{row['exposed_comm_s']:.3f} s), MFU {UNITS['fraction'].format(row['mfu'])}, "
-            f"{format_bytes(row['memory_per_gpu_bytes'])} a GPU ({'fits' if row['fits'] else 'does not fit'}); "
-            f"rank {row['rank']:,} of {len(found):,}.")
-    if best is not None and row["rank"] > 1:
-        text += (f" It takes {format_percent(row['step_time_s'] / best['step_time_s'] - 1, 1)} longer than the best "
-                 f"({best['step_time_s']:.3f} s, MFU {UNITS['fraction'].format(best['mfu'])}).")
-    return text

@@ -53,6 +53,7 @@ class Run:
     chips: int | None = None
     published_mfu: tuple = ()   # (low, high): the source's MFU, or its per-GPU FLOP/s over the peak
     basis: str = HOURS          # how the MFU is known
+    stated_hfu: bool = False    # the stated figure is a peak of hardware FLOPs (recomputation counted), not MFU
     recalled: tuple = ()        # figures not read in the primary source (names in FIGURE_WORDS)
 
     @property
@@ -147,15 +148,18 @@ RUNS = [
         tokens_per_s=1920 * 2048 / 60.1, chips=2240, published_mfu=(0.297, 0.297), basis=THROUGHPUT,
         recalled=("tokens", "tokens_per_s", "published_mfu")),
     PALM_RUN,
-    # OPT §2.5 gives the two months only as the span of its restarts; 60 days is that read as a number.
-    Run("OPT-175B", 175e9, 180e9, 992 * 60 * 24, A100, "A100 80GB",
-        "Zhang et al. 2022 (arXiv 2205.01068), §2.4 (992 80GB A100s; 'up to 147 TFLOP/s per GPU') and §2.5 ('over "
-        "the course of 2 months'); GPU-hours computed here as 992 × 60 days × 24, not published; ~180B tokens (§2.3)",
-        year=2022, published_mfu=(147e12 / A100,) * 2, basis=GPU_DAYS, recalled=("gpu_hours", "tokens")),
+    # The LLaMA paper's Table 15 (its carbon footprint of other models): "For OPT, we assume training required 34 days
+    # on 992 A100-80B (see their logs)", 34 × 24 × 992 = 809,472 GPU-hours; OPT itself gives only its restarts' span.
+    Run("OPT-175B", 175e9, 180e9, 809_472, A100, "A100 80GB",
+        "GPU-hours from Touvron et al. 2023 (LLaMA, arXiv 2302.13971) Table 15, 34 days on 992 A100s read in OPT's "
+        "logs; Zhang et al. 2022 (arXiv 2205.01068) §2.4 ('up to 147 TFLOP/s per GPU', a peak of hardware FLOPs) and "
+        "'roughly 180B tokens' (§2.3, the corpus)", year=2022, published_mfu=(147e12 / A100,) * 2,
+        stated_hfu=True, recalled=("tokens",)),
     Run("BLOOM-176B", 176.247e9, 366e9, 1_082_990, A100, "A100 80GB",
         "BigScience 2022 (arXiv 2211.05100), §3.4.1 (1,082,990 compute hours on 384 80GB A100s); 366B tokens seen "
-        "(the model card says 350B); ~156 TFLOP/s per GPU at its fastest", year=2022,
-        published_mfu=(156e12 / A100,) * 2, recalled=("params", "tokens", "published_mfu")),
+        "(the model card says 350B); ~156 TFLOP/s per GPU at its fastest, counting the recomputed forward "
+        "(Megatron-DeepSpeed's 'checkpoint_activations_factor = 4')", year=2022,
+        published_mfu=(156e12 / A100,) * 2, stated_hfu=True, recalled=("params", "tokens", "published_mfu")),
     Run("LLaMA-7B", 6.7e9, 1.0e12, 82_432, A100, "A100 80GB", _LLAMA, "llama-2-7b", year=2023),
     Run("LLaMA-13B", 13.0e9, 1.0e12, 135_168, A100, "A100 80GB", _LLAMA, "llama-2-13b", year=2023),
     Run("LLaMA-33B", 32.5e9, 1.4e12, 530_432, A100, "A100 80GB", _LLAMA, "llama-33b", year=2023),
@@ -279,6 +283,7 @@ def runs_table():
     for r in RUNS:
         hours = "-" if r.pretraining_gpu_hours is None else format_int(r.pretraining_gpu_hours)
         stated = "-".join(dict.fromkeys(format_percent(x, 0) for x in r.published_mfu)) or "-"
+        stated = _("{mfu} HFU, peak").format(mfu=stated) if r.stated_hfu else stated
         rows.append((r.name, str(r.year), r.hardware, format_count(r.n_params), format_count(r.tokens), hours,
                      format_percent(r.mfu, 0), stated, r.recalled_words))
     return Table((_("run"), _("year"), _("chips"), "N", _("tokens"), _("GPU-hours"), "MFU", _("stated"),
@@ -291,9 +296,8 @@ def mfu_range() -> MFURange:
     """The MFU that the published runs imply: the runs at either end, the median, and the range a reader should
     assume, the middle half of the runs (their lower and upper quartiles, ``statistics.quantiles`` inclusive).
 
-    The middle half, not the extremes nor a hand-picked subset: the ends are the runs least like a plan's (OPT-175B's
-    hours are two months of restarts read as a number; Llama 3's 8B card hours cover more than pre-training; LLaMA-13B
-    ran at the top), and dropping runs by judgement would be a second source of error. Each run counts once."""
+    The middle half, not the extremes nor a hand-picked subset: the ends are the runs least like a plan's, and
+    dropping runs by judgement would be a second source of error. Each run counts once."""
     rows = published_mfus()
     low, high = min(rows, key=lambda r: r.mfu), max(rows, key=lambda r: r.mfu)
     q1, _median, q3 = statistics.quantiles([r.mfu for r in rows], n=4, method="inclusive")

@@ -353,9 +353,14 @@ def test_the_mfu_range_covers_every_run_with_gpt3_and_palm():
     span = runs.mfu_range()
     assert [r.name for r in span.runs] == [r.name for r in runs.RUNS] and len(span.runs) == 21
     assert {"GPT-3 175B", "PaLM 540B"} <= {r.name for r in span.runs}
-    # OPT-175B: 6 × 175e9 × 180e9 over 992 A100s × 60 days at 312 TFLOPS (its hours are the 2 months read as a number)
-    assert span.low.name == "OPT-175B"
-    assert span.low.mfu == pytest.approx(6 * 175e9 * 180e9 / (992 * 60 * 86_400 * 312e12))
+    # Llama 3.1 8B: 6 × N × 15e12 over its card's 1.46M H100-hours at 989 TFLOPS, with N the 7.5B weights that
+    # multiply (the card's hours cover more than pre-training); OPT-175B, at the LLaMA paper's 34 days × 992 GPUs,
+    # implies 20.8%
+    assert span.low.name == "Llama 3.1 8B"
+    low = next(r for r in runs.RUNS if r.name == "Llama 3.1 8B")
+    assert span.low.mfu == pytest.approx(6 * low.n_params * 15e12 / (1.46e6 * 3600 * 989.4e12))
+    opt = next(r for r in span.runs if r.name == "OPT-175B")
+    assert opt.mfu == pytest.approx(6 * 175e9 * 180e9 / (34 * 992 * 86_400 * 312e12)) == pytest.approx(0.208, abs=5e-4)
     assert span.high.name == "LLaMA-13B" and span.high.mfu == pytest.approx(0.508, abs=0.005)
     gpt3 = next(r for r in span.runs if r.name == "GPT-3 175B")
     # GPT-3: 6 × 174.6e9 × 300e9 over Patterson et al.'s 10,000 V100s × 14.8 days at 125 TFLOPS
@@ -369,7 +374,7 @@ def test_the_mfu_range_covers_every_run_with_gpt3_and_palm():
     assert span.assume == (ordered[5].mfu, ordered[15].mfu) and span.median == ordered[10].mfu
     assert [ordered[i].name for i in (5, 10, 15)] == ["Llama 3 70B", "DeepSeek-V3", "LLaMA-7B"]
     assert span.assume == pytest.approx((0.274, 0.428), abs=0.0005)
-    assert str(span).startswith("12% (OPT-175B) to 51% (LLaMA-13B), middle half 27% to 43%, median 35%")
+    assert str(span).startswith("13% (Llama 3.1 8B) to 51% (LLaMA-13B), middle half 27% to 43%, median 35%")
     assert "6·N FLOPs per token" in str(span)
 
 

@@ -24,7 +24,7 @@ def _run(name):
     ("GPT-3 175B", 2020, 174.6e9, 300e9, 10_000 * 14.8 * 24, "V100", 125e12),   # Patterson et al.'s estimate
     ("MT-NLG 530B", 2022, 530e9, 270e9, None, "A100 80GB", A100),
     ("PaLM 540B", 2022, 540.35e9, 780e9, None, "TPU v4", 275e12),
-    ("OPT-175B", 2022, 175e9, 180e9, 992 * 60 * 24, "A100 80GB", A100),          # 992 GPUs × ~2 months
+    ("OPT-175B", 2022, 175e9, 180e9, 809_472, "A100 80GB", A100),    # LLaMA Table 15: 34 days × 992 GPUs
     ("BLOOM-176B", 2022, 176.247e9, 366e9, 1_082_990, "A100 80GB", A100),
     ("LLaMA-7B", 2023, 6.7e9, 1.0e12, 82_432, "A100 80GB", A100),
     ("LLaMA-65B", 2023, 65.2e9, 1.4e12, 1_022_362, "A100 80GB", A100),
@@ -54,7 +54,7 @@ def test_the_cards_totals_add_up():
 
 @pytest.mark.parametrize("name, mfu", [
     # 6·N·D / (GPU-hours × 3600 × peak), worked by hand with the published N; llmest's exact N may differ
-    ("OPT-175B", 0.118), ("BLOOM-176B", 0.318), ("MPT-7B", 0.357), ("Falcon-180B", 0.481),
+    ("OPT-175B", 0.208), ("BLOOM-176B", 0.318), ("MPT-7B", 0.357), ("Falcon-180B", 0.481),
     ("Llama 3 8B", 0.155), ("Llama 3 70B", 0.276), ("Llama 3.1 8B", 0.138), ("Llama 3.1 70B", 0.253),
     ("Llama 3.1 405B", 0.345), ("DeepSeek-V3", 0.346), ("GPT-3 175B", 0.197),
 ])
@@ -96,6 +96,10 @@ def test_published_mfu_beside_the_implied():
     llama = _run("Llama 3.1 405B")
     assert llama.published_mfu == (0.38, 0.43) and llama.mfu < llama.published_mfu[0]
     assert _run("OPT-175B").published_mfu[0] == pytest.approx(147 / 312)   # "up to 147 TFLOP/s per GPU"
+    # OPT's and BLOOM's stated figures are peaks of hardware FLOPs (the recomputed forward counted), shown as HFU
+    assert {r.name for r in runs.RUNS if r.stated_hfu} == {"OPT-175B", "BLOOM-176B"}
+    table = str(runs.runs_table())
+    assert "47% HFU, peak" in table and "50% HFU, peak" in table
 
 
 def test_deepseek_v3_hours_and_cost():

@@ -3,7 +3,7 @@ and returns it."""
 
 from .base import MEMORY_COLORS, PART_COLORS, part_label  # noqa: F401 (the widgets colour and name their bars the same)
 from .compute import days_vs_gpus, decode_speed, mfu_by_year, published_mfu, roofline  # noqa: F401
-from .layouts import layout_search, mfu_by_gpus  # noqa: F401
+from .layouts import layout_search, mfu_by_gpus, published_against_best  # noqa: F401
 from .data import fit_optima, isoflop_curves, tokens_per_gb_spread, tokens_per_param  # noqa: F401
 from .memory import (activations_vs_sequence, bytes_per_param, kv_cache_vs_tokens,  # noqa: F401
                      memory_by_zero_stage, memory_stacks, parallel_layouts)

@@ -58,3 +58,37 @@ def mfu_by_gpus(searches, ax=None):
     ax.set_ylabel(_("MFU of the best layout (%)"))
     ax.set_ylim(0, max(b["mfu"] for _, b in best) * 130)
     return ax
+
+
+def published_against_best(runs, ax=None):
+    """For each published run of ``runs`` (names in ``published_layouts.RUNS``), two stacked bars: the model's step
+    time for the published layout and for the search's best, split into compute, bubble and exposed
+    communication, with the published step time marked."""
+    from .. import published_layouts as pl
+
+    names = [pl._run(name).name for name in runs]
+    if not names:
+        raise InputError("runs", _("runs == [], must name at least one published run."))
+    ax = _axes(ax, (8, 0.9 + 0.75 * len(names)))
+    parts = (("compute_s", "#4c72b0", _("compute")), ("bubble_s", "#dd8452", _("bubble")),
+             ("exposed_comm_s", "#c44e52", _("exposed communication")))
+    labels, places, y = [], [], 0.0
+    for i, name in enumerate(names):
+        published, best = pl.predict(name), pl.search(name).best
+        for row, label in ((published, _("published layout")), (best, _("search's best"))):
+            left = 0.0
+            for key, color, part in parts:
+                ax.barh(y, row[key], left=left, color=color, height=0.8, label=part if y == 0 else None)
+                left += row[key]
+            labels.append(f"{name}\n{label}" if label == _("published layout") else label)
+            places.append(y)
+            y += 1
+        step = pl.RUNS[name].published_step_s or published["step_time_s"] * published["mfu"] / pl.published_mfu(name)
+        ax.plot([step] * 2, [y - 2.45, y - 1.55], color="black", linewidth=2,
+                label=_("published step (or the one its MFU implies)") if i == 0 else None)
+        y += 0.5
+    ax.set_yticks(places, labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel(_("step time (s)"))
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.3 / len(names)), ncol=2)
+    return ax
