@@ -28,7 +28,8 @@ def test_the_calculator_step(capsys):
 
 
 def test_the_layout_search_step(capsys):
-    benchmark.bench_layout_search(cases=(("llama-2-7b", 8, "H100 SXM", 4096, 2**20),), repeat=1, command_repeat=1)
+    benchmark.bench_layout_search(cases=(("llama-2-7b", 8, "H100 SXM", 4096, 2**20, "1f1b", 1),), repeat=1,
+                                  command_repeat=1)
     out = capsys.readouterr().out
     assert "llama-2-7b" in out and "llmest layout" in out and len(MEDIAN.findall(out)) == 2
 

@@ -194,3 +194,37 @@ def test_the_interleaved_schedule_searches_its_model_chunks_and_cuts_the_bubble_
     assert interleaved.best["step_time_s"] <= plain.best["step_time_s"]
     with pytest.raises(InputError, match="layouts match, not one"):
         interleaved.find(**layout)
+
+
+def test_a_given_layout_is_evaluated_with_its_rank_on_every_surface():
+    args = ("llama-2-70b", 1024, "H100 SXM", 4096, 4 * 2**20)
+    found = plans.search_layouts(*args)
+    mine = found.evaluate(tp=8, pp=4)
+    # the fastest of the layouts with TP 8 and PP 4 (the settings left out chosen as the search would), and its place
+    rows = found.rows(columns=("tp", "pp", "step_time_s"))
+    place = next(i for i, r in enumerate(rows) if (r["tp"], r["pp"]) == (8, 4))
+    assert mine["rank"] == place + 1 and mine["step_time_s"] == rows[place]["step_time_s"]
+    assert found.evaluate(**{k: found.best[k] for k in ("tp", "cp", "pp", "dp")})["rank"] == 1
+    done = _llmest("layout", "llama-2-70b", "--gpus", "1024", "--seq-len", "4096", "--global-batch-tokens", "4194304",
+                   "--tp", "8", "--pp", "4", "--json")
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(done.stdout)["layout"]
+    assert {k: shown[k] for k in ("tp", "cp", "pp", "dp", "rank", "step_time_s", "mfu")} == {
+        k: mine[k] for k in ("tp", "cp", "pp", "dp", "rank", "step_time_s", "mfu")}
+    text = _llmest("layout", "llama-2-70b", "--gpus", "1024", "--seq-len", "4096", "--global-batch-tokens",
+                   "4194304", "--tp", "8", "--pp", "4", "--top", "1").stdout
+    assert f"rank {mine['rank']:,} of {len(found):,}" in text and "longer than the best" in text
+
+
+def test_a_layout_that_cannot_be_is_refused_by_name():
+    found = plans.search_layouts("llama-2-70b", 64, "H100 SXM", 4096, 2**20)
+    with pytest.raises(InputError, match="tp 3: not among the 7,728 layouts searched") as err:
+        found.evaluate(tp=3)
+    assert err.value.param == "layout"
+    with pytest.raises(InputError) as err:
+        found.evaluate(tensor=8)
+    assert err.value.param == "tensor"
+    done = _llmest("layout", "llama-2-70b", "--gpus", "64", "--seq-len", "4096", "--global-batch-tokens", "1048576",
+                   "--vp", "2")
+    assert done.returncode == 2 and "--vp == 2" in done.stderr and "interleaved" in done.stderr
+    assert "Traceback" not in done.stderr
