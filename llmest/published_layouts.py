@@ -85,11 +85,21 @@ def _llama3_405b(gpus, cp, dp, seq_len, mfu, row, missed=""):
                      _LLAMA3_405B.format(row=row, mfu=format_percent(mfu, 0)), missed=missed)
 
 
-def _dgxc(name, model, gpus, seq_len, sequences, layout, step_s, readme, schedule="1f1b"):
+def _nemotron4(layers, hidden, heads, ffn, name) -> ModelConfig:
+    """Nemotron-4 (arXiv 2402.16819, 2406.11704): squared-ReLU FFN (not gated), no biases, rotary positions, 8 KV
+    heads, a 256,000-token vocabulary, untied embeddings."""
+    return ModelConfig(vocab_size=256000, hidden_size=hidden, num_layers=layers, num_heads=heads, num_kv_heads=8,
+                       head_dim=hidden // heads, ffn_hidden_size=ffn, gated_ffn=False, norm="layernorm",
+                       attention_bias="none", ffn_bias=False, tie_embeddings=False, position_embedding="rotary",
+                       name=name)
+
+
+def _dgxc(name, model, gpus, seq_len, sequences, layout, step_s, readme, schedule="1f1b", micro_batch=1):
     shown = " ".join(f"{k.upper()} {v}" for k, v in layout.items())
-    return LayoutRun(name, preset(model), hardware.gpu("H100 SXM"), seq_len, sequences,
-                     dict(layout, micro_batch=1, recompute="none", zero=1), schedule, None, step_s,
-                     _DGXC.format(readme=readme, layout=f"{gpus:,} GPUs, {shown}, MBS 1, GBS {sequences}",
+    model = preset(model) if isinstance(model, str) else model
+    return LayoutRun(name, model, hardware.gpu("H100 SXM"), seq_len, sequences,
+                     dict(layout, micro_batch=micro_batch, recompute="none", zero=1), schedule, None, step_s,
+                     _DGXC.format(readme=readme, layout=f"{gpus:,} GPUs, {shown}, MBS {micro_batch}, GBS {sequences}",
                                   step=step_s), tp_comm_overlap=True)
 
 
@@ -154,6 +164,10 @@ RUNS = {r.name: r for r in [
           dict(tp=8, cp=2, pp=9, dp=4, vp=7), 17.50, "llama3.1/README_405b.md", "interleaved"),
     _dgxc("Llama 3.1 405B, 2,304 H100 (NVIDIA)", "llama-3.1-405b", 2304, 8192, 1008,
           dict(tp=8, cp=2, pp=9, dp=16, vp=7), 17.70, "llama3.1/README_405b.md", "interleaved"),
+    _dgxc("Nemotron-4 15B, 64 H100 (NVIDIA)", _nemotron4(32, 6144, 48, 24576, "Nemotron-4 15B"), 64, 4096, 256,
+          dict(tp=4, cp=1, pp=1, dp=16), 2.845, "nemotron/README_15b.md", micro_batch=4),
+    _dgxc("Nemotron-4 340B, 128 H100 (NVIDIA)", _nemotron4(96, 18432, 96, 73728, "Nemotron-4 340B"), 128, 4096, 32,
+          dict(tp=8, cp=1, pp=8, dp=2, vp=12), 4.61, "nemotron/README_340b.md", "interleaved"),
     LayoutRun("DeepSeek-V3, 2,048 H800", preset("deepseek-v3"), hardware.gpu("H800"), 4096, 15360,
               dict(tp=1, cp=1, pp=16, dp=128, ep=64, zero=1), "zb-h2", None,
               15360 * 4096 / (1e12 / (180e3 * 3600) * 2048),
