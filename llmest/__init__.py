@@ -20,6 +20,14 @@ __all__ = [
 __version__ = "0.1.0"
 
 
+def graded_mode(on: bool = True) -> None:
+    """The course's graded mode: exercises read answers but give no verdict, and hand out no expected value (a
+    graded assignment's first cell turns it on; the grade itself is decided on the teacher's machine)."""
+    from .grading import graded_mode as turn
+
+    turn(on)
+
+
 def exercise(key: str):
     """The exercise numbered ``key`` (e.g. "1.2"), with its check, hints and, where ipywidgets is installed, the
     exercise box it shows in a notebook."""

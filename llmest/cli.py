@@ -237,7 +237,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--course", type=_text, default=None,
                    help="also write the set as an nbgrader assignment in this course folder (source/NAME/)")
     p.add_argument("--assignment", type=_text, default=None,
-                   help="the assignment's name with --course: letters, digits, - and _ (default drills-seed-SEED)")
+                   help="the assignment's name with --course: letters, digits, - and _ (default drills- and 8 hex "
+                        "digits of the seed's SHA-256, which do not give the seed away)")
     return parser
 
 

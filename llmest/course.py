@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import argparse
 import copy
+import hashlib
+import re
 import shutil
 import sys
 from pathlib import Path
 
 import nbformat
 
-from .authoring import (BEGIN, END, POINTS, PROMPTS, ROOT, SOLUTIONS, CourseError, grade_id, mark, nbgrader_meta,
-                        test_cell)
+from .authoring import (BEGIN, END, POINTS, PROMPTS, ROOT, SOLUTIONS, CourseError, grade_id, is_test, mark,
+                        nbgrader_meta)
 
 # The appendix has no exercises: the course releases chapters 1-6. Chapter 6 runs where PyTorch and transformers are
 # installed (the measure extra), for the students and for autograding.
@@ -41,6 +43,55 @@ c.Execute.timeout = 900
 # For a class on JupyterHub: a folder every user can read and write, shared by the teacher and the students.
 # c.Exchange.root = "/srv/nbgrader/exchange"
 '''
+
+
+# The hidden part of a test cell as the course seals it: the answer decided by llmest/sealed.py, loaded by its path,
+# against what the teacher's machine computed when the course was built (written into the cell as literals).
+HIDDEN = "### BEGIN HIDDEN TESTS"
+SEALED = """### BEGIN HIDDEN TESTS
+# Decided against the value computed when the course was built, by llmest/sealed.py loaded from its file:
+# nothing defined or changed above takes part.
+import importlib.util as _seal_util
+_seal_spec = _seal_util.spec_from_file_location("_llmest_seal", {path!r})
+_seal = _seal_util.module_from_spec(_seal_spec)
+_seal_spec.loader.exec_module(_seal)
+_seal.decide(answer, {expected!r}, {rel_tol!r}, {unit!r}, {minimum!r})
+### END HIDDEN TESTS"""
+_EXERCISE = re.compile(r'le\.exercise\("([\d.]+)"\)')
+
+
+def sealed_test(visible: str, exercise) -> str:
+    """A test cell's source: its visible part, then the hidden part sealed with ``exercise``'s value."""
+    from . import sealed
+
+    return visible.rstrip("\n") + "\n" + SEALED.format(path=str(Path(sealed.__file__).resolve()),
+                                                      expected=float(exercise.expected()),
+                                                      rel_tol=float(exercise.rel_tol), unit=exercise.unit,
+                                                      minimum=bool(exercise.minimum))
+
+
+# The first code cell of every assignment, locked: the course's graded mode (llmest.grading.graded_mode).
+GRADED_MODE = {"en": "import llmest as le\n\nle.graded_mode()  # answers are read here, and graded when you submit",
+               "zh": "import llmest as le\n\nle.graded_mode()  # 这里只读取答案，提交后才评分"}
+
+
+def graded_mode_cell(language: str = "en"):
+    cell = nbformat.v4.new_code_cell(GRADED_MODE[language])
+    cell.id, cell.metadata["nbgrader"] = "graded-mode", nbgrader_meta("graded-mode", locked=True)
+    return cell
+
+
+def seal(nb, language: str = "en"):
+    """Seal a chapter for grading, in place: the graded mode turned on in a locked cell after the title, and each
+    test cell's hidden part deciding with literals (``sealed_test``)."""
+    from .exercises import get
+
+    nb.cells.insert(1, graded_mode_cell(language))
+    for cell in nb.cells:
+        if is_test(cell):
+            visible = cell.source.split(HIDDEN)[0]
+            cell.source = sealed_test(visible, get(_EXERCISE.search(visible).group(1)))
+    return nb
 
 
 def config(language: str = "en") -> str:
@@ -74,8 +125,8 @@ def build(out: Path, language: str = "en") -> list[Path]:
     """Write ``out/source/<chapter>/`` and ``out/nbgrader_config.py``, from the chapters in ``language`` (en or zh);
     return the source notebooks."""
     chapters = COURSES[language][1]
-    written = [write_source(out, name, source_version(nbformat.read(chapters / f"{name}.ipynb", as_version=4)))
-               for name in CHAPTERS]
+    written = [write_source(out, name, seal(source_version(nbformat.read(chapters / f"{name}.ipynb", as_version=4)),
+                                            language)) for name in CHAPTERS]
     (out / "nbgrader_config.py").write_text(config(language), encoding="utf-8")
     return written
 
@@ -94,10 +145,10 @@ def drill_assignment(seed: int, n: int = 10, topics=None, level: str = "mixed"):
         cell.id, cell.metadata["nbgrader"] = gid, nbgrader_meta(gid, locked=True)
         return cell
 
-    setup = nbformat.v4.new_code_cell("from llmest.drills import drill_set\n\n"
-                                      f"sheet = drill_set({seed}, {n}, {topic_list!r}, {level!r})  # its problems")
-    setup.id, setup.metadata["nbgrader"] = "setup", nbgrader_meta("setup", locked=True)
-    cells = [locked_markdown(f"# {title(problems, seed, key=False)}\n\n{INSTRUCTIONS} Each answer cell ends by "
+    # The setup imports the form check only: no sheet of problems (and answers) in the student's kernel.
+    setup = graded_mode_cell()
+    setup.source += "\nfrom llmest.grading import assert_readable  # checks an answer's form"
+    cells = [locked_markdown(f"# {title(problems, None, key=False)}\n\n{INSTRUCTIONS} Each answer cell ends by "
                              "assigning `answer`: a number, or text with its unit.", "instructions"), setup]
     for i, problem in enumerate(problems, 1):
         cells.append(locked_markdown(f"## {i}. {problem.topic} · {problem.level}\n\n{problem.question}",
@@ -111,17 +162,27 @@ def drill_assignment(seed: int, n: int = 10, topics=None, level: str = "mixed"):
             answer = nbformat.v4.new_code_cell("\n".join([BEGIN, *steps, f"answer = {part.answer_text!r}", END]))
             gid = f"answer-{i}{suffix}"
             answer.id, answer.metadata["nbgrader"] = gid, nbgrader_meta(gid, solution=True)
-            check = f"sheet[{i - 1}].part_exercises[{k}]" if problem.parts else f"sheet[{i - 1}].exercise"
-            cells += [answer, test_cell(check, f"test-{i}{suffix}")]
+            exercise = problem.part_exercises[k] if problem.parts else problem.exercise
+            test = nbformat.v4.new_code_cell(sealed_test(
+                f"assert_readable(answer, {exercise.unit!r})  # an answer, readable in its unit", exercise))
+            test.id = f"test-{i}{suffix}"
+            test.metadata["nbgrader"] = nbgrader_meta(test.id, grade=True, locked=True, points=POINTS)
+            cells += [answer, test]
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return nb
 
 
+def default_drill_name(seed: int) -> str:
+    """A drill set's assignment name that does not give its seed away (the seed regenerates the answers): drills-
+    and 8 hex digits of its SHA-256."""
+    return f"drills-{hashlib.sha256(str(seed).encode()).hexdigest()[:8]}"
+
+
 def add_drill_assignment(course_dir, seed: int, n: int = 10, topics=None, level: str = "mixed",
                          name: str | None = None) -> Path:
     """Write a drill set into ``course_dir/source/<name>/`` (and nbgrader_config.py if the course has none)."""
-    name = name or f"drills-seed-{seed}"
+    name = name or default_drill_name(seed)
     out = Path(course_dir)
     target = write_source(out, name, drill_assignment(seed, n, topics, level))
     if not (out / "nbgrader_config.py").exists():

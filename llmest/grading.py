@@ -238,7 +238,7 @@ def readers_words(message: str) -> str:
 
 @dataclass(frozen=True)
 class Verdict:
-    grade: str      # "correct", "close", "wrong", "empty" or "invalid"
+    grade: str      # "correct", "close", "wrong", "empty", "invalid", or "received" (graded mode: no verdict)
     message: str
 
     @property
@@ -257,6 +257,40 @@ class Verdict:
 # Notebook interfaces, registered by llmest.widgets when it loads: grading imports no interface, so the widgets
 # depend on grading and not the other way round.
 INTERFACES: dict[str, Callable] = {}
+
+
+# The course's graded mode (``graded_mode``, which a graded assignment's first, locked cell turns on): an exercise
+# reads an answer and says how it was read, but gives no verdict and no direction, and its expected value is not
+# handed out. The grade is decided on the teacher's machine (llmest.sealed), whatever this flag says.
+_GRADED = {"on": False}
+
+
+def graded_mode(on: bool = True) -> None:
+    """Turn the course's graded mode on (or off, for self-study)."""
+    _GRADED["on"] = bool(on)
+
+
+def _withheld():
+    raise RuntimeError(_("In the course's graded mode the expected value stays with the teacher: your answer is "
+                         "graded when you submit."))
+
+
+def _read_answer(answer, unit: str):
+    """An answer's value in ``unit``, or the Verdict for an empty or unreadable one."""
+    if answer is None or (isinstance(answer, str) and not answer.strip()):
+        return Verdict("empty", _("No answer yet: give a number, such as {example}.").format(example=_example(unit)))
+    try:
+        return read_entry(answer, unit)
+    except InputError as err:
+        return Verdict("invalid", _("Could not read that: {error}").format(error=err))
+
+
+def assert_readable(answer, unit: str) -> None:
+    """The visible test of a graded answer: one is given and reads as a number in ``unit``; nothing about its value.
+    Raises AssertionError with the exercise box's message."""
+    value = _read_answer(answer, unit)
+    if isinstance(value, Verdict):
+        raise AssertionError(value.shown)
 
 
 @dataclass
@@ -294,6 +328,12 @@ class Exercise:
             return english
         return translated.format(**self.values) if self.values else translated
 
+    def __getattribute__(self, name):
+        # In graded mode the expected value is not handed out, by expected() or by the answer it is computed from.
+        if name == "answer" and _GRADED["on"]:
+            return _withheld
+        return object.__getattribute__(self, name)
+
     def expected(self) -> float:
         return float(self.answer())
 
@@ -303,13 +343,12 @@ class Exercise:
     def check(self, answer) -> Verdict:
         """Grade an answer: a number, or text such as "6.7B", "15.2 天" or "$1.2M". A miss gets its direction and
         a coarse size, never a figure from which the answer follows."""
-        if answer is None or (isinstance(answer, str) and not answer.strip()):
-            return Verdict("empty", _("No answer yet: give a number, such as {example}.").format(
-                example=_example(self.unit)))
-        try:
-            value = read_entry(answer, self.unit)
-        except InputError as err:
-            return Verdict("invalid", _("Could not read that: {error}").format(error=err))
+        value = _read_answer(answer, self.unit)
+        if isinstance(value, Verdict):
+            return value
+        if _GRADED["on"]:
+            return Verdict("received", _("Read as {shown}: it is graded when you submit.").format(
+                shown=self._fmt(value)))
         expected = self.expected()
         ratio = value / expected  # 0 or inf for an entry beyond the floats' range around the answer
         miss = max(ratio, 1 / ratio) if 0 < ratio < math.inf else math.inf
@@ -343,9 +382,7 @@ class Exercise:
     def assert_form(self, answer) -> None:
         """A visible test for an autograder: an answer is given and reads as a number in this exercise's unit.
         Says nothing of whether it is right. Raises AssertionError with the exercise box's message."""
-        verdict = self.check(answer)
-        if verdict.grade in ("empty", "invalid"):
-            raise AssertionError(verdict.shown)
+        assert_readable(answer, self.unit)
 
     def assert_ok(self, answer) -> None:
         """A hidden test for an autograder: the answer is right within the exercise's tolerance. Raises

@@ -21,7 +21,11 @@ NAMES = {"parameters": N_("parameters"), "memory": N_("memory"), "compute": N_("
 
 
 def title(problems, seed, key) -> str:
+    """A worksheet's title; without its seed (``seed=None``) where the seed would give the answers away (a graded
+    course's drill set)."""
     topics = ("、" if language() == "zh" else ", ").join(_(NAMES[t]) for t in sorted({p.topic for p in problems}))
+    if seed is None:
+        return _("Worksheet: {n} estimation problems ({topics})").format(n=len(problems), topics=topics)
     text = (_("Answer key: {n} estimation problems (seed {seed}; {topics})") if key else
             _("Worksheet: {n} estimation problems (seed {seed}; {topics})"))
     return text.format(n=len(problems), seed=seed, topics=topics)

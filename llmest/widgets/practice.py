@@ -13,7 +13,8 @@ from ..i18n import N_, _
 from .form import FIT, row
 
 
-GRADE_COLORS = {"correct": "#1b7f3b", "close": "#9a6700", "wrong": "#b00020", "empty": "#555", "invalid": "#b00020"}
+GRADE_COLORS = {"correct": "#1b7f3b", "close": "#9a6700", "wrong": "#b00020", "empty": "#555", "invalid": "#b00020",
+                "received": "#555"}
 # The topics and levels of cards and drills, as a header names them.
 NAMES = {"parameters": N_("parameters"), "memory": N_("memory"), "compute": N_("compute"), "data": N_("data"),
          "serving": N_("serving"), "easy": N_("easy"), "medium": N_("medium"), "hard": N_("hard")}
