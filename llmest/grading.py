@@ -266,7 +266,10 @@ _GRADED = {"on": False}
 
 
 def graded_mode(on: bool = True) -> None:
-    """Turn the course's graded mode on (or off, for self-study)."""
+    """Turn the course's graded mode on, for the rest of the kernel's life: turning it off again is refused (restart
+    the kernel for self-study), so that an answer cell cannot switch it off and ask for the expected value."""
+    if _GRADED["on"] and not on:
+        raise RuntimeError(_("The course's graded mode stays on in this kernel: restart it for self-study."))
     _GRADED["on"] = bool(on)
 
 

@@ -21,7 +21,7 @@ from llmest import authoring, course
 require("nbgrader")
 from nbgrader.api import Gradebook  # noqa: E402
 
-DRILLS = "drills-seed-7"
+DRILLS = course.default_drill_name(7)
 ASSIGNMENTS = (*course.CHAPTERS, DRILLS)
 EXCHANGED = course.CHAPTERS[0]
 STUDENTS = ("solved", "blank", "one-wrong")
@@ -73,26 +73,72 @@ def through_the_exchange(root: Path, assignment: str, notebooks: dict) -> None:
     nbgrader(root, "collect", assignment, where)
 
 
+# A student's ways to score without the work, each written into every answer cell of a released assignment (the
+# first cell also gets the ``first`` lines); the blank release scores 0, and none of these may score more.
+ATTACKS = {
+    # the key in the student's package
+    "attack-expected": ("", "try:\n    answer = le.exercise({key!r}).expected()\nexcept Exception:\n"
+                            "    answer = le.exercise({key!r}).answer()"),
+    # switch the graded mode off, then ask
+    "attack-mode": ("", "le.graded_mode(False)\nanswer = le.exercise({key!r}).expected()"),
+    # "too high" / "too low" as often as asked
+    "attack-bisect": ("", "exercise, low, high = le.exercise({key!r}), 1e-6, 1e18\nfor _ in range(200):\n"
+                          "    middle = (low * high) ** 0.5\n    said = exercise.check(middle).message\n"
+                          "    if 'too high' in said:\n        high = middle\n    elif 'too low' in said:\n"
+                          "        low = middle\n    else:\n        break\nanswer = middle"),
+    # the tests' own objects patched
+    "attack-patch": ("from llmest import grading\n"
+                     "grading.Exercise.assert_ok = grading.Exercise.assert_form = lambda self, answer: None\n"
+                     "grading.Exercise.check = lambda self, answer: grading.Verdict('correct', 'Correct.')\n"
+                     "grading.read_entry = lambda entry, unit: 1.0\n", "answer = 1"),
+    # another llmest in sys.modules
+    "attack-modules": ("import sys, types\nclass Anything:\n    def __getattr__(self, name):\n"
+                       "        return lambda *args, **kwargs: None\nfake = types.ModuleType('llmest')\n"
+                       "fake.exercise = lambda key: Anything()\nfor name in ('llmest', 'llmest.grading', "
+                       "'llmest.sealed'):\n    sys.modules[name] = fake\nle = fake\n", "answer = 1"),
+    # an answer that equals anything
+    "attack-liar": ("class Liar(float):\n    __eq__ = __le__ = __ge__ = lambda self, other: True\n"
+                    "    __lt__ = __gt__ = __ne__ = lambda self, other: False\n"
+                    "    __truediv__ = __sub__ = lambda self, other: Liar(1.0)\n", "answer = Liar(1.0)"),
+}
+# The drill set: the sheet of problems (and answers) its setup cell once built.
+DRILL_ATTACK = ("", "answer = sheet[{index}].answer")
+
+
+def attacked(release, first: str, each: str, assignment: str):
+    """The released notebook with ``each`` (formatted with the exercise's key and index) in every answer cell."""
+    nb = copy.deepcopy(release)
+    answers = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "code"]
+    for i, cell in enumerate(answers):
+        key = cell.metadata["nbgrader"]["grade_id"].removeprefix("answer-").replace("-", ".")
+        cell.source = (first if i == 0 else "") + each.format(key=key, index=i)
+    return nb
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     root = tmp_path_factory.mktemp("course")
     course.build(root)
     course.add_drill_assignment(root, 7, 10, None, "mixed")
+    nbgrader(root, "generate_assignment", "--force", "--CourseDirectory.assignment_id=*")
     for assignment in ASSIGNMENTS:
-        nbgrader(root, "generate_assignment", assignment, "--force")
         source = nbformat.read(root / "source" / assignment / f"{assignment}.ipynb", as_version=4)
         release = nbformat.read(root / "release" / assignment / f"{assignment}.ipynb", as_version=4)
         notebooks = {"solved": source, "blank": release}
         if assignment == EXCHANGED:
             notebooks["one-wrong"] = one_wrong(copy.deepcopy(source), "1.1")
             through_the_exchange(root, assignment, notebooks)
+            for student, (first, each) in ATTACKS.items():
+                submit(root, student, assignment, attacked(release, first, each, assignment))
         else:
             for student, nb in notebooks.items():
                 submit(root, student, assignment, nb)
-        nbgrader(root, "autograde", assignment, "--force")
+        if assignment == DRILLS:
+            submit(root, "attack-sheet", assignment, attacked(release, *DRILL_ATTACK, assignment))
+    nbgrader(root, "autograde", "--force", "--CourseDirectory.assignment_id=*")
     nbgrader(root, "export")  # grades.csv, as the README's teacher does
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
-        for student in STUDENTS:  # the scores, for the log
+        for student in (*STUDENTS, *ATTACKS, "attack-sheet"):  # the scores, for the log
             scores = [(s.assignment.name, s.score, s.max_score) for s in gradebook.find_student(student).submissions]
             print(student, scores)
         yield root, gradebook
@@ -104,10 +150,25 @@ def test_the_release_hides_the_value_checks_and_the_solutions(graded):
     for assignment in ASSIGNMENTS:
         text = (root / "release" / assignment / f"{assignment}.ipynb").read_text(encoding="utf-8")
         source = nbformat.read(root / "source" / assignment / f"{assignment}.ipynb", as_version=4)
-        assert "assert_form(answer)" in text and "assert_ok" not in text and "BEGIN SOLUTION" not in text
+        assert ("assert_form(answer)" in text or "assert_readable(answer" in text) and "BEGIN SOLUTION" not in text
+        assert "le.graded_mode()" in text and "_seal.decide" not in text and "assert_ok" not in text
         assert len(exercises(source)) >= 5
+        # the sealed values are in the teacher's copy only
+        sealed = [c.source for c in source.cells if c.metadata.get("nbgrader", {}).get("grade")]
+        assert all("_seal.decide(answer, " in s for s in sealed)
+        values = {s.split("_seal.decide(answer, ")[1].split(",")[0] for s in sealed}
+        assert not [v for v in values if v in text]
     drills = (root / "release" / DRILLS / f"{DRILLS}.ipynb").read_text(encoding="utf-8")
-    assert "drill_set(7, 10" in drills and "answer = None" in drills
+    assert "drill_set" not in drills and "seed 7" not in drills and "answer = None" in drills
+
+
+@pytest.mark.parametrize("student", [*ATTACKS, "attack-sheet"])
+def test_no_attack_scores_more_than_a_blank_submission(graded, student):
+    _, gradebook = graded
+    assignment = DRILLS if student == "attack-sheet" else EXCHANGED
+    attack = gradebook.find_submission(assignment, student)
+    blank = gradebook.find_submission(assignment, "blank")
+    assert attack.max_score == blank.max_score > 0 and attack.score <= blank.score == 0
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

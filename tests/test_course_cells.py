@@ -74,11 +74,18 @@ def test_an_answer_cell_without_its_check_is_refused():
 
 
 def run_cells(cells) -> dict:
-    """Run an assignment's code cells in one namespace, as its kernel would (our own generated code)."""
+    """Run an assignment's code cells in one namespace, as its kernel would (our own generated code); the graded
+    mode its first cell turns on lasts for a kernel's life, so it ends with the run here (this process is not one
+    student's kernel)."""
+    from llmest import grading
+
     namespace = {}
-    for cell in cells:
-        if cell.cell_type == "code":
-            exec(compile(cell.source, "<cell>", "exec"), namespace)  # noqa: S102
+    try:
+        for cell in cells:
+            if cell.cell_type == "code":
+                exec(compile(cell.source, "<cell>", "exec"), namespace)  # noqa: S102
+    finally:
+        grading._GRADED["on"] = False
     return namespace
 
 
@@ -107,7 +114,8 @@ def test_a_drill_set_as_an_assignment_passes_solved_and_fails_blank(seed, n, lev
 
 def test_the_drill_assignment_is_written_into_a_course(tmp_path):
     target = course.add_drill_assignment(tmp_path, 3, 4)
-    assert target == tmp_path / "source" / "drills-seed-3" / "drills-seed-3.ipynb"
+    name = course.default_drill_name(3)   # not "drills-seed-3": the seed would give the answers away
+    assert target == tmp_path / "source" / name / f"{name}.ipynb" and name.startswith("drills-") and "3" not in name[7:8]
     assert "course_id" in (tmp_path / "nbgrader_config.py").read_text(encoding="utf-8")
     nb = nbformat.read(target, as_version=4)
     assert sum(authoring.is_test(c) for c in nb.cells) == sum(len(p.graded) for p in drill_set(3, 4, None, "mixed"))
