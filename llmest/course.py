@@ -3,9 +3,12 @@
 The chapters in ``solutions/`` carry nbgrader's cell metadata themselves (llmest.authoring.mark writes it on each
 rebuild): each exercise's question cell is locked, its answer cell is a solution cell, and after it comes a locked,
 autograded test cell worth a point, whose visible part checks the form of the answer and whose hidden part
-(nbgrader's ``### BEGIN HIDDEN TESTS``) checks its value: ``exercise(key).assert_form(answer)`` and
-``assert_ok(answer)``, which raise with the message the exercise box shows. :func:`build` writes
-``source/<chapter>/`` and ``nbgrader_config.py``; nbgrader's own ``generate_assignment`` then writes ``release/``,
+(nbgrader's ``### BEGIN HIDDEN TESTS``) checks its value. :func:`build` seals each hidden part (:func:`seal`): the
+value the teacher's machine computes, the tolerance and the unit written into it as literals, decided by
+``llmest/sealed.py`` loaded by its path, so that nothing a student's cells change takes part; and it puts a locked
+cell after the title that turns on the graded mode (no verdict, no direction, no expected value handed out).
+:func:`build` writes ``source/<chapter>/`` and ``nbgrader_config.py``; nbgrader's ``generate_assignment`` then
+writes ``release/``,
 with the same prompts as ``notebooks/`` (the configuration sets them from llmest.authoring). ``--lang zh`` makes
 the course from the Chinese edition (``solutions/zh/``), its prompts in Chinese, as the course ``llmest-zh``.
 :func:`add_drill_assignment` adds a seeded drill set (``llmest drill --course``) as one more assignment.
