@@ -8,6 +8,7 @@ APP := $(VENV)/.installed-app
 COURSE := $(VENV)/.installed-course
 COURSE_DIR ?= build/course
 COURSE_LANG ?= en
+COURSE_FEEDBACK ?= none
 
 .PHONY: lab test app app-zh html course notebooks bench clean
 
@@ -60,8 +61,9 @@ html: $(WORKBOOK)
 
 ## Write an nbgrader course (build/course: source/, nbgrader_config.py) and release chapters 1-6 with nbgrader.
 ## COURSE_LANG=zh: the Chinese edition's course (e.g. make course COURSE_LANG=zh COURSE_DIR=build/course-zh).
+## COURSE_FEEDBACK=right-or-wrong: a check says right or wrong before grading (default none: how it was read).
 course: $(COURSE)
-	$(BIN)/python -m llmest.course --out $(COURSE_DIR) --lang $(COURSE_LANG)
+	$(BIN)/python -m llmest.course --out $(COURSE_DIR) --lang $(COURSE_LANG) --feedback $(COURSE_FEEDBACK)
 	cd $(COURSE_DIR) && PATH="$(CURDIR)/$(BIN):$$PATH" $(CURDIR)/$(BIN)/nbgrader generate_assignment --force \
 		--CourseDirectory.assignment_id='*'
 

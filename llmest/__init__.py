@@ -20,12 +20,13 @@ __all__ = [
 __version__ = "0.1.0"
 
 
-def graded_mode(on: bool = True) -> None:
-    """The course's graded mode: exercises read answers but give no verdict, and hand out no expected value (a
-    graded assignment's first cell turns it on; the grade itself is decided on the teacher's machine)."""
+def graded_mode(on: bool = True, feedback: str = "none") -> None:
+    """The course's graded mode: exercises read answers but give no verdict ("none") or only right or wrong
+    ("right-or-wrong"), never a direction, and hand out no expected value (a graded assignment's first cell turns it
+    on; the grade itself is decided on the teacher's machine)."""
     from .grading import graded_mode as turn
 
-    turn(on)
+    turn(on, feedback)
 
 
 def exercise(key: str):

@@ -28,6 +28,7 @@ import nbformat
 
 from .authoring import (BEGIN, END, POINTS, PROMPTS, ROOT, SOLUTIONS, CourseError, grade_id, is_test, mark,
                         nbgrader_meta)
+from .grading import FEEDBACK
 
 # The appendix has no exercises: the course releases chapters 1-6. Chapter 6 runs where PyTorch and transformers are
 # installed (the measure extra), for the students and for autograding.
@@ -74,22 +75,23 @@ def sealed_test(visible: str, exercise) -> str:
 
 
 # The first code cell of every assignment, locked: the course's graded mode (llmest.grading.graded_mode).
-GRADED_MODE = {"en": "import llmest as le\n\nle.graded_mode()  # answers are read here, and graded when you submit",
-               "zh": "import llmest as le\n\nle.graded_mode()  # 这里只读取答案，提交后才评分"}
+GRADED_MODE = {"en": "import llmest as le\n\nle.graded_mode({args})  # answers are checked here and graded when submitted",
+               "zh": "import llmest as le\n\nle.graded_mode({args})  # 这里只检查答案，提交后才评分"}
 
 
-def graded_mode_cell(language: str = "en"):
-    cell = nbformat.v4.new_code_cell(GRADED_MODE[language])
+def graded_mode_cell(language: str = "en", feedback: str = "none"):
+    args = "" if feedback == "none" else f"feedback={feedback!r}"
+    cell = nbformat.v4.new_code_cell(GRADED_MODE[language].format(args=args))
     cell.id, cell.metadata["nbgrader"] = "graded-mode", nbgrader_meta("graded-mode", locked=True)
     return cell
 
 
-def seal(nb, language: str = "en"):
+def seal(nb, language: str = "en", feedback: str = "none"):
     """Seal a chapter for grading, in place: the graded mode turned on in a locked cell after the title, and each
     test cell's hidden part deciding with literals (``sealed_test``)."""
     from .exercises import get
 
-    nb.cells.insert(1, graded_mode_cell(language))
+    nb.cells.insert(1, graded_mode_cell(language, feedback))
     for cell in nb.cells:
         if is_test(cell):
             visible = cell.source.split(HIDDEN)[0]
@@ -124,12 +126,12 @@ def write_source(out: Path, assignment: str, nb) -> Path:
     return target
 
 
-def build(out: Path, language: str = "en") -> list[Path]:
-    """Write ``out/source/<chapter>/`` and ``out/nbgrader_config.py``, from the chapters in ``language`` (en or zh);
-    return the source notebooks."""
+def build(out: Path, language: str = "en", feedback: str = "none") -> list[Path]:
+    """Write ``out/source/<chapter>/`` and ``out/nbgrader_config.py``, from the chapters in ``language`` (en or zh),
+    with the graded mode's ``feedback`` (llmest.grading.FEEDBACK); return the source notebooks."""
     chapters = COURSES[language][1]
     written = [write_source(out, name, seal(source_version(nbformat.read(chapters / f"{name}.ipynb", as_version=4)),
-                                            language)) for name in CHAPTERS]
+                                            language, feedback)) for name in CHAPTERS]
     (out / "nbgrader_config.py").write_text(config(language), encoding="utf-8")
     return written
 
@@ -198,9 +200,12 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "course", help="the course directory")
     parser.add_argument("--lang", choices=list(COURSES), default="en",
                         help="en: the English chapters; zh: the Chinese edition, as the course llmest-zh")
+    parser.add_argument("--feedback", choices=FEEDBACK, default="none",
+                        help="what an exercise's check tells a student before grading: none (how the answer was read) "
+                             "or right-or-wrong (never a direction)")
     args = parser.parse_args(argv)
     try:
-        paths = build(args.out, args.lang)
+        paths = build(args.out, args.lang, args.feedback)
     except CourseError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -262,15 +262,21 @@ INTERFACES: dict[str, Callable] = {}
 # The course's graded mode (``graded_mode``, which a graded assignment's first, locked cell turns on): an exercise
 # reads an answer and says how it was read, but gives no verdict and no direction, and its expected value is not
 # handed out. The grade is decided on the teacher's machine (llmest.sealed), whatever this flag says.
-_GRADED = {"on": False}
+_GRADED = {"on": False, "feedback": "none"}
+# What an exercise's check says in graded mode, as the teacher sets it (python -m llmest.course --feedback): nothing
+# but how the answer was read, or right or wrong with no direction.
+FEEDBACK = ("none", "right-or-wrong")
 
 
-def graded_mode(on: bool = True) -> None:
+def graded_mode(on: bool = True, feedback: str = "none") -> None:
     """Turn the course's graded mode on, for the rest of the kernel's life: turning it off again is refused (restart
     the kernel for self-study), so that an answer cell cannot switch it off and ask for the expected value."""
+    check_choice("feedback", feedback, FEEDBACK)
     if _GRADED["on"] and not on:
         raise RuntimeError(_("The course's graded mode stays on in this kernel: restart it for self-study."))
-    _GRADED["on"] = bool(on)
+    if _GRADED["on"] and feedback != _GRADED["feedback"]:
+        raise RuntimeError(_("The course's graded mode stays on in this kernel: restart it for self-study."))
+    _GRADED.update(on=bool(on), feedback=feedback)
 
 
 def _withheld():
@@ -349,10 +355,15 @@ class Exercise:
         value = _read_answer(answer, self.unit)
         if isinstance(value, Verdict):
             return value
-        if _GRADED["on"]:
+        if _GRADED["on"] and _GRADED["feedback"] == "none":
             return Verdict("received", _("Read as {shown}: it is graded when you submit.").format(
                 shown=self._fmt(value)))
-        expected = self.expected()
+        expected = float(object.__getattribute__(self, "answer")())
+        if _GRADED["on"]:   # right or wrong, and no direction
+            right = abs(value / expected - 1) <= self.rel_tol and not (self.minimum and value < expected)
+            return Verdict("correct", _("Correct: {shown}.").format(shown=self._fmt(value))) if right else \
+                Verdict("wrong", _("Not yet: {shown} is not within this exercise's tolerance.").format(
+                    shown=self._fmt(value)))
         ratio = value / expected  # 0 or inf for an entry beyond the floats' range around the answer
         miss = max(ratio, 1 / ratio) if 0 < ratio < math.inf else math.inf
         said = {"shown": self._fmt(value), "direction": _("too high") if ratio > 1 else _("too low"),

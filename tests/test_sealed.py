@@ -28,7 +28,7 @@ def sealed():
 def graded():
     grading.graded_mode()
     yield
-    grading._GRADED["on"] = False   # this process is not a student's kernel
+    grading._GRADED.update(on=False, feedback="none")   # this process is not a student's kernel
 
 
 @pytest.mark.parametrize("answer", [QWEN, float(QWEN), "494,032,768", "494032768", "4.94032768e8"])
@@ -105,3 +105,21 @@ def test_the_graded_mode_gives_no_verdict_and_no_key_and_stays_on(graded):
     exercise.assert_form("494M")   # the visible test still checks the form
     with pytest.raises(AssertionError, match="No answer"):
         exercise.assert_form(None)
+
+
+def test_the_teacher_may_allow_right_or_wrong_and_never_a_direction():
+    exercise = le.exercise("1.2")
+    try:
+        le.graded_mode(feedback="right-or-wrong")
+        assert exercise.check(QWEN).correct
+        wrong = exercise.check(QWEN * 2)
+        assert wrong.grade == "wrong" and "high" not in wrong.message and "tolerance" in wrong.message
+        with pytest.raises(RuntimeError, match="graded mode"):
+            exercise.expected()
+        with pytest.raises(RuntimeError, match="stays on"):
+            le.graded_mode()   # nor another feedback
+    finally:
+        grading._GRADED.update(on=False, feedback="none")
+    nb = course.seal(course.source_version(__import__("nbformat").read(
+        course.COURSES["en"][1] / "01_parameters.ipynb", as_version=4)), feedback="right-or-wrong")
+    assert "le.graded_mode(feedback='right-or-wrong')" in nb.cells[1].source
