@@ -74,8 +74,8 @@ def sealed_test(visible: str, exercise) -> str:
                                                       minimum=bool(exercise.minimum))
 
 
-# The first code cell of every assignment, locked: the course's graded mode (llmest.grading.graded_mode).
-GRADED_MODE = {"en": "import llmest as le\n\nle.graded_mode({args})  # answers are checked here and graded when submitted",
+# The first code cell of every assignment, locked: the course's graded mode (llmest.graded_mode).
+GRADED_MODE = {"en": "import llmest as le\n\nle.graded_mode({args})  # checked here, graded when you submit",
                "zh": "import llmest as le\n\nle.graded_mode({args})  # 这里只检查答案，提交后才评分"}
 
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ._validate import InputError, check_choice, quote
+from .course_mode import FEEDBACK, _GRADED, graded_mode, withheld  # noqa: F401  (re-exported)
+from .verdict import ANSWER_LABEL, Verdict, readers_words  # noqa: F401  (re-exported)
 from .i18n import N_, _
 from .units import (SI_PREFIXES, UNITS, _NUMBER_AND_UNIT, check_length, format_percent, halfwidth, parse_bytes,
                     parse_count, show)
@@ -223,67 +225,6 @@ def _unit_hint(entry, value: float, expected: float) -> str:
     return ""
 
 
-ANSWER_LABEL = N_("your answer")
-# "answer == 'x', must be": the value as _validate.quote writes it (a string's repr, or a word such as 1e+300).
-_QUOTED_THEN_MUST = re.compile(r"""(?<![\w'])answer == ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s,']+), must be """)
-
-
-def readers_words(message: str) -> str:
-    """A verdict's message naming the entry as the reader knows it: "answer == 'lots' is not a number" becomes
-    "your answer 'lots' is not a number", and "answer == '0', must be ..." becomes "your answer '0' must be ..."."""
-    label = _(ANSWER_LABEL)
-    message = _QUOTED_THEN_MUST.sub(rf"{label} \1 must be ", message, count=1)
-    return re.sub(r"(?<![\w'])answer == ", f"{label} ", message, count=1)
-
-
-@dataclass(frozen=True)
-class Verdict:
-    grade: str      # "correct", "close", "wrong", "empty", "invalid", or "received" (graded mode: no verdict)
-    message: str
-
-    @property
-    def correct(self) -> bool:
-        return self.grade == "correct"
-
-    @property
-    def shown(self) -> str:
-        """The message as the exercise box and an autograder show it, naming the entry as the reader knows it."""
-        return readers_words(self.message)
-
-    def __repr__(self) -> str:
-        return self.message
-
-
-# Notebook interfaces, registered by llmest.widgets when it loads: grading imports no interface, so the widgets
-# depend on grading and not the other way round.
-INTERFACES: dict[str, Callable] = {}
-
-
-# The course's graded mode (``graded_mode``, which a graded assignment's first, locked cell turns on): an exercise
-# reads an answer and says how it was read, but gives no verdict and no direction, and its expected value is not
-# handed out. The grade is decided on the teacher's machine (llmest.sealed), whatever this flag says.
-_GRADED = {"on": False, "feedback": "none"}
-# What an exercise's check says in graded mode, as the teacher sets it (python -m llmest.course --feedback): nothing
-# but how the answer was read, or right or wrong with no direction.
-FEEDBACK = ("none", "right-or-wrong")
-
-
-def graded_mode(on: bool = True, feedback: str = "none") -> None:
-    """Turn the course's graded mode on, for the rest of the kernel's life: turning it off again is refused (restart
-    the kernel for self-study), so that an answer cell cannot switch it off and ask for the expected value."""
-    check_choice("feedback", feedback, FEEDBACK)
-    if _GRADED["on"] and not on:
-        raise RuntimeError(_("The course's graded mode stays on in this kernel: restart it for self-study."))
-    if _GRADED["on"] and feedback != _GRADED["feedback"]:
-        raise RuntimeError(_("The course's graded mode stays on in this kernel: restart it for self-study."))
-    _GRADED.update(on=bool(on), feedback=feedback)
-
-
-def _withheld():
-    raise RuntimeError(_("In the course's graded mode the expected value stays with the teacher: your answer is "
-                         "graded when you submit."))
-
-
 def _read_answer(answer, unit: str):
     """An answer's value in ``unit``, or the Verdict for an empty or unreadable one."""
     if answer is None or (isinstance(answer, str) and not answer.strip()):
@@ -300,6 +241,11 @@ def assert_readable(answer, unit: str) -> None:
     value = _read_answer(answer, unit)
     if isinstance(value, Verdict):
         raise AssertionError(value.shown)
+
+
+# Notebook interfaces, registered by llmest.widgets when it loads: grading imports no interface, so the widgets
+# depend on grading and not the other way round.
+INTERFACES: dict[str, Callable] = {}
 
 
 @dataclass
@@ -340,7 +286,7 @@ class Exercise:
     def __getattribute__(self, name):
         # In graded mode the expected value is not handed out, by expected() or by the answer it is computed from.
         if name == "answer" and _GRADED["on"]:
-            return _withheld
+            return withheld
         return object.__getattribute__(self, name)
 
     def expected(self) -> float:

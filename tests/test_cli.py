@@ -212,7 +212,8 @@ def test_drill_course_writes_the_set_as_an_nbgrader_assignment(tmp_path, capsys)
     assert out["files"]["assignment"] == str(source) and (course / "nbgrader_config.py").exists()
     text = source.read_text(encoding="utf-8")
     steps = sum(len(p.graded) for p in drills.drill_set(5, 4, None, "mixed"))  # a test per graded step
-    assert "drill_set(5, 4, " in text and text.count("### BEGIN HIDDEN TESTS") == steps
+    # no sheet (and its answers) built in the student's kernel; each test sealed with its step's value
+    assert "drill_set" not in text and text.count("### BEGIN HIDDEN TESTS") == text.count("_seal.decide(") == steps
 
 
 def test_drill_course_in_a_file_is_named(tmp_path, capsys):
