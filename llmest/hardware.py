@@ -81,10 +81,7 @@ class Network:
     gpus_per_node: int              # GPUs that share the intra-node fabric (a TPU pod: its ICI domain)
     source: str
     recalled: bool = False          # not read in a stored copy of the source
-    # Each message's latency: llm-analysis's intra_node_min_message_latency (8 µs, its gpu_configs); across nodes
-    # twice that, an assumption.
-    intra_node_latency_s: float = 8e-6
-    inter_node_latency_s: float = 16e-6
+    # (A collective's latency is NCCL's own model: llmest.plans.layout_assumptions.)
 
 
 _SMI = N_("nvidia-smi: {card}, {mib} MiB, {where}")
