@@ -10,9 +10,11 @@
     llmest drill --seed 7 --course build/course    ... and the same set as an nbgrader assignment
     llmest review --n 10                           the cards due (spaced repetition), answered in the terminal
 
-Every subcommand prints a table, or JSON with ``--json``. A bad option, or an option the task does not use, gets
-one line naming it and what it allows, and exit status 2. The subcommands live in ``llmest.cli_commands``
-(``llmest.cli_serve`` for serve, ``llmest.cli_review`` for review), their option types in ``llmest.cli_options``.
+Every subcommand prints its result as a table, or JSON with ``--json``, in English or Chinese: ``llmest --lang zh
+COMMAND ...``, or without --lang the locale's language (LANGUAGE, LC_ALL, LC_MESSAGES, LANG, as gettext reads them).
+A bad option, or an option the task does not use, gets one line naming it and what it allows, and exit status 2. The
+subcommands live in ``llmest.cli_commands`` (``llmest.cli_serve`` for serve, ``llmest.cli_review`` for review,
+``llmest.cli_layout`` for layout), their option types in ``llmest.cli_options``; each returns its result's report.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from .cli_options import (_Parser, _count, _count_help, _gpu_option, _real, _spa
                           _whole)
 from .cli_review import add_review_parser
 from .cli_serve import serve_parser
+from .i18n import LANGUAGES, speaking
 from .limits import LIMITS, allowed, bound
 from .zero import OFFLOAD, ZERO_DEFAULTS
 
@@ -205,6 +208,9 @@ def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
     parser.add_argument("--version", action="version", version=f"llmest {__version__}")
+    parser.add_argument("--lang", dest="ui_language", choices=list(LANGUAGES), default=None,
+                        help="en (English) or zh (Chinese): the language every command answers in (default: the "
+                             "locale's, from LANGUAGE, LC_ALL, LC_MESSAGES or LANG; else English)")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     parser.commands = subparsers.choices
 
@@ -219,7 +225,6 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser(subparsers)
 
     from .drills import LEVELS, TOPICS
-    from .i18n import LANGUAGES
 
     p = _subparser(subparsers, "drill", cmd_drill, "write an estimation worksheet and its answer key",
                    "  llmest drill --seed 7 --n 12 --topics memory,compute --level hard --out worksheet\n"
@@ -231,9 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--level", type=_text, default="mixed", help=f"{', '.join(LEVELS)} or mixed (default mixed)")
     p.add_argument("--out", type=_text, default="worksheet",
                    help="folder to write into, made if missing (default ./worksheet)")
-    p.add_argument("--lang", choices=list(LANGUAGES), default="en",
+    p.add_argument("--lang", choices=list(LANGUAGES), default=None,
                    help="the language of the worksheet, its key and the problems printed with --json: en (English) "
-                        "or zh (Chinese) (default en)")
+                        "or zh (Chinese) (default: llmest --lang, else the locale)")
     p.add_argument("--course", type=_text, default=None,
                    help="also write the set as an nbgrader assignment in this course folder (source/NAME/)")
     p.add_argument("--assignment", type=_text, default=None,
@@ -257,19 +262,39 @@ def _option_name(command: argparse.ArgumentParser, param: str) -> str:
     return param
 
 
+LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")   # gettext's order
+
+
+def locale_language(environ=None) -> str:
+    """The workbook's language from the locale: the first of LOCALE_VARIABLES that is set decides (LANGUAGE may
+    list several, "zh_CN:en"); a Chinese locale gives "zh", any other "en"."""
+    environ = os.environ if environ is None else environ
+    for name in LOCALE_VARIABLES:
+        value = environ.get(name, "")
+        if value:
+            for item in value.split(":"):
+                code = item.split(".")[0].split("_")[0].split("-")[0].lower()
+                if code in LANGUAGES:
+                    return code
+            return "en"
+    return "en"
+
+
 def _run(argv) -> int:
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     command = parser.commands[args.command]
     if unknown:  # reported by the subcommand, not the top level
         command.error(f"unrecognized arguments: {' '.join(unknown)}")
-    try:
-        if args.settle:
-            args.settle(args)
-        text, data = args.func(args)
-    except InputError as err:
-        command.error(f"{_option_name(command, err.param)}: {err}")  # exit status 2, no traceback
-    print(json.dumps(data, indent=2, ensure_ascii=False) if args.json else text)
+    language = getattr(args, "lang", None) or args.ui_language or locale_language()
+    with speaking(language):
+        try:
+            if args.settle:
+                args.settle(args)
+            report = args.func(args)
+        except InputError as err:
+            command.error(f"{_option_name(command, err.param)}: {err}")  # exit status 2, no traceback
+        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) if args.json else str(report))
     return 0
 
 

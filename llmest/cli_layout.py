@@ -6,17 +6,15 @@ import argparse
 
 from . import comm
 from . import memory as mem
-from . import layout_tables, plans
+from . import plans
 from ._validate import InputError
 from .cli_commands import model_of
 from .cli_options import _gpu_option, _plausible, _real, _span, _subparser, _text, _whole
 from .plans.layout_plan import COMPUTE_EFFICIENCY, MICRO_BATCHES, OVERLAP
-from .units import UNITS, format_bytes, parse_count
+from .units import parse_count
 
 DEFAULT_GPU = "H100 SXM"
 TOP = 10
-SHOWN = ("tp", "cp", "pp", "dp", "ep", "vp", "zero", "micro_batch", "micro_batches", "recompute", "tp_in_node",
-         "memory_per_gpu_bytes", "step_time_s", "mfu", "fits", "compute_s", "bubble_s", "comm_s", "exposed_comm_s")
 
 
 def _batch_tokens(text: str) -> int:
@@ -86,32 +84,4 @@ def cmd_layout(args):
                                  compute_efficiency=args.efficiency, tp_comm_overlap=args.tp_comm_overlap,
                                  margin=args.margin,
                                  micro_batch_sizes=micro_batches)
-    rows = found.rows(None if args.all else args.top, SHOWN)
-    data = {"model": found.model, "gpu": found.gpu, "gpus": found.gpus, "seq_len": found.seq_len,
-            "global_batch_tokens": found.global_batch_tokens, "searched": len(found), "fitting": found.fitting,
-            "settings": found.settings, "layouts": rows}
-    head = (f"{found.model} on {found.gpus:,} × {found.gpu}, sequences of {found.seq_len:,} tokens, "
-            f"{found.global_batch_tokens:,} tokens a step: {len(found):,} layouts, {found.fitting:,} fit "
-            f"(overlap {args.overlap:g}, efficiency {found.settings['compute_efficiency']:.3g}, {args.schedule})")
-    # A mixture of experts has an expert-parallel degree too: rows that differ only in it must not look the same.
-    experts = any(r["ep"] != 1 for r in found.rows(columns=("ep",)))
-    chunks = args.schedule == "interleaved"   # the model chunks per GPU (vp) of the interleaved schedule
-    header = (f"{'tp':>3} {'cp':>3} {'pp':>3} {'dp':>5} " + f"{'ep':>4} " * experts + f"{'vp':>3} " * chunks
-              + f"{'zero':>4} {'mb':>3} {'m':>5} {'recompute':>9} {'tp in node':>10} {'memory/GPU':>11} {'step':>9} "
-                f"{'MFU':>6}  fits")
-    lines = [head, header]
-    for r in rows:
-        lines.append(f"{r['tp']:>3} {r['cp']:>3} {r['pp']:>3} {r['dp']:>5} " + f"{r['ep']:>4} " * experts
-                     + f"{r['vp']:>3} " * chunks
-                     + f"{r['zero']:>4} {r['micro_batch']:>3} "
-                     f"{r['micro_batches']:>5} {r['recompute']:>9} {'yes' if r['tp_in_node'] else 'no':>10} "
-                     f"{format_bytes(r['memory_per_gpu_bytes']):>11} {r['step_time_s']:>8.3f}s "
-                     f"{UNITS['fraction'].format(r['mfu']):>6}  {'yes' if r['fits'] else 'no'}")
-    if not found.fitting:
-        lines.append("No layout fits: more GPUs, a smaller micro-batch or recomputation would be needed.")
-    if given:
-        chosen = found.evaluate(**given)
-        data["layout"] = {k: chosen[k] for k in (*SHOWN, "rank")}
-        lines += ["", layout_tables.evaluated_text(chosen, found)]
-    return "\n".join(lines), data
-
+    return found.report(None if args.all else args.top, **given)

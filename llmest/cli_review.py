@@ -9,7 +9,8 @@ from datetime import datetime, timezone
 
 from ._validate import InputError, check_choice, check_int
 from .cli_options import _subparser, _text, _whole
-from .i18n import LANGUAGES, _, speaking
+from .display.report import Report
+from .i18n import LANGUAGES, _
 
 DRILL_SECONDS = 180   # a drill's time for its rating, the timed session's default
 
@@ -32,9 +33,9 @@ def add_review_parser(subparsers):
     p.add_argument("--minutes", dest="minutes_per_day", type=_whole("minutes_per_day"), default=30,
                    help="with --plan: minutes a day, 5-720 (default 30)")
     p.add_argument("--today", type=_text, default=None, help="with --plan: the first day (default today, UTC)")
-    p.add_argument("--lang", choices=list(LANGUAGES), default="en",
+    p.add_argument("--lang", choices=list(LANGUAGES), default=None,
                    help="en (English) or zh (Chinese): the language of the session's prompts, problems and verdicts "
-                        "(default en)")
+                        "(default: llmest --lang, else the locale)")
 
 
 def _store(args):
@@ -47,8 +48,7 @@ def _store(args):
 
 
 def cmd_review(args):
-    with speaking(args.lang):
-        return _cmd_review(args)
+    return _cmd_review(args)  # in the language the command line chose (--lang, else the locale)
 
 
 def _cmd_review(args):
@@ -66,11 +66,12 @@ def _cmd_review(args):
             raise InputError("interview", "--plan needs the interview's date, e.g. --interview 2027-01-15.")
         progress.plan_inputs(args.interview, args.minutes_per_day, args.today, topics)  # before the file
         plan = progress.study_plan(_store(args), args.interview, args.minutes_per_day, args.today, topics)
-        return plan.text(), {"interview": plan.interview.isoformat(), "minutes_per_day": plan.minutes_per_day,
+        return Report(plan.text(), data={"interview": plan.interview.isoformat(),
+                                         "minutes_per_day": plan.minutes_per_day,
                              "order": list(plan.order),
                              "days": [{"day": d.day.isoformat(), "reviews": list(d.reviews),
                                        "review_minutes": d.review_minutes, "topic": d.topic,
-                                       "practice_minutes": d.practice_minutes} for d in plan.days]}
+                                       "practice_minutes": d.practice_minutes} for d in plan.days]})
     check_int("n", args.n, maximum=200)
     check_choice("level", args.level, LEVELS)
     store = _store(args)
@@ -89,7 +90,7 @@ def _cmd_review(args):
     left = progress.due(store, topics=topics)
     text = (_("Reviewed {n} card: {right} right.") if len(done) == 1 else
             _("Reviewed {n} cards: {right} right.")).format(n=len(done), right=right) + " " + _left(left)
-    return text, {"reviewed": done, "due": len(left)}
+    return Report(text, data={"reviewed": done, "due": len(left)})
 
 
 def _left(left) -> str:

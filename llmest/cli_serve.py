@@ -6,63 +6,22 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from . import memory as mem
 from . import plans
-from .cli_commands import _table, _with_unit, model_of
+from .cli_commands import model_of
 from .cli_options import _gpu_option, _real, _span, _subparser, _text, _whole
 from .kv_cache import BLOCK_TOKENS, BYTES_PER_VALUE
-from .units import format_bytes, format_flops, format_usd
-
-
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1e3:,.2f} ms"
 
 
 def cmd_serve(args):
-    cfg = model_of(args.model)
-    est = plans.estimate_request(cfg, args.gpu, prompt_tokens=args.prompt_tokens, output_tokens=args.output_tokens,
-                                 batch=args.batch, tp=args.tp, weights=args.weights,
+    est = plans.estimate_request(model_of(args.model), args.gpu, prompt_tokens=args.prompt_tokens,
+                                 output_tokens=args.output_tokens, batch=args.batch, tp=args.tp, weights=args.weights,
                                  prefill_efficiency=args.prefill_efficiency, kv_dtype=args.kv_dtype,
                                  block_tokens=args.block_tokens, price_per_gpu_hour=args.price, margin=args.margin)
-    s, decode = est.settings, est.decode
-    data = {"model": cfg.name or args.model, "gpu": s["gpu"], "tp": s["tp"], "weights": s["weights"],
-            "prompt_tokens": s["prompt_tokens"], "output_tokens": s["output_tokens"], "batch": s["batch"],
-            "prefill_efficiency": s["prefill_efficiency"], "kv_dtype": s["kv_dtype"],
-            "block_tokens": s["block_tokens"], "ttft_s": est.ttft_s, "tpot_s": est.tpot_s,
-            "tokens_per_s": est.tokens_per_s, "request_s": est.request_s, "max_batch": est.max_batch,
-            "memory_per_gpu_bytes": est.memory_per_gpu_bytes, "fits": est.fits, "usable_bytes": est.usable_bytes,
-            "memory_parts": est.memory.parts, "prefill_flops": est.prefill_flops, "prefill_bound": est.prefill_bound,
-            "decode_bound": est.bound, "decode_context_tokens": est.decode_context_tokens,
-            "blocks_per_sequence": est.blocks_per_sequence,
-            "waste_bytes_per_sequence": est.waste_bytes_per_sequence,
-            "price_per_gpu_hour": s["price_per_gpu_hour"],
-            "usd_per_million_input_tokens": est.usd_per_million_input_tokens,
-            "usd_per_million_output_tokens": est.usd_per_million_output_tokens}
-    if args.requests_per_s is not None:
-        data["requests_per_s"] = args.requests_per_s
-        data["gpus_needed"] = est.gpus_for(args.requests_per_s)
-    on = f"{s['tp']} × {s['gpu']} (tensor parallel)" if s["tp"] > 1 else s["gpu"]
-    verdict = "fits" if est.fits else "does not fit"
-    rows = [("request", f"{s['batch']:,} × ({s['prompt_tokens']:,} prompt + {s['output_tokens']:,} output tokens) "
-                        f"on {on}, {s['weights']} weights"),
-            ("TTFT", f"{_ms(est.ttft_s)}: {format_flops(est.prefill_flops)} FLOPs of prefill at "
-                     f"{_with_unit(s['prefill_efficiency'], 'fraction')} of the peak ({est.prefill_bound}-bound)"),
-            ("TPOT", f"{_ms(est.tpot_s)} a step at {est.decode_context_tokens:,} tokens of context "
-                     f"({est.bound}-bound: memory {_ms(decode.memory_seconds)}, "
-                     f"compute {_ms(decode.compute_seconds)})"),
-            ("throughput", f"{est.tokens_per_s:,.0f} output tokens/s while decoding; a request takes "
-                           f"{est.request_s:,.2f} s"),
-            ("memory per GPU", f"{format_bytes(est.memory_per_gpu_bytes)} ({verdict}: {format_bytes(est.usable_bytes)} "
-                               f"usable, {_with_unit(s['margin'], 'fraction')} kept free)"),
-            ("KV cache", f"{est.blocks_per_sequence:,} blocks of {s['block_tokens']} tokens a sequence, "
-                         f"{format_bytes(est.waste_bytes_per_sequence)} of it in the last block's empty slots"),
-            ("max batch", f"{est.max_batch:,} sequences"),
-            ("price", f"{format_usd(est.usd_per_million_input_tokens)} per million input tokens, "
-                      f"{format_usd(est.usd_per_million_output_tokens)} per million output tokens at "
-                      f"{format_usd(s['price_per_gpu_hour'])} per GPU-hour")]
-    if args.requests_per_s is not None:
-        rows.append(("GPUs needed", f"{data['gpus_needed']:,} for {args.requests_per_s:g} requests/s"))
-    return _table(rows), data
+    report = est.report(args.requests_per_s)
+    return report if report.data["model"] else replace(report, data={**report.data, "model": args.model})
 
 
 def serve_parser(subparsers):

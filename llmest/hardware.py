@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ._validate import InputError, lookup
+from ._validate import InputError, check_number, lookup
 from .i18n import N_, _
 from .units import format_bytes
 
@@ -272,11 +272,11 @@ CATALOG = {row.name: replace(row, network=NETWORK[row.name]) for row in _rows()}
 # ~$3-5/小时", and about $3 an hour for a V100 in its GPT-3 answer); the workbook takes the middle of each. The H200 and
 # B200 figures are the workbook's own assumptions, not quotes. Other GPUs have none: give a price.
 PRICE_PER_GPU_HOUR = {
-    "A100 80GB": (2.5, "the middle of the material's ~$2-3 per hour (seed 000)"),
-    "H100 SXM": (4.0, "the middle of the material's ~$3-5 per hour (seed 000)"),
-    "V100": (3.0, "the material's about $3 per hour (seed 000, its GPT-3 cost answer)"),
-    "H200": (4.5, "assumed by the workbook, not a quote"),
-    "B200": (6.0, "assumed by the workbook, not a quote"),
+    "A100 80GB": (2.5, N_("the middle of the material's ~$2-3 per hour (seed 000)")),
+    "H100 SXM": (4.0, N_("the middle of the material's ~$3-5 per hour (seed 000)")),
+    "V100": (3.0, N_("the material's about $3 per hour (seed 000, its GPT-3 cost answer)")),
+    "H200": (4.5, N_("assumed by the workbook, not a quote")),
+    "B200": (6.0, N_("assumed by the workbook, not a quote")),
 }
 
 
@@ -296,3 +296,12 @@ def price_per_gpu_hour(name) -> float:
                                                  "give one.").format(gpu=repr(g.name),
                                                                      listed=", ".join(PRICE_PER_GPU_HOUR)))
     return PRICE_PER_GPU_HOUR[g.name][0]
+
+
+def gpu_price(name, given=None) -> tuple:
+    """The price of a GPU-hour a plan uses, and whether it is the GPU's listed one: (the price given, checked,
+    False), or without one (the listed price, True). Every plan that prices takes it from here."""
+    if given is None:
+        return price_per_gpu_hour(name), True
+    gpu(name)
+    return check_number("price_per_gpu_hour", given, low=0), False

@@ -9,7 +9,8 @@ from .i18n import _
 from .memory import data_parallel_traffic_bytes, pipeline_bubble
 from .model import config_from, count_params
 from .plans.answers_text import one_gpu
-from .plans.memory_plan import RECOMPUTATION
+from .display.layout import evaluated_text  # noqa: F401  (the chapters' name for it)
+from .display.memory import RECOMPUTATION
 from .tables import Table
 from .units import format_bytes, format_int, format_percent
 
@@ -112,24 +113,3 @@ def best_layouts_text(searches) -> str:
         dp=f"{found.best['dp']:>3}", zero=found.best["zero"], micro_batches=f"{found.best['micro_batches']:>4}",
         step=f"{found.best['step_time_s']:6.2f}", bubble=f"{found.best['bubble_s']:5.2f}",
         exposed=f"{found.best['exposed_comm_s']:5.2f}", mfu=format_percent(found.best["mfu"], 1)) for found in searches)
-
-
-def evaluated_text(row, found) -> str:
-    """A layout that ``LayoutSearch.evaluate`` returned: its step time in parts, MFU, memory and rank, and how much
-    longer it takes than the search's best."""
-    layout = f"TP {row['tp']} × CP {row['cp']} × PP {row['pp']} × DP {row['dp']}"
-    layout += f" × EP {row['ep']}" * (row["ep"] > 1) + f", VP {row['vp']}" * (row["vp"] > 1)
-    text = _("The layout {layout}, ZeRO-{zero}, micro-batches of {sequences}, {recompute}: {step} s a step (compute "
-             "{compute} s, bubble {bubble} s, exposed communication {exposed} s), MFU {mfu}, {memory} a GPU ({fits}); "
-             "rank {rank} of {count}.").format(
-        layout=layout, zero=row["zero"], sequences=row["micro_batch"], recompute=_(RECOMPUTATION[row["recompute"]]),
-        step=f"{row['step_time_s']:.3f}", compute=f"{row['compute_s']:.3f}", bubble=f"{row['bubble_s']:.3f}",
-        exposed=f"{row['exposed_comm_s']:.3f}", mfu=format_percent(row["mfu"], 1),
-        memory=format_bytes(row["memory_per_gpu_bytes"]), fits=_("fits") if row["fits"] else _("does not fit"),
-        rank=f"{row['rank']:,}", count=f"{len(found):,}")
-    best = found.best
-    if best is not None and row["rank"] > 1:
-        text += _(" It takes {longer} longer than the best ({step} s, MFU {mfu}).").format(
-            longer=format_percent(row["step_time_s"] / best["step_time_s"] - 1, 1),
-            step=f"{best['step_time_s']:.3f}", mfu=format_percent(best["mfu"], 1))
-    return text

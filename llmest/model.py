@@ -15,6 +15,7 @@ from . import _validate as v
 from ._hf import build_from_hf_config
 from .config_file import PRESET_FIELDS, count, load, read_file, read_json, sizes
 from ._validate import InputError, quote
+from .display.report import Report
 from .i18n import _, display_width, language
 from .units import format_count, format_int, format_percent
 
@@ -276,8 +277,19 @@ class ParamCount:
         return "\n".join(f"{label}{' ' * (width - display_width(label))}  {n:>17}  {share:>6}"
                          for label, n, share in rows)
 
+    def report(self) -> Report:
+        """How the count shows itself: the model's name, then its table."""
+        data = {"model": self.config_name, "parts": self.parts, "total": self.total, "active": self.active}
+        return Report(self.config_name, data=data, blocks=(self.table(),))
+
     def __str__(self) -> str:
         return self.table()
+
+    def _repr_html_(self) -> str:
+        return self.report()._repr_html_()
+
+    def to_dict(self) -> dict:
+        return self.report().to_dict()
 
     def __repr__(self) -> str:
         name = f"{self.config_name}: " if self.config_name else ""

@@ -10,11 +10,12 @@ from .. import hardware
 from ..compute import affordable_params
 from ..data import (TOKENS_PER_PARAM, WORKING_CLEANING_YIELD, chinchilla_tokens, mixture_bytes, raw_bytes,
                     tokens_per_gb)
-from ..i18n import N_, _
+from ..display.corpus import LANGUAGES, corpus_report
+from ..display.report import Report, Shows
+from ..i18n import _
 from ..units import format_bytes, format_count, format_flops, format_percent
 from .budget_plan import estimate_budget
 
-LANGUAGES = {"english": N_("English"), "chinese": N_("Chinese"), "code": N_("code")}  # as "cleaned ..." names them
 
 
 @v.checked(**v.WHOLE)
@@ -24,7 +25,7 @@ def chinchilla_for_budget(gpus, days, peak_flops_per_s, mfu, tokens_per_param=TO
 
 
 @dataclass(frozen=True)
-class CorpusEstimate:
+class CorpusEstimate(Shows):
     """Training tokens for a model and the cleaned text and raw crawl they take, with every input it assumed."""
 
     n_params: float
@@ -36,6 +37,11 @@ class CorpusEstimate:
     budget_flops: float | None  # a cluster's FLOPs, when one was given
     budget_optimal: tuple | None  # the (N, D) that budget affords at tokens_per_param
     peak_flops_per_s: float | None  # the peak of the cluster's GPUs
+    budget_mfu: float | None = None  # the cluster's MFU
+
+    def report(self, cluster: str = "") -> Report:
+        """How the estimate shows itself; ``cluster`` names the cluster of a budget ("64 × A100 80GB")."""
+        return corpus_report(self, cluster)
 
     @property
     def tokens_per_param(self) -> float:
@@ -110,4 +116,4 @@ def estimate_corpus(n_params=None, *, tokens=None, tokens_per_param=TOKENS_PER_P
     mix = dict(mix)  # the estimate keeps its own copy
     rates = {language: tokens_per_gb(language) for language in cleaned}
     return CorpusEstimate(n_params, tokens, mix, rates, cleaned, cleaning_yield, budget, optimal,
-                          peak if gpus is not None else None)
+                          peak if gpus is not None else None, mfu if gpus is not None else None)

@@ -23,6 +23,8 @@ import numpy as np
 from .. import _validate as v
 from .. import comm, hardware
 from .._validate import InputError
+from ..display.layout import search_report
+from ..display.report import Report, Shows
 from ..i18n import _
 from ..memory import (MEMORY_MARGIN, RECOMPUTE, RUNTIME_OVERHEAD_BYTES, model_layer_activation_bytes,
                       output_activation_bytes, state_bytes_per_param)
@@ -75,7 +77,7 @@ def _expert_degrees(cfg, replicas) -> list:
 
 
 @dataclass(frozen=True, eq=False)
-class LayoutSearch:
+class LayoutSearch(Shows):
     """Every layout searched, as columns (NumPy arrays of one row per layout), and ``order``: the rows best first
     (fitting layouts by step time, then the others by step time). Besides ``COLUMNS``: micro_batches (per step,
     per pipeline), states_bytes, buffer_bytes (ZeRO's), activation_bytes, compute_s, bubble_s, the communication
@@ -94,6 +96,10 @@ class LayoutSearch:
 
     def __len__(self) -> int:
         return len(self.order)
+
+    def report(self, top: int | None = 10, **given) -> Report:
+        """How the search shows itself: its ``top`` layouts (None: all), and a layout ``given`` with its rank."""
+        return search_report(self, top, **given)
 
     def __eq__(self, other) -> bool:
         """The same search: the same inputs and every column equal."""

@@ -15,15 +15,13 @@ from ..memory import (BYTES_PER_VALUE, CONVENTIONS, LORA_TARGETS, MEMORY_MARGIN,
                       training_state_bytes)
 from ..kv_cache import kv_cache_shards
 from ..model import ModelConfig, config_from, count_params
-from ..i18n import N_, _, display_width, language
+from ..display.memory import MEMORY_PART_NAMES, RECOMPUTATION, breakdown_table, memory_report
+from ..display.report import Report, Shows
+from ..i18n import N_, _
 from ..units import format_bytes
 from ..zero import OFFLOAD, ZERO_DEFAULTS, _check_offload, offloaded_state_bytes, zero_buffer_bytes
 
 PARTS = ("weights", "master", "gradients", "optimizer", "adapters", "buffers", "activations", "kv_cache", "overhead")
-# The parts as a reader reads them: in the breakdown's lines, the figures and the bars.
-MEMORY_PART_NAMES = {"weights": N_("weights"), "master": N_("master"), "gradients": N_("gradients"),
-              "optimizer": N_("optimizer"), "adapters": N_("adapters"), "buffers": N_("buffers"),
-              "activations": N_("activations"), "kv_cache": N_("kv cache"), "overhead": N_("overhead")}
 GPU_SEARCH_LIMIT = 1024   # the most GPUs a least-GPU search tries
 
 
@@ -53,21 +51,8 @@ class MemoryBreakdown:
         return self.parts[part]
 
     def table(self) -> str:
-        """One line a part with its bytes per GPU, then the total (and the CPU memory of offloaded states). The
-        English names each part by its key, as ``plan["weights"]`` reads it; the Chinese by its name."""
-        def row(text, b):
-            return text + " " * max(0, 12 - display_width(text)) + f" {format_bytes(b):>10}"
-
-        def name(part):
-            return part if language() == "en" else _(MEMORY_PART_NAMES[part])
-
-        lines = [row(name(p), b) for p, b in self.parts.items() if b]
-        gpus = _(", {gpus} GPUs").format(gpus=self.gpus) if self.gpus > 1 else ""
-        lines.append(row(_("total"), self.total) + "  " + _("per GPU") + gpus)
-        if self.cpu_total:
-            lines += [row(name(p), b) + "  " + _("in CPU memory") for p, b in self.cpu.items() if b]
-            lines.append(row(_("CPU total"), self.cpu_total) + "  " + _("per GPU's process"))
-        return "\n".join(lines)
+        """One line a part with its bytes per GPU, then the total (and the CPU memory of offloaded states)."""
+        return breakdown_table(self)
 
     def __str__(self):
         return self.table()
@@ -299,7 +284,7 @@ SEARCHED = {"training": "dp", "inference": "tp", "qlora": None}
 
 
 @dataclass(frozen=True)
-class MemoryPlan:
+class MemoryPlan(Shows):
     task: str
     model: ModelConfig
     settings: dict              # what the task's function was given, the GPU count included
@@ -313,6 +298,10 @@ class MemoryPlan:
     @property
     def usable_bytes(self) -> float:
         return usable_bytes(self.gpu, self.margin)
+
+    def report(self, gpus_per_node: int = 8) -> Report:
+        """How the plan shows itself; ``gpus_per_node`` for the CPU memory a node holds."""
+        return memory_report(self, gpus_per_node)
 
     @property
     def fits(self) -> bool:
@@ -367,8 +356,6 @@ class MemoryPlan:
         return note
 
 
-RECOMPUTATION = {"none": N_("no recomputation"), "selective": N_("selective recomputation"),
-                 "full": N_("full recomputation")}
 
 
 @v.checked(**v.WHOLE)

@@ -14,15 +14,16 @@ from ..compute import (cost_per_million_tokens, decode_attention_flops_for, deco
 from ..kv_cache import (BLOCK_TOKENS, BYTES_PER_VALUE, kv_blocks, kv_cache_shards, paged_tokens,
                         sequences_that_fit)
 from ..memory import MEMORY_MARGIN, RUNTIME_OVERHEAD_BYTES, kv_cache_bytes_for, model_weight_bytes
-from ..i18n import N_, _
+from ..display.report import Report, Shows
+from ..display.serving import request_report
+from ..i18n import N_
 from ..model import config_from
-from ..units import HOURS_PER_MONTH, format_bytes, format_percent
+from ..units import HOURS_PER_MONTH
 from .memory_plan import MemoryBreakdown, check_parallel, inference_memory, usable_bytes
 
 # The share of the peak that prompt processing reaches, unless the reader sets one: the MFU that chapter 3 and
 # `llmest time` take by default, the low end of the material's 40-60% (seed 004 §3.2).
 PREFILL_EFFICIENCY = 0.4
-BOUNDS = {"memory": N_("memory-bound"), "compute": N_("compute-bound")}   # what bounds a phase, as a summary says
 FITS = {True: N_("True"), False: N_("False")}
 
 
@@ -99,8 +100,7 @@ def estimate_serving(model, gpu="A100 80GB", *, batch=1, seq_len=2048, weights="
     ``margin`` kept free, and dollars per million generated tokens at ``price_per_gpu_hour`` (default: the GPU's
     listed price, ``hardware.PRICE_PER_GPU_HOUR``)."""
     decode = decode_estimate(model, gpu, batch=batch, seq_len=seq_len, weights=weights, tp=tp)
-    price = hardware.price_per_gpu_hour(gpu) if price_per_gpu_hour is None else \
-        v.check_number("price_per_gpu_hour", price_per_gpu_hour, low=0)
+    price, _listed = hardware.gpu_price(gpu, price_per_gpu_hour)
     memory = inference_memory(model, weights=weights, seq_len=seq_len, batch=batch, tp=tp)
     return ServingEstimate(decode, memory, usable_bytes(gpu, margin), margin, price,
                            cost_per_million_tokens(price, tp, decode.tokens_per_s))
@@ -111,7 +111,7 @@ def estimate_serving(model, gpu="A100 80GB", *, batch=1, seq_len=2048, weights="
 # ----------------------------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class RequestEstimate:
+class RequestEstimate(Shows):
     """A static batch of requests of P prompt and O output tokens on tp GPUs: times, memory per GPU, the largest
     batch that fits and prices. Every field says its unit; ``settings`` holds what the estimate assumed."""
 
@@ -162,29 +162,12 @@ class RequestEstimate:
         output = s["batch"] * s["output_tokens"]
         return gpus_for_request_rate(requests_per_s, s["output_tokens"], output / self.request_s, s["tp"])
 
+    def report(self, requests_per_s=None) -> Report:
+        """How the estimate shows itself; with ``requests_per_s`` also the GPUs that sustain that rate."""
+        return request_report(self, requests_per_s)
+
     def text(self, requests_per_s=None) -> str:
-        """The estimate as a reader sees it: TTFT, TPOT, throughput, memory and the largest batch, prices, and the
-        GPUs for ``requests_per_s`` when given."""
-        s = self.settings
-        lines = [
-            _("TTFT {ttft} ms: {flops} FLOPs of prefill, {bound} at {efficiency} of the peak").format(
-                ttft=f"{self.ttft_s * 1e3:,.1f}", flops=f"{self.prefill_flops:.3g}",
-                bound=_(BOUNDS[self.prefill_bound]), efficiency=format_percent(s['prefill_efficiency'], 0)),
-            _("TPOT {tpot} ms a step at {context} tokens of context, {bound}").format(
-                tpot=f"{self.tpot_s * 1e3:.2f}", context=f"{self.decode_context_tokens:,}",
-                bound=_(BOUNDS[self.bound])),
-            _("throughput {rate} output tokens/s; a request takes {seconds} s").format(
-                rate=f"{self.tokens_per_s:,.0f}", seconds=f"{self.request_s:.2f}"),
-            _("memory per GPU {memory}, fits: {fits}; largest batch {batch} ({blocks} blocks of {block} tokens a "
-              "sequence)").format(memory=format_bytes(self.memory_per_gpu_bytes), fits=_(FITS[self.fits]),
-                                  batch=self.max_batch, blocks=self.blocks_per_sequence, block=s["block_tokens"]),
-            _("{input} per million input tokens, {output} per million output tokens at {price} per GPU-hour").format(
-                input=f"${self.usd_per_million_input_tokens:.3f}", output=f"${self.usd_per_million_output_tokens:.3f}",
-                price=f"${s['price_per_gpu_hour']:.2f}")]
-        if requests_per_s is not None:
-            lines.append(_("GPUs for {rate} requests/s: {gpus}").format(rate=f"{requests_per_s:g}",
-                                                                      gpus=self.gpus_for(requests_per_s)))
-        return "\n".join(lines)
+        return str(self.report(requests_per_s))
 
 
 @v.checked(kv_dtype=v.one_of(BYTES_PER_VALUE), **v.WHOLE)
@@ -212,11 +195,11 @@ def estimate_request(model, gpu="A100 80GB", *, prompt_tokens, output_tokens, ba
     check_parallel(cfg, 1, tp, 1, 0)
     usable = usable_bytes(gpu, margin)
     g = hardware.gpu(gpu)
-    price = hardware.price_per_gpu_hour(gpu) if price_per_gpu_hour is None else \
-        v.check_number("price_per_gpu_hour", price_per_gpu_hour, low=0)
+    price, listed = hardware.gpu_price(gpu, price_per_gpu_hour)
     settings = dict(model=cfg.name, gpu=g.name, prompt_tokens=prompt_tokens, output_tokens=output_tokens,
                     batch=batch, tp=tp, weights=weights, prefill_efficiency=prefill_efficiency, kv_dtype=kv_dtype,
-                    block_tokens=block_tokens, price_per_gpu_hour=price, margin=margin, overhead_bytes=overhead_bytes)
+                    block_tokens=block_tokens, price_per_gpu_hour=price, price_listed=listed, margin=margin,
+                    overhead_bytes=overhead_bytes)
 
     weight_bytes = model_weight_bytes(cfg, weights)
     flops = prefill_flops_for(cfg, prompt_tokens, batch)

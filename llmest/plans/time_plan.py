@@ -12,6 +12,8 @@ from .. import hardware
 from ..compute import (TIME_MARGIN, attention_flops_per_token_for, cost, flops_params, flops_params_note, gpu_hours,
                        gpu_seconds, gpus_for_deadline, implied_mfu, lora_training_flops_per_token, training_days,
                        training_flops, training_seconds)
+from ..display.report import Report, Shows
+from ..display.time import time_report
 from ..memory import LORA_TARGETS, MEMORY_MARGIN, lora_params
 from ..i18n import _
 from ..units import SECONDS_PER_DAY, SECONDS_PER_HOUR, format_bytes, format_flops, format_percent
@@ -24,7 +26,7 @@ from .serving_plan import FITS
 
 
 @dataclass(frozen=True)
-class TimeEstimate:
+class TimeEstimate(Shows):
     """A training run's FLOPs, GPU-hours, days and cost, with every input it assumed."""
 
     n_params: float             # the N of the FLOPs (for fine-tuning, of the frozen base)
@@ -40,6 +42,10 @@ class TimeEstimate:
     days: float
     attention_flops: float = 0.0   # the attention scores and values, when a sequence length was given
     seq_len: int | None = None
+    price_listed: bool = True      # the GPU's listed price (hardware.PRICE_PER_GPU_HOUR), not one given
+
+    def report(self) -> Report:
+        return time_report(self)
 
     @property
     def matmul_flops(self) -> float:
@@ -127,9 +133,9 @@ def estimate_time(tokens, *, n_params=None, model=None, gpus=1, gpu="A100 80GB",
 
 def _time(flops, n, note, tokens, gpus, gpu, mfu, peak_flops_per_s, price_per_gpu_hour) -> TimeEstimate:
     peak = _peak(gpu, peak_flops_per_s)
-    price = hardware.price_per_gpu_hour(gpu) if price_per_gpu_hour is None else price_per_gpu_hour
+    price, listed = hardware.gpu_price(gpu, price_per_gpu_hour)
     return TimeEstimate(n, note, tokens, gpus, hardware.gpu(gpu).name, peak, mfu, price, flops,
-                        gpu_hours(flops, peak, mfu), training_days(flops, gpus, peak, mfu))
+                        gpu_hours(flops, peak, mfu), training_days(flops, gpus, peak, mfu), price_listed=listed)
 
 
 @v.checked(recompute=v.check_bool, **v.WHOLE)

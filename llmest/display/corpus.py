@@ -1,0 +1,51 @@
+"""How a corpus estimate shows itself (``plans.estimate_corpus``): the model, its tokens, the cleaned text and raw
+crawl they take, and with a cluster the compute-optimal model it affords."""
+
+from __future__ import annotations
+
+from ..i18n import N_, _
+from ..units import UNITS
+from .report import Report
+
+LANGUAGES = {"english": N_("English"), "chinese": N_("Chinese"), "code": N_("code")}  # as "cleaned ..." names them
+
+
+def _number(value, unit: str) -> str:
+    return UNITS[unit].format(value)
+
+
+def _shown(value, unit: str) -> str:
+    return UNITS[unit].show(value)
+
+
+def corpus_report(est, cluster: str = "") -> Report:
+    """``cluster``: how the surface names the cluster of a budget ("64 × A100 80GB"), shown with its FLOPs."""
+    one = next(iter(est.rates)) if len(est.rates) == 1 else None
+    data = {"params": est.n_params, "tokens": est.tokens, "mix": est.mix,
+            "tokens_per_gb": est.rates[one] if one else est.rates, "cleaned_bytes": est.cleaned_bytes,
+            "cleaning_yield": est.cleaning_yield, "raw_bytes": est.raw_bytes,
+            "tokens_per_param": est.tokens_per_param}
+    if one:
+        data["language"] = one
+    fields = []
+    if est.budget_flops is not None:
+        n_opt, d_opt = est.budget_optimal
+        data.update(budget_flops=est.budget_flops, peak_flops_per_s=est.peak_flops_per_s,
+                    budget_optimal={"params": n_opt, "tokens": d_opt})
+        fields.append((cluster or _("the cluster"), _(
+            "{flops} at {peak} and {mfu} MFU; compute-optimal: {params} parameters on {tokens}").format(
+            flops=_shown(est.budget_flops, "FLOPs"), peak=_shown(est.peak_flops_per_s / 1e12, "TFLOPS"),
+            mfu=_shown(est.budget_mfu, "fraction"), params=_number(n_opt, "parameters"),
+            tokens=_shown(d_opt, "tokens"))))
+    optimal = est.budget_optimal is not None and est.n_params == est.budget_optimal[0]
+    fields += [(_("parameters"), _number(est.n_params, "parameters") + (_(" (the compute-optimal model)")
+                                                                        if optimal else "")),
+               (_("tokens"), _("{tokens} ({per} per parameter)").format(
+                   tokens=_number(est.tokens, "tokens"), per=_number(est.tokens_per_param, "tokens/param")))]
+    for language, cleaned in est.cleaned.items():
+        fields.append((_("cleaned {language}").format(language=_(LANGUAGES[language])), _(
+            "{bytes} at {rate} tokens per GB").format(bytes=_shown(cleaned, "bytes"),
+                                                      rate=_number(est.rates[language], "tokens/GB"))))
+    fields.append((_("raw crawl"), _("{bytes} at a {share} cleaning yield").format(
+        bytes=_shown(est.raw_bytes, "bytes"), share=_shown(est.cleaning_yield, "fraction"))))
+    return Report("", tuple(fields), data)

@@ -1,0 +1,81 @@
+"""How a layout search shows itself (``plans.search_layouts``): what was searched, the best layouts as a table and,
+for a layout given, its step time in parts, MFU, memory and rank."""
+
+from __future__ import annotations
+
+from ..i18n import N_, _, display_width
+from ..units import UNITS, format_bytes, format_percent
+from .memory import RECOMPUTATION
+from .report import Report
+
+# The columns a report lists, and the figures of a layout given.
+SHOWN = ("tp", "cp", "pp", "dp", "ep", "vp", "zero", "micro_batch", "micro_batches", "recompute", "tp_in_node",
+         "memory_per_gpu_bytes", "step_time_s", "mfu", "fits", "compute_s", "bubble_s", "comm_s", "exposed_comm_s")
+RECOMPUTE_SHORT = {"none": N_("none"), "selective": N_("selective"), "full": N_("full")}
+
+
+def evaluated_text(row, found) -> str:
+    """A layout that ``LayoutSearch.evaluate`` returned: its step time in parts, MFU, memory and rank, and how much
+    longer it takes than the search's best."""
+    layout = f"TP {row['tp']} × CP {row['cp']} × PP {row['pp']} × DP {row['dp']}"
+    layout += f" × EP {row['ep']}" * (row["ep"] > 1) + f", VP {row['vp']}" * (row["vp"] > 1)
+    text = _("The layout {layout}, ZeRO-{zero}, micro-batches of {sequences}, {recompute}: {step} s a step (compute "
+             "{compute} s, bubble {bubble} s, exposed communication {exposed} s), MFU {mfu}, {memory} a GPU ({fits}); "
+             "rank {rank} of {count}.").format(
+        layout=layout, zero=row["zero"], sequences=row["micro_batch"], recompute=_(RECOMPUTATION[row["recompute"]]),
+        step=f"{row['step_time_s']:.3f}", compute=f"{row['compute_s']:.3f}", bubble=f"{row['bubble_s']:.3f}",
+        exposed=f"{row['exposed_comm_s']:.3f}", mfu=format_percent(row["mfu"], 1),
+        memory=format_bytes(row["memory_per_gpu_bytes"]), fits=_("fits") if row["fits"] else _("does not fit"),
+        rank=f"{row['rank']:,}", count=f"{len(found):,}")
+    best = found.best
+    if best is not None and row["rank"] > 1:
+        text += _(" It takes {longer} longer than the best ({step} s, MFU {mfu}).").format(
+            longer=format_percent(row["step_time_s"] / best["step_time_s"] - 1, 1),
+            step=f"{best['step_time_s']:.3f}", mfu=format_percent(best["mfu"], 1))
+    return text
+
+
+def _right(text: str, width: int) -> str:
+    return " " * max(0, width - display_width(text)) + text
+
+
+def layouts_table(rows, experts: bool, chunks: bool) -> str:
+    """The layouts one a line, aligned: the degrees, ZeRO stage, micro-batch, memory per GPU, step and MFU."""
+    yes, no = _("yes"), _("no")
+    columns = [("tp", 3), ("cp", 3), ("pp", 3), ("dp", 5)] + [("ep", 4)] * experts + [("vp", 3)] * chunks + [
+        ("zero", 4), ("mb", 3), ("m", 5), (_("recompute"), 9), (_("tp in node"), 10), (_("memory/GPU"), 11),
+        (_("step"), 9), ("MFU", 6)]
+    lines = [" ".join(_right(name, width) for name, width in columns) + "  " + _("fits")]
+    for r in rows:
+        cells = [str(r["tp"]), str(r["cp"]), str(r["pp"]), str(r["dp"])] + [str(r["ep"])] * experts \
+            + [str(r["vp"])] * chunks + [str(r["zero"]), str(r["micro_batch"]), str(r["micro_batches"]),
+                                         _(RECOMPUTE_SHORT[r["recompute"]]), yes if r["tp_in_node"] else no,
+                                         format_bytes(r["memory_per_gpu_bytes"]), f"{r['step_time_s']:.3f}s",
+                                         UNITS["fraction"].format(r["mfu"])]
+        lines.append(" ".join(_right(cell, width) for cell, (_name, width) in zip(cells, columns)) + "  "
+                     + (yes if r["fits"] else no))
+    return "\n".join(lines)
+
+
+def search_report(found, top=10, **given) -> Report:
+    """``top``: the layouts listed (None: all); ``given``: a layout to evaluate (``LayoutSearch.evaluate``)."""
+    s = found.settings
+    rows = found.rows(top, SHOWN)
+    title = _("{model} on {gpus} × {gpu}, sequences of {seq_len} tokens, {batch} tokens a step: {searched} layouts, "
+              "{fitting} fit (overlap {overlap}, efficiency {efficiency}, {schedule})").format(
+        model=found.model, gpus=f"{found.gpus:,}", gpu=found.gpu, seq_len=f"{found.seq_len:,}",
+        batch=f"{found.global_batch_tokens:,}", searched=f"{len(found):,}", fitting=f"{found.fitting:,}",
+        overlap=f"{s['overlap']:g}", efficiency=f"{s['compute_efficiency']:.3g}", schedule=s["schedule"])
+    # A mixture of experts has an expert-parallel degree too: rows that differ only in it must not look the same.
+    experts = any(r["ep"] != 1 for r in found.rows(columns=("ep",)))
+    lines = [] if found.fitting else [
+        _("No layout fits: more GPUs, a smaller micro-batch or recomputation would be needed.")]
+    data = {"model": found.model, "gpu": found.gpu, "gpus": found.gpus, "seq_len": found.seq_len,
+            "global_batch_tokens": found.global_batch_tokens, "searched": len(found), "fitting": found.fitting,
+            "settings": s, "layouts": rows}
+    if given:
+        chosen = found.evaluate(**given)
+        data["layout"] = {k: chosen[k] for k in (*SHOWN, "rank")}
+        lines += ["", evaluated_text(chosen, found)]
+    table = layouts_table(rows, experts, s["schedule"] == "interleaved")
+    return Report(title, data=data, blocks=(table,), lines=tuple(lines))

@@ -1,0 +1,94 @@
+"""How a memory plan shows itself (``plans.plan_memory``): the bytes per GPU by part, whether they fit, the least
+GPUs that hold them and what the activations assume."""
+
+from __future__ import annotations
+
+from ..i18n import N_, _, display_width, language
+from ..units import UNITS, format_bytes, show
+from .report import Report
+
+# The parts as a reader reads them: in the breakdown's lines, the figures and the bars.
+MEMORY_PART_NAMES = {"weights": N_("weights"), "master": N_("master"), "gradients": N_("gradients"),
+                     "optimizer": N_("optimizer"), "adapters": N_("adapters"), "buffers": N_("buffers"),
+                     "activations": N_("activations"), "kv_cache": N_("kv cache"), "overhead": N_("overhead")}
+RECOMPUTATION = {"none": N_("no recomputation"), "selective": N_("selective recomputation"),
+                 "full": N_("full recomputation")}
+TASK_NAMES = {"training": N_("training"), "inference": N_("inference"), "qlora": "QLoRA"}
+
+
+def part_name(part: str) -> str:
+    """The English names each part by its key, as ``plan["weights"]`` reads it; the Chinese by its name."""
+    return part if language() == "en" else _(MEMORY_PART_NAMES[part])
+
+
+def breakdown_table(breakdown) -> str:
+    """One line a part with its bytes per GPU, then the total (and the CPU memory of offloaded states)."""
+    def row(text, b):
+        return text + " " * max(0, 12 - display_width(text)) + f" {format_bytes(b):>10}"
+
+    lines = [row(part_name(p), b) for p, b in breakdown.parts.items() if b]
+    gpus = _(", {gpus} GPUs").format(gpus=breakdown.gpus) if breakdown.gpus > 1 else ""
+    lines.append(row(_("total"), breakdown.total) + "  " + _("per GPU") + gpus)
+    if breakdown.cpu_total:
+        lines += [row(part_name(p), b) + "  " + _("in CPU memory") for p, b in breakdown.cpu.items() if b]
+        lines.append(row(_("CPU total"), breakdown.cpu_total) + "  " + _("per GPU's process"))
+    return "\n".join(lines)
+
+
+def least_gpus_text(plan) -> str:
+    """The least GPUs of a plan, with how they are split."""
+    if plan.least_gpus is None:
+        return _("none: {reason}").format(reason=plan.no_fit_reason)
+    if plan.task == "qlora":
+        return _("1: QLoRA here runs on a single GPU")
+    if plan.task == "inference":
+        return _("{n} (tensor parallelism over {n}, which divides the {heads} heads)").format(
+            n=plan.least, heads=plan.model.num_heads)
+    zero = plan.settings["zero"]
+    stage = _("ZeRO-{zero} sharding over dp").format(zero=zero) if zero else _("plain data parallelism (ZeRO-0)")
+    split = "tp·pp·cp" if plan.settings["cp"] > 1 else "tp·pp"
+    return _("{gpus} (dp {dp} × {split} {other}, {stage})").format(
+        gpus=plan.least_gpus, dp=plan.least, split=split, other=plan.other_gpus, stage=stage)
+
+
+def memory_report(plan, gpus_per_node: int = 8) -> Report:
+    breakdown, usable = plan.breakdown, plan.usable_bytes
+    name = plan.model.name or _("the model")
+    each = breakdown.gpus > 1
+    if plan.fits:
+        verdict = _("fits each {gpu}") if each else _("fits one {gpu}")
+    else:
+        verdict = _("does not fit each {gpu}") if each else _("does not fit one {gpu}")
+    lines = [_("{verdict} ({usable} usable, {margin} kept free)").format(
+                 verdict=verdict.format(gpu=plan.gpu), usable=UNITS["bytes"].show(usable),
+                 margin=UNITS["fraction"].show(plan.margin)),
+             _("least GPUs that hold it: {least}").format(least=least_gpus_text(plan))]
+    if plan.task == "training":
+        lines.append(_("GPUs that hold the states alone, sharded evenly (ZeRO-3): {n}").format(n=plan.state_gpus))
+    if plan.task == "qlora":
+        lines.append(_("trainable (adapter) parameters: {n}, rank {rank} on {targets}").format(
+            n=show(plan.trainable_params, "count"), rank=plan.settings["rank"],
+            targets=", ".join(plan.settings["targets"])))
+    if plan.activations_note:
+        lines.append(plan.activations_note)
+    data = {"model": plan.model.name, "task": plan.task, "parts": breakdown.parts, "total": breakdown.total,
+            "gpus": breakdown.gpus, "gpu": plan.gpu, "usable_bytes": usable, "fits": plan.fits,
+            "least_gpus": plan.least_gpus, "trainable_params": plan.trainable_params}
+    if plan.searched:
+        data[f"least_{plan.searched}"] = plan.least
+    if plan.task == "training":
+        data["state_gpus"] = plan.state_gpus
+    if plan.task == "qlora":
+        data["targets"] = list(plan.settings["targets"])
+    if plan.task != "inference":
+        data["activations_per_gpu"] = breakdown["activations"]
+    if plan.task == "training":
+        per_node = breakdown.cpu_per_node(gpus_per_node)
+        data.update(cpu_parts=breakdown.cpu, cpu_bytes_per_gpu=breakdown.cpu_total, cpu_bytes_per_node=per_node,
+                    gpus_per_node=gpus_per_node)
+        if breakdown.cpu_total:
+            lines.append(_("CPU memory: {per_gpu} per GPU's process, {per_node} per node of {n} GPUs").format(
+                per_gpu=UNITS["bytes"].show(breakdown.cpu_total),
+                per_node=UNITS["bytes"].show(per_node), n=gpus_per_node))
+    title = _("{model}, {task}").format(model=name, task=_(TASK_NAMES[plan.task]))
+    return Report(title, data=data, blocks=(breakdown_table(breakdown),), lines=tuple(lines))
