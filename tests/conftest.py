@@ -20,6 +20,11 @@ for variable in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "IPYTHONDIR", "MPLCON
 os.environ["JUPYTER_PREFER_ENV_PATH"] = "1"   # this environment's kernel before any other on the machine
 os.environ.pop("JUPYTER_PATH", None)
 os.environ.pop("MPLBACKEND", None)
+# The command line answers in the locale's language when --lang is not given: the tests run in an English locale
+# whatever the machine's, and set a locale themselves where they test it.
+for variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+    os.environ.pop(variable, None)
+os.environ["LANG"] = "C.UTF-8"
 
 # One Hypothesis profile everywhere: the same examples on every machine and every run, no example database.
 settings.register_profile("llmest", derandomize=True, database=None, deadline=None, print_blob=True)

@@ -553,8 +553,8 @@ def test_layout_shows_the_expert_parallel_degree_of_a_mixture_of_experts(capsys)
     assert len({r["ep"] for r in rows}) > 1   # rows that differ in their expert-parallel degree
     assert cli.main(argv) == 0
     header, *lines = capsys.readouterr().out.splitlines()[1:21]
-    assert header.split()[:5] == ["tp", "cp", "pp", "dp", "ep"]
+    assert header.split()[:5] == ["TP", "CP", "PP", "DP", "EP"]
     assert [[int(x) for x in line.split()[:5]] for line in lines[:19]] == \
         [[r[k] for k in ("tp", "cp", "pp", "dp", "ep")] for r in rows[:19]]
     assert cli.main(argv[:1] + ["llama-2-7b"] + argv[2:]) == 0   # a dense model: no column of ones
-    assert capsys.readouterr().out.splitlines()[1].split()[:5] == ["tp", "cp", "pp", "dp", "zero"]
+    assert capsys.readouterr().out.splitlines()[1].split()[:5] == ["TP", "CP", "PP", "DP", "ZeRO"]

@@ -40,10 +40,11 @@ def _right(text: str, width: int) -> str:
 
 
 def layouts_table(rows, experts: bool, chunks: bool) -> str:
-    """The layouts one a line, aligned: the degrees, ZeRO stage, micro-batch, memory per GPU, step and MFU."""
+    """The layouts one a line, aligned: the degrees, ZeRO stage, sequences a micro-batch (mb), micro-batches a step
+    (m), recomputation, whether TP stays in a node, memory per GPU, step time, MFU and whether it fits."""
     yes, no = _("yes"), _("no")
-    columns = [("tp", 3), ("cp", 3), ("pp", 3), ("dp", 5)] + [("ep", 4)] * experts + [("vp", 3)] * chunks + [
-        ("zero", 4), ("mb", 3), ("m", 5), (_("recompute"), 9), (_("tp in node"), 10), (_("memory/GPU"), 11),
+    columns = [("TP", 3), ("CP", 3), ("PP", 3), ("DP", 5)] + [("EP", 4)] * experts + [("VP", 3)] * chunks + [
+        ("ZeRO", 4), (_("mb"), 4), (_("m"), 6), (_("recompute"), 9), (_("tp in node"), 10), (_("memory/GPU"), 11),
         (_("step"), 9), ("MFU", 6)]
     lines = [" ".join(_right(name, width) for name, width in columns) + "  " + _("fits")]
     for r in rows:
