@@ -160,7 +160,8 @@ def test_training_planner_matches_the_library():
     flops = cp.training_flops(cp.flops_params("llama-2-7b"), 1e12)
     days = cp.training_days(flops, 256, hardware.gpu("A100 80GB").bf16_flops_per_s, 0.4)
     assert planner.result["days"] == pytest.approx(days)
-    assert "<svg" in planner.chart.value and f"{days:,.1f} days" in planner.summary.value
+    assert "<svg" in planner.chart.value and f"{days:,.1f} (" in planner.summary.value
+    assert planner.summary.value.startswith(planner.estimate._repr_html_())   # the result's own display
     planner.inputs["gpus"].value = 512
     assert planner.result["days"] == pytest.approx(days / 2)
     assert planner.result["cost"] == pytest.approx(cp.cost(planner.result["gpu_hours"], 2.0))
@@ -174,7 +175,7 @@ def test_training_planner_takes_a_parameter_count():
     assert "weights that multiply activations" in planner.summary.value
     assert "the input embedding is a lookup" in planner.summary.value
     planner.inputs["params"].value = "7B"
-    assert round(planner.result["gpu_hours"]) == 93_483 and "93,483 GPU-hours" in planner.summary.value
+    assert round(planner.result["gpu_hours"]) == 93_483 and "= 93,483 GPU-hours" in planner.summary.value
     assert planner.result["flops"] == 4.2e22 and "lookup" not in planner.summary.value
     assert planner.result["days"] == pytest.approx(4.2e22 / (256 * 312e12 * 0.4) / 86_400)
     assert "15%-25% margin" in planner.summary.value
@@ -210,13 +211,27 @@ def test_serving_planner_matches_the_plan():
     planner = ServingPlanner(model="llama-2-7b", gpu="A100 80GB", prompt_tokens=512, output_tokens=256, batch=16)
     est = plans.estimate_request("llama-2-7b", "A100 80GB", prompt_tokens=512, output_tokens=256, batch=16)
     assert planner.estimate == est
-    assert f"TTFT {est.ttft_s * 1e3:,.1f} ms" in planner.summary.value
-    assert f"largest batch {est.max_batch:,}" in planner.summary.value and "<svg" in planner.chart.value
+    assert planner.summary.value == est._repr_html_()   # the result's own display, as the command prints it
+    assert f"{est.ttft_s * 1e3:,.2f} ms" in planner.summary.value
+    assert f"{est.max_batch:,} sequences" in planner.summary.value and "<svg" in planner.chart.value
     assert f"largest batch {est.max_batch:,}</text>" in planner.chart.value   # the dashed line's label
     planner.inputs["batch"].value = est.max_batch + 1
     assert "does not fit" in planner.summary.value
     planner.inputs["tp"].value = 2
     assert planner.estimate.max_batch > 2 * est.max_batch and "fits" in planner.summary.value
+
+
+def test_a_gpu_chosen_brings_its_listed_price_as_the_command_line_uses():
+    planner = ServingPlanner(model="llama-2-7b", gpu="A100 80GB", prompt_tokens=512, output_tokens=256, batch=16)
+    planner.inputs["gpu"].value = "H100 SXM"
+    est = plans.estimate_request("llama-2-7b", "H100 SXM", prompt_tokens=512, output_tokens=256, batch=16)
+    assert planner.inputs["price"].value == 4.0 and planner.estimate == est
+    assert "$4.00 per GPU-hour, the listed price of the H100 SXM" in planner.summary.value
+    planner.inputs["price"].value = 3.0
+    assert "$3.00 per GPU-hour (given)" in planner.summary.value
+    training = TrainingPlanner(gpu="A100 80GB")
+    training.inputs["gpu"].value = "H100 SXM"
+    assert training.estimate.price_per_gpu_hour == 4.0 and training.estimate.price_listed
 
 
 @pytest.mark.parametrize("field, value, message", [

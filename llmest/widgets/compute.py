@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import html
-
 import ipywidgets as w
 
 from .. import _validate as v
@@ -11,7 +9,7 @@ from .. import hardware
 from .. import memory as mem
 from .. import plans
 from ..i18n import N_, _
-from ..units import format_bytes, format_count, format_flops, format_int, format_percent, format_usd, parse_count
+from ..units import format_bytes, format_percent, parse_count
 from ..limits import check_plausible
 from .form import Form, field_style, gpu_field, in_slider, model_field, option, price_field, text, whole
 from .render import svg_chart
@@ -50,6 +48,7 @@ class TrainingPlanner(Form):
         self.summary.add_class("llmest-training-summary")
         self.result = self.estimate = None
         self._build(inputs, [self.summary, self.chart], "llmest-training-planner")
+        self._price_follows_gpu()
         self._recompute()
 
     ALIASES = {**Form.ALIASES, "n_params": "params"}
@@ -69,26 +68,12 @@ class TrainingPlanner(Form):
         est = self.estimate = plans.estimate_time(
             tokens, n_params=n_params,
             model=None if given else value["model"], gpus=value["gpus"], gpu=value["gpu"], mfu=value["mfu"],
-            price_per_gpu_hour=value["price"], seq_len=seq_len)
+            price_per_gpu_hour=self._price(value), seq_len=seq_len)
         self.result = dict(flops=est.flops, days=est.days, gpu_hours=est.gpu_hours, cost=est.cost_usd)
-        low, high = est.days_with_margin
-        n_from = ("<br><small>{}. {}</small>".format(html.escape(est.n_params_from), _(
+        hint = "<p><small>{}</small></p>".format(_(
             "Type a count under 'parameters' (e.g. 7B, as the material's exercises do) to use it instead; the hours "
-            "scale with N.")) if est.n_params_from else "")
-        flops = (_("6·N·D = 6 × {n} × {d} = <b>{flops}</b> FLOPs").format(
-            n=format_count(est.n_params), d=format_count(est.tokens), flops=format_flops(est.flops))
-            if est.seq_len is None else
-            _("6·N·D + attention at {seq_len} tokens = {matmul} + {attention} = <b>{flops}</b> FLOPs (the MFU counts "
-              "the attention; on 6·N·D alone it is {mfu})").format(
-                seq_len=f"{est.seq_len:,}", matmul=format_flops(est.matmul_flops),
-                attention=format_flops(est.attention_flops), flops=format_flops(est.flops),
-                mfu=format_percent(est.mfu_without_attention, 1)))
-        self.summary.value = flops + "<br>" + _(
-            "<b>{days} days</b> on {gpus} × {gpu} ({low}-{high} with the {margin} margin) · {gpu_hours} GPU-hours · "
-            "<b>{cost}</b> at ${price}/GPU-hour").format(
-            days=f"{est.days:,.1f}", gpus=f"{est.gpus:,}", gpu=est.gpu, low=f"{low:,.1f}", high=f"{high:,.1f}",
-            margin=plans.TIME_MARGIN_TEXT, gpu_hours=format_int(est.gpu_hours), cost=format_usd(est.cost_usd),
-            price=f"{est.price_per_gpu_hour:g}") + n_from
+            "scale with N.")) if est.n_params_from else ""
+        self.summary.value = est._repr_html_() + hint
         counts = [2 ** k for k in range(3, 15)]
         series = [(counts, [est.days_on(g, mfu) for g in counts], color,
                    _("MFU {mfu}").format(mfu=format_percent(mfu, 0)))
@@ -123,6 +108,7 @@ class RooflineExplorer(Form):
         self.summary.add_class("llmest-roofline-summary")
         self.estimate = self.serving = None
         self._build(inputs, [self.summary, self.chart], "llmest-roofline")
+        self._price_follows_gpu()
         self._recompute()
 
     def _clear(self):
@@ -138,7 +124,7 @@ class RooflineExplorer(Form):
 
         serving = self.serving = plans.estimate_serving(
             value["model"], value["gpu"], batch=value["batch"], seq_len=value["context"],
-            weights=value["weights"], tp=value["tp"], price_per_gpu_hour=value["price"])
+            weights=value["weights"], tp=value["tp"], price_per_gpu_hour=self._price(value))
         est = self.estimate = serving.decode
         per_gpu, fits, dollars = serving.memory, serving.fits, serving.usd_per_million_tokens
         fit = ('<span style="color:#1b7f3b">{}</span>'.format(_("fits")) if fits else

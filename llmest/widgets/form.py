@@ -90,6 +90,22 @@ class Form:
                                                                                    field_labels(self.inputs,
                                                                                                 self.ALIASES)))
 
+    def _price_follows_gpu(self):
+        """A GPU chosen brings its listed price into the price field (the plans' own default), so that the
+        calculator and the command line price a GPU alike; a GPU with no listed price keeps the price typed."""
+        def follow(change):
+            listed = hardware.PRICE_PER_GPU_HOUR.get(change["new"])
+            if listed:
+                self.inputs["price"].value = listed[0]
+
+        self.inputs["gpu"].observe(follow, names="value")
+
+    def _price(self, value: dict):
+        """The price to give a plan: None where the field holds the GPU's listed price, so the result says it is
+        the listed one and where it comes from."""
+        listed = hardware.PRICE_PER_GPU_HOUR.get(value["gpu"])
+        return None if listed and value["price"] == listed[0] else value["price"]
+
     def _message(self, err: InputError) -> str:
         """What to say of ``err`` beside its field (a calculator may say it in the field's own terms)."""
         return str(err)

@@ -9,9 +9,7 @@ from .. import hardware
 from .. import memory as mem
 from .. import plans
 from ..i18n import _
-from ..units import format_bytes, format_flops, format_percent, format_usd
 from .form import Form, field_style, gpu_field, in_slider, model_field, option, price_field, whole
-from .compute import BOUNDS
 from .render import svg_chart
 
 BATCHES = [2 ** k for k in range(0, 17)]   # the chart's batches, up to 65,536
@@ -53,6 +51,7 @@ class ServingPlanner(Form):
         self.summary.add_class("llmest-serving-summary")
         self.estimate = None
         self._build(inputs, [self.summary, self.chart], "llmest-serving-planner")
+        self._price_follows_gpu()
         self._recompute()
 
     ALIASES = {"price_per_gpu_hour": "price"}
@@ -69,26 +68,10 @@ class ServingPlanner(Form):
             return plans.estimate_request(
                 value["model"], value["gpu"], prompt_tokens=value["prompt_tokens"],
                 output_tokens=value["output_tokens"], batch=batch, tp=value["tp"], weights=value["weights"],
-                prefill_efficiency=value["prefill_efficiency"], price_per_gpu_hour=value["price"])
+                prefill_efficiency=value["prefill_efficiency"], price_per_gpu_hour=self._price(value))
 
         est = self.estimate = at(value["batch"])
-        s = est.settings
-        fits = ('<span style="color:#1b7f3b">{}</span>'.format(_("fits")) if est.fits else
-                '<span style="color:#b00020">{}</span>'.format(_("does not fit")))
-        self.summary.value = _(
-            "<b>TTFT {ttft} ms</b> ({flops} FLOPs of prefill, {prefill_bound}) · <b>TPOT {tpot} ms</b> at {context} "
-            "tokens of context ({bound}) · <b>{speed} tokens/s</b> while decoding · a request takes {request} s<br>"
-            "memory per GPU {per_gpu}: {fits} with {margin} kept free · <b>largest batch {max_batch}</b> ({blocks} "
-            "blocks of {block_tokens} tokens a sequence, {waste} empty in the last)<br>{input_price} per million "
-            "input tokens · {output_price} per million output tokens").format(
-            ttft=f"{est.ttft_s * 1e3:,.1f}", flops=format_flops(est.prefill_flops),
-            prefill_bound=_(BOUNDS[est.prefill_bound]), tpot=f"{est.tpot_s * 1e3:,.2f}",
-            context=f"{est.decode_context_tokens:,}", bound=_(BOUNDS[est.bound]), speed=f"{est.tokens_per_s:,.0f}",
-            request=f"{est.request_s:,.2f}", per_gpu=format_bytes(est.memory_per_gpu_bytes), fits=fits,
-            margin=format_percent(s["margin"], 0), max_batch=f"{est.max_batch:,}",
-            blocks=f"{est.blocks_per_sequence:,}", block_tokens=s["block_tokens"],
-            waste=format_bytes(est.waste_bytes_per_sequence), input_price=format_usd(est.usd_per_million_input_tokens),
-            output_price=format_usd(est.usd_per_million_output_tokens))
+        self.summary.value = est._repr_html_()
         batches = sorted({b for b in BATCHES if b <= max(1024, 2 * est.max_batch)} | {value["batch"]})
         estimates = [at(b) for b in batches]
         series = [(batches, [e.tokens_per_s for e in estimates], "#4c72b0", "tokens/s"),
