@@ -46,32 +46,32 @@ test: $(TESTING)
 	$(BIN)/python -m pytest $(if $(filter 1,$(TEST_PROCESSES)),,-n $(TEST_PROCESSES) --dist loadfile)
 
 ## Serve the calculators of chapters 1-4 as one page, without code (Voila).
-# llmest/app/voila.json culls kernels idle for 15 minutes (readers who left without closing the page).
+# llmest/surfaces/app/voila.json culls kernels idle for 15 minutes (readers who left without closing the page).
 app: $(APP)
-	$(BIN)/voila --Voila.config_file_paths=llmest/app llmest/app/llmest-calculators.ipynb
+	$(BIN)/voila --Voila.config_file_paths=llmest/surfaces/app llmest/surfaces/app/llmest-calculators.ipynb
 
 ## The same page in Chinese (中文计算器).
 app-zh: $(APP)
-	$(BIN)/voila --Voila.config_file_paths=llmest/app llmest/app/llmest-calculators-zh.ipynb
+	$(BIN)/voila --Voila.config_file_paths=llmest/surfaces/app llmest/surfaces/app/llmest-calculators-zh.ipynb
 
 ## Write the solved workbook as static HTML pages to build/html/ (open build/html/index.html).
 html: $(WORKBOOK)
 	rm -rf build/html
-	$(BIN)/python -m llmest.export --out build/html
+	$(BIN)/python -m llmest.book.export --out build/html
 
 ## Write an nbgrader course (build/course: source/, nbgrader_config.py) and release chapters 1-6 with nbgrader.
 ## COURSE_LANG=zh: the Chinese edition's course (e.g. make course COURSE_LANG=zh COURSE_DIR=build/course-zh).
 ## COURSE_FEEDBACK=right-or-wrong: a check says right or wrong before grading (default none: how it was read).
 course: $(COURSE)
-	$(BIN)/python -m llmest.course --out $(COURSE_DIR) --lang $(COURSE_LANG) --feedback $(COURSE_FEEDBACK)
+	$(BIN)/python -m llmest.book.course --out $(COURSE_DIR) --lang $(COURSE_LANG) --feedback $(COURSE_FEEDBACK)
 	cd $(COURSE_DIR) && PATH="$(CURDIR)/$(BIN):$$PATH" $(CURDIR)/$(BIN)/nbgrader generate_assignment --force \
 		--CourseDirectory.assignment_id='*'
 
 ## Rebuild notebooks/ from solutions/, and the Chinese edition (solutions/zh/, notebooks/zh/) from them and the
 ## catalogs in locale/zh_CN/ (brought in step first: a changed English paragraph marks its translation fuzzy).
 notebooks: $(TESTING)
-	$(BIN)/python -m llmest.edition update
-	$(BIN)/python -m llmest.authoring
+	$(BIN)/python -m llmest.book.edition update
+	$(BIN)/python -m llmest.book.authoring
 
 ## Print the performance figures (import time, counting speed, calculator update, chapter run times).
 bench: $(TESTING)

@@ -1,16 +1,29 @@
 """llmest: estimate what a large language model costs to train and to serve.
 
-The numeric API below imports only the standard library: no NumPy, SymPy, matplotlib, ipywidgets or torch.
-The material's figures (``llmest.material``, which recompute through the plans and NumPy), widgets
-(``llmest.widgets``), plots (``llmest.plots``), tables (``llmest.tables``) and exercises (``llmest.exercises``) load
-on first use.
+The package is in layers, each importing only those below it (``tests/test_layout.py`` lists the few imports that
+still point up):
+
+    core/       units, checks and InputError, the language shown, limits
+    formulas/   model and parameter count, memory, KV cache, compute, communication, ZeRO, data, measuring;
+                readers/ reads config.json files
+    catalog/    GPUs and prices, published runs, corpora, the presets' config.json files
+    display/    how a result shows itself (text, HTML, JSON, in the current language), and plots
+    plans/      one function per question, each returning a result that shows itself; published layouts
+    learn/      exercises, drills, flashcards, worksheets, grading, progress
+    book/       the material's figures, what the chapters print, and the tools that build the book
+    surfaces/   the command line, the notebook calculators, the calculator app
+
+The numeric API below imports only the standard library and NumPy. The modules a reader types by their short name
+(``llmest.hardware``, ``from llmest import memory_text``) load from their layer on first use, as the material's
+figures, widgets, plots, tables and exercises do.
 """
 
-from . import model, units
-from ._validate import InputError
-from .i18n import set_language
-from .model import PRESETS, ModelConfig, ParamCount, count_params, preset
-from .units import format_bytes, format_count, format_int, parse_bytes, parse_count
+from .core import units
+from .core._validate import InputError
+from .core.i18n import set_language
+from .core.units import format_bytes, format_count, format_int, parse_bytes, parse_count
+from .formulas import model
+from .formulas.model import PRESETS, ModelConfig, ParamCount, count_params, preset
 
 __all__ = [
     "InputError", "ModelConfig", "ParamCount", "PRESETS", "count_params", "preset", "material", "model", "units",
@@ -19,12 +32,30 @@ __all__ = [
 
 __version__ = "0.1.0"
 
+# The short names a reader types, and the module each names in its layer.
+SHORT_NAMES = {
+    **{name: f"core.{name}" for name in ("errors", "i18n", "limits")},
+    **{name: f"formulas.{name}" for name in ("params", "memory", "kv_cache", "compute", "comm", "zero", "data",
+                                              "measure")},
+    "config_file": "formulas.readers.config_file",
+    **{name: f"catalog.{name}" for name in ("hardware", "runs")},
+    "texts": "catalog.corpora", "plots": "display.plots",
+    "published_layouts": "plans.published_layouts",
+    **{name: f"learn.{name}" for name in ("exercises", "drills", "progress", "flashcards", "worksheets", "grading",
+                                          "verdict", "sealed", "course_mode")},
+    **{name: f"book.{name}" for name in ("material", "authoring", "edition", "export", "course")},
+    **{name: f"book.printed.{name}" for name in ("memory_text", "compute_text", "data_text", "measure_text",
+                                                 "model_text", "layout_tables", "tables", "answers_text")},
+    "cli": "surfaces.cli.main", "widgets": "surfaces.widgets",
+    **{name: name for name in ("core", "formulas", "catalog", "display", "plans", "learn", "book", "surfaces")},
+}
+
 
 def graded_mode(on: bool = True, feedback: str = "none") -> None:
     """The course's graded mode: exercises read answers but give no verdict ("none") or only right or wrong
     ("right-or-wrong"), never a direction, and hand out no expected value (a graded assignment's first cell turns it
     on; the grade itself is decided on the teacher's machine)."""
-    from .grading import graded_mode as turn
+    from .learn.grading import graded_mode as turn
 
     turn(on, feedback)
 
@@ -34,17 +65,19 @@ def exercise(key: str):
     exercise box it shows in a notebook."""
     import importlib.util
 
-    from .exercises import get
+    from .learn.exercises import get
 
     if importlib.util.find_spec("ipywidgets"):
-        from . import widgets  # noqa: F401  (registers the exercise box)
+        from .surfaces import widgets  # noqa: F401  (registers the exercise box)
     return get(key)
 
 
 def __getattr__(name):
-    # Heavier modules load when first touched, so `import llmest` stays fast.
-    if name in ("material", "widgets", "plots", "tables", "exercises"):
+    # A module named by its short name loads from its layer when first touched, so `import llmest` stays fast.
+    if name in SHORT_NAMES:
         import importlib
 
-        return importlib.import_module(f".{name}", __name__)
+        module = importlib.import_module(f".{SHORT_NAMES[name]}", __name__)
+        globals()[name] = module
+        return module
     raise AttributeError(f"module 'llmest' has no attribute {name!r}")

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "llmest" / "configs"  # the published config.json files
+FIXTURES = ROOT / "llmest" / "catalog" / "configs"  # the published config.json files
 sys.path.insert(0, str(ROOT / "tests"))
 
 
@@ -87,7 +87,7 @@ def bench_counting(names=COUNTED, rounds: int = 15, inner: int = 50) -> None:
 
 
 def bench_calculator(repeat: int = 60) -> None:
-    from llmest.widgets import ParamCalculator
+    from llmest.surfaces.widgets import ParamCalculator
 
     calculator = ParamCalculator("llama-2-7b")
     layers = calculator.inputs["num_layers"]
@@ -204,7 +204,7 @@ def bench_layout_search(cases=SEARCHED, repeat: int = 9, command_repeat: int = 5
 def bench_chapters(paths=None) -> None:
     import nbformat
 
-    from llmest.authoring import SOLUTIONS, execute
+    from llmest.book.authoring import SOLUTIONS, execute
 
     print("wall time to execute each chapter (solutions copy, fresh kernel):")
     for path in paths or sorted(SOLUTIONS.glob("*.ipynb")):

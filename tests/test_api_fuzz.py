@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from llmest import (InputError, comm, compute, compute_text, data, hardware, kv_cache, memory, memory_text, model,
                     params, plans, runs, units, zero)
-from llmest.config_file import CONFIGS
+from llmest.formulas.readers.config_file import CONFIGS
 
 MODULES = (params, model, kv_cache, memory, zero, comm, compute, compute_text, data, hardware, runs, plans, units,
            memory_text)
@@ -61,7 +61,7 @@ GOOD = {
 # Where a name means different things in different functions.
 GOOD_FOR = {
     ("preset", "name"): "llama-2-7b", ("gpu", "name"): "A100 80GB", ("price_per_gpu_hour", "name"): "A100 80GB",
-    ("fit", "name"): "hoffmann", ("estimate_time", "model"): None, ("estimate_time", "seq_len"): None,
+    ("gpu_price", "name"): "A100 80GB", ("fit", "name"): "hoffmann", ("estimate_time", "model"): None, ("estimate_time", "seq_len"): None,
     ("config_from_file", "path"): CONFIG,
     ("config_from_json", "text"): '{"model_type": "gpt2", "vocab_size": 50257, "n_positions": 1024, '
                                   '"n_embd": 768, "n_layer": 12, "n_head": 12}',
@@ -77,14 +77,14 @@ GOOD_FOR = {
     ("search_layouts", "micro_batch_sizes"): (1, 2), ("search_layouts", "gpus"): 16,
     ("least_gpus_text", "plan"): lambda: plans.plan_memory("training", LLAMA, zero=3, seq_len=4096),
     ("planner_text", "plan"): lambda: plans.plan_memory("training", LLAMA, zero=2, seq_len=4096),
-    ("reductions_text", "steps"): lambda: plans.memory_reductions(LLAMA, dp=8, micro_batch=1, seq_len=1024),
+    ("reductions_text", "steps"): lambda: answers_text.memory_reductions(LLAMA, dp=8, micro_batch=1, seq_len=1024),
     ("micro_batch_fit_line", "plan"): lambda: plans.training_memory(LLAMA, zero=3, dp=8),
     ("mla_cache_text", "model"): "deepseek-v3",
 }
 
 
 # Lookups in a named catalogue name the catalogue ("gpu == 'H1OO'"), which is what the caller looked up.
-NAMED_AS = {("gpu", "name"): "gpu", ("price_per_gpu_hour", "name"): "gpu", ("preset", "name"): "preset",
+NAMED_AS = {("gpu", "name"): "gpu", ("price_per_gpu_hour", "name"): "gpu", ("gpu_price", "name"): "gpu", ("preset", "name"): "preset",
             ("fit", "name"): "fit", ("estimate_time", "model"): "n_params"}  # "give n_params or model"
 # Parameters that only label the messages of a checker: not input to fuzz.
 LABELS = {("parse_count", "name"), ("parse_bytes", "name"), ("config_from_file", "param"),

@@ -6,12 +6,12 @@ import re
 
 import pytest
 
-from llmest.exercises import EXERCISES
-from llmest.exercises import get as exercise
-from llmest.units import show
+from llmest.learn.exercises import EXERCISES
+from llmest.learn.exercises import get as exercise
+from llmest.core.units import show
 
 pytest.importorskip("ipywidgets")
-from llmest.widgets import exercise_widget  # noqa: E402
+from llmest.surfaces.widgets import exercise_widget  # noqa: E402
 
 KEYS = sorted(EXERCISES)
 

@@ -16,9 +16,9 @@ import pytest
 from conftest import IN_CI
 from lab_pages import (BOXED_CHARACTERS, CHINESE_TEXT, CHROMIUM, HEADINGS, NOTEBOOKS, RAW_WIDGET, READING, SCREENSHOTS,
                        WIDER_THAN_THE_WINDOW, chromium, lab_server, open_chapter, screenshot, voila_server)
-from llmest.exercises import get as exercise
-from llmest.i18n import _, speaking
-from llmest.units import show
+from llmest.learn.exercises import get as exercise
+from llmest.core.i18n import _, speaking
+from llmest.core.units import show
 
 if not Path(CHROMIUM).exists() and not IN_CI:
     pytest.skip("Chromium is not installed (apt-get install chromium); CI installs it", allow_module_level=True)

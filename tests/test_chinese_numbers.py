@@ -5,9 +5,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from llmest import InputError
-from llmest.exercises import get as exercise
-from llmest.i18n import speaking
-from llmest.units import chinese_count, format_count, parse_count
+from llmest.learn.exercises import get as exercise
+from llmest.core.i18n import speaking
+from llmest.core.units import chinese_count, format_count, parse_count
 
 
 @pytest.mark.parametrize("value, reading", [

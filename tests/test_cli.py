@@ -19,7 +19,7 @@ from llmest import data as dt
 from llmest import drills, hardware
 from llmest import memory as mem
 from llmest import plans
-from llmest.config_file import CONFIGS
+from llmest.formulas.readers.config_file import CONFIGS
 
 FIXTURES = CONFIGS
 
@@ -152,7 +152,7 @@ def test_data_matches_the_library(capsys):
 def test_data_takes_a_peak_and_answers_a_budget_without_params(capsys):
     # Seed 004 §4.3: 64 cards of 200 TFLOPS at 50% for 30 days = 64 × 2e14 × 0.5 × 2,592,000 s = 1.65888e22 FLOPs;
     # at 20 tokens a parameter, N = √(C / 120) = 11.76B on 235B tokens, and 235B / 2.4e8 per GB = 979 GB of English
-    # (the workbook's measured rate, llmest/texts/measured.json).
+    # (the workbook's measured rate, llmest/catalog/corpora/measured.json).
     out = run_json(capsys, "data", "--gpus", "64", "--days", "30", "--mfu", "0.5", "--peak", "200")
     assert out["budget_flops"] == pytest.approx(1.65888e22) and out["peak_flops_per_s"] == 200e12
     assert out["params"] == pytest.approx((1.65888e22 / 120) ** 0.5) == pytest.approx(11.7576e9, rel=1e-4)
@@ -168,7 +168,7 @@ def test_data_takes_a_peak_and_answers_a_budget_without_params(capsys):
 
 
 def test_data_english_is_the_chapters_rate(capsys):
-    # 140B tokens at the measured 2.4e8 tokens per GB (man pages, llmest/texts/measured.json) is 583 GB of cleaned
+    # 140B tokens at the measured 2.4e8 tokens per GB (man pages, llmest/catalog/corpora/measured.json) is 583 GB of cleaned
     # English, the chapter's figure (the material's 2.8e8 gives its 500 GB).
     out = run_json(capsys, "data", "--params", "7B")
     assert out["tokens_per_gb"] == 2.4e8 and out["cleaned_bytes"] == pytest.approx(140e9 / 2.4e8 * 1e9)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from llmest import cli
-from llmest.config_file import CONFIGS
+from llmest.formulas.readers.config_file import CONFIGS
 
 FIXTURES = CONFIGS
 HUGE = str(10**30)

@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from llmest import cli, plans
-from llmest.edition import english_prose
-from llmest.i18n import language, speaking
+from llmest.book.edition import english_prose
+from llmest.core.i18n import language, speaking
 
 COMMANDS = {
     "params": ["params", "llama-2-7b"],

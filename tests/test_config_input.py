@@ -1,5 +1,5 @@
 """Bad model configs: config.json files and pasted JSON, config dicts, ModelConfig fields, replace() and the
-formulas of llmest.model all answer bad input with an InputError naming the parameter, never a traceback."""
+formulas of llmest.formulas.model all answer bad input with an InputError naming the parameter, never a traceback."""
 
 import dataclasses
 import json
@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 import llmest as le
 from llmest import model as m
-from llmest._validate import quote
-from llmest.config_file import CONFIGS
+from llmest.core._validate import quote
+from llmest.formulas.readers.config_file import CONFIGS
 
 FIXTURES = CONFIGS
 LLAMA = (FIXTURES / "llama-2-7b.json").read_text(encoding="utf-8")

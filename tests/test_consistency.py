@@ -29,7 +29,7 @@ from llmest import memory as mem
 from llmest import plans
 
 pytest.importorskip("ipywidgets")
-from llmest.widgets import (DataPlanner, MemoryPlanner, ParamCalculator, ServingPlanner,  # noqa: E402
+from llmest.surfaces.widgets import (DataPlanner, MemoryPlanner, ParamCalculator, ServingPlanner,  # noqa: E402
                             TrainingPlanner)
 
 SOLUTIONS = Path(__file__).parents[1] / "solutions"

@@ -94,8 +94,8 @@ ATTACKS = {
     # another llmest in sys.modules
     "attack-modules": ("import sys, types\nclass Anything:\n    def __getattr__(self, name):\n"
                        "        return lambda *args, **kwargs: None\nfake = types.ModuleType('llmest')\n"
-                       "fake.exercise = lambda key: Anything()\nfor name in ('llmest', 'llmest.grading', "
-                       "'llmest.sealed'):\n    sys.modules[name] = fake\nle = fake\n", "answer = 1"),
+                       "fake.exercise = lambda key: Anything()\nfor name in ('llmest', 'llmest.learn.grading', "
+                       "'llmest.learn.sealed'):\n    sys.modules[name] = fake\nle = fake\n", "answer = 1"),
     # an answer that equals anything
     "attack-liar": ("class Liar(float):\n    __eq__ = __le__ = __ge__ = lambda self, other: True\n"
                     "    __lt__ = __gt__ = __ne__ = lambda self, other: False\n"
@@ -189,7 +189,7 @@ def test_the_exchange_delivered_each_students_copy(graded):
 
 
 def test_the_drill_set_has_a_test_per_graded_step_from_its_template(graded):
-    from llmest.drills import drill_set
+    from llmest.learn.drills import drill_set
 
     _, gradebook = graded
     solved = gradebook.find_submission(DRILLS, "solved")

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llmest import authoring, course
-from llmest.authoring import CODE_PROMPT, NOTEBOOKS, SOLUTIONS, strip_cell
-from llmest.drills import drill_set
-from llmest.export import readable
+from llmest.book.authoring import CODE_PROMPT, NOTEBOOKS, SOLUTIONS, strip_cell
+from llmest.learn.drills import drill_set
+from llmest.book.export import readable
 
 CHAPTERS = sorted(p.stem for p in SOLUTIONS.glob("*.ipynb"))
 
@@ -94,7 +94,7 @@ def run_cells(cells) -> dict:
        level=st.sampled_from(["easy", "medium", "hard", "mixed"]))
 def test_a_drill_set_as_an_assignment_passes_solved_and_fails_blank(seed, n, level):
     nb = course.drill_assignment(seed, n, None, level)
-    from llmest.drills import drill_set
+    from llmest.learn.drills import drill_set
 
     problems = drill_set(seed, n, None, level)
     questions = [c for c in nb.cells if grader(c).get("grade_id", "").startswith("question-")]

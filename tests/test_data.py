@@ -52,7 +52,7 @@ def test_reverse_budget_is_chapter_3s():
     assert 6 * n * d == pytest.approx(c.compute_budget(64, 30, 200e12, 0.5)) and d == 20 * n
 
 
-# The workbook's rates: the median of the three tokenizers' rates in llmest/texts/measured.json, to two significant
+# The workbook's rates: the median of the three tokenizers' rates in llmest/catalog/corpora/measured.json, to two significant
 # figures (English man pages 238M/239M/245M, Chinese man pages 304M/256M/253M, Python's stdlib 249M/251M/256M).
 RATES = {"english": 2.4e8, "chinese": 2.6e8, "code": 2.5e8}
 
@@ -67,7 +67,7 @@ def test_corpus_sizes():
 
 def test_one_rate_per_language_the_measured_median():
     assert {lang: dt.tokens_per_gb(lang) for lang in RATES} == RATES
-    table = json.loads((Path(dt.__file__).parent / "texts" / "measured.json").read_text(encoding="utf-8"))
+    table = json.loads((Path(dt.__file__).parents[1] / "catalog" / "corpora" / "measured.json").read_text(encoding="utf-8"))
     for kind, rate in RATES.items():
         measured = sorted(table[kind]["tokenizers"][t]["tokens_per_gb"] for t in dt.TOKENIZERS)
         assert rate == pytest.approx(measured[1], rel=0.03), "the pinned rate is the table's median"
@@ -87,12 +87,12 @@ def _like_for_like(kind: str):
     """Re-measure ``kind`` only with the versions it was measured with (the text's package, groff-base, bpe-openai):
     anything else compares unlike samples. Locally a difference skips, naming it; in CI, which installs the packages
     (.ci/run), it fails, so that the table's provenance is checked on every run."""
-    from llmest.texts import measure
+    from llmest.catalog.corpora import measure
 
     recorded, installed = dt.MEASURED[kind]["measured_with"], measure.versions(kind)
     if installed != recorded:
         why = (f"{kind} was measured with {recorded}; this machine has {installed} "
-               "(apt-get install manpages manpages-zh groff-base, or re-measure: python -m llmest.texts.measure)")
+               "(apt-get install manpages manpages-zh groff-base, or re-measure: python -m llmest.catalog.corpora.measure)")
         (pytest.fail if IN_CI else pytest.skip)(why)
     return measure.measure(kind)
 
@@ -107,7 +107,7 @@ def test_each_measured_rate_names_the_versions_it_was_measured_with():
 def test_the_code_rate_remeasures_from_this_pythons_standard_library():
     """The stdlib is everywhere Python is: re-measure the code row, to the digit with the Python and bpe-openai it was
     measured with (another Python's standard library differs a little)."""
-    from llmest.texts import measure
+    from llmest.catalog.corpora import measure
 
     row = measure.measure("code")
     same = row["measured_with"] == dt.MEASURED["code"]["measured_with"]

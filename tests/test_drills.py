@@ -18,7 +18,7 @@ from llmest import hardware
 from llmest import memory as mem
 from llmest import model as m
 from llmest import plans
-from llmest.drills import LEVELS, TEMPLATES, TOPICS
+from llmest.learn.drills import LEVELS, TEMPLATES, TOPICS
 
 # Each template's answer recomputed from its inputs with the chapter functions, independently of the template.
 EXPECTED = {
@@ -253,7 +253,7 @@ def test_flashcards_are_computed_by_the_library():
 
 
 def test_the_timed_session_grades_times_out_and_reviews_the_misses():
-    from llmest.widgets import TimedSession
+    from llmest.surfaces.widgets import TimedSession
 
     session = TimedSession(n=3, seed=4, level="easy", seconds_per_question=60)
     now = [0.0]
@@ -279,7 +279,7 @@ def test_the_timed_session_grades_times_out_and_reviews_the_misses():
 
 
 def test_a_bad_time_limit_is_refused_with_its_name():
-    from llmest.widgets import TimedSession
+    from llmest.surfaces.widgets import TimedSession
 
     with pytest.raises(le.InputError) as err:
         TimedSession(seconds_per_question=0)
@@ -287,7 +287,7 @@ def test_a_bad_time_limit_is_refused_with_its_name():
 
 
 def test_the_flashcard_deck_counts_and_goes_through_the_misses_again():
-    from llmest.widgets import FlashcardDeck
+    from llmest.surfaces.widgets import FlashcardDeck
 
     deck = FlashcardDeck(topics="memory", seed=1)
     total = len(deck.deck)
@@ -356,7 +356,7 @@ def test_a_chained_drill_has_an_answer_line_and_a_key_entry_per_step():
 
 
 def test_the_timed_session_asks_and_grades_a_chained_problem_step_by_step():
-    from llmest.widgets import TimedSession
+    from llmest.surfaces.widgets import TimedSession
 
     session = TimedSession(n=2, seed=3, level="hard", seconds_per_question=60)
     assert all(p.parts for p in session.problems)

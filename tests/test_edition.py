@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from llmest import authoring, edition
-from llmest.i18n import C_, _, speaking
+from llmest.core.i18n import C_, _, speaking
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = sorted(p.stem for p in (ROOT / "solutions").glob("*.ipynb"))
@@ -44,7 +44,7 @@ def test_the_catalog_is_complete_and_faithful(path):
 def test_the_compiled_catalog_is_the_current_one(path):
     compiled = io.BytesIO()
     write_mo(compiled, edition.read_catalog(path), use_fuzzy=False)
-    assert path.with_suffix(".mo").read_bytes() == compiled.getvalue(), "run: python -m llmest.edition update"
+    assert path.with_suffix(".mo").read_bytes() == compiled.getvalue(), "run: python -m llmest.book.edition update"
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
@@ -269,7 +269,7 @@ def _chinese_solutions():
 @pytest.mark.parametrize("name, key, cell", list(_chinese_solutions()), ids=lambda x: x if isinstance(x, str) else "")
 def test_the_chinese_solution_key_grades_correct_in_chinese(name, key, cell):
     """As for the English key (tests/test_solutions.py): the pinned verdict is the library's word for Correct."""
-    from llmest.exercises import get
+    from llmest.learn.exercises import get
     from test_solutions import _last_text
 
     ex = get(key)

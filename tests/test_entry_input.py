@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llmest import drills, grading, units
-from llmest._validate import InputError, quote
-from llmest.exercises import EXERCISES
-from llmest.flashcards import cards
-from llmest.grading import Verdict, read_entry
-from llmest.units import COUNT_NOUNS, MAX_ENTRY, UNITS, parse_bytes, parse_count, show
+from llmest.core._validate import InputError, quote
+from llmest.learn.exercises import EXERCISES
+from llmest.learn.flashcards import cards
+from llmest.learn.grading import Verdict, read_entry
+from llmest.core.units import COUNT_NOUNS, MAX_ENTRY, UNITS, parse_bytes, parse_count, show
 
 TIME_BOUND = 0.2   # CPU seconds of this process (not wall time, which other work on the machine lengthens): far
 #                    above a linear pass over 32,000 characters, far below a quadratic one
@@ -298,7 +298,7 @@ def test_drill_topics_that_are_not_names_are_refused_by_name(topics):
 def test_the_exercise_box_names_an_unreadable_entry_as_the_reader_sees_it(entry):
     # The library's message names its parameter ("answer == 'lots'"); the box, with no name beside the entry, says
     # "your answer 'lots'". Quickly, whatever the entry holds.
-    widgets = pytest.importorskip("llmest.widgets")
+    widgets = pytest.importorskip("llmest.surfaces.widgets")
     import html as html_
 
     if "answer" in entry:

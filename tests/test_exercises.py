@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 import llmest as le
 from llmest import drills
 from llmest import model as m
-from llmest.exercises import EXERCISES
-from llmest.grading import Exercise, entry_placeholder, read_entry
-from llmest.units import UNITS
+from llmest.learn.exercises import EXERCISES
+from llmest.learn.grading import Exercise, entry_placeholder, read_entry
+from llmest.core.units import UNITS
 
 
 def test_every_exercise_has_a_positive_answer_and_hints():

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from llmest import export, export_page, export_widgets
+from llmest.book import export, export_page, export_widgets
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = ("01_parameters.ipynb", "05_interview_drills.ipynb")
@@ -192,8 +192,8 @@ def test_a_missing_mathjax_package_is_named(monkeypatch):
 
 
 def test_the_chinese_edition_is_written_below_the_english_one_and_reads_in_chinese(tmp_path):
-    from llmest.edition import english_prose
-    from llmest.i18n import speaking
+    from llmest.book.edition import english_prose
+    from llmest.core.i18n import speaking
 
     english, chinese = tmp_path / "solutions", tmp_path / "solutions" / "zh"
     chinese.mkdir(parents=True)

@@ -6,8 +6,8 @@ import re
 import pytest
 
 import llmest as le
-from llmest._hf import READERS
-from llmest.config_file import CONFIGS
+from llmest.formulas.readers.hf_build import READERS
+from llmest.formulas.readers.config_file import CONFIGS
 from conftest import require
 
 FIXTURES = sorted(CONFIGS.glob("*.json"))

@@ -18,7 +18,8 @@ def test_import_llmest_loads_only_the_standard_library_and_numpy():
     code = ("import sys; before = set(sys.modules); import llmest; "
             "loaded = {m.split('.')[0] for m in set(sys.modules) - before}; "
             "print(sorted(loaded - set(sys.stdlib_module_names) - {'llmest', 'numpy'})); "
-            "print('llmest.material' in sys.modules); import llmest.material as m; print(llmest.material is m)")
+            "print('llmest.book.material' in sys.modules); import llmest.book.material as m; "
+            "print(llmest.material is m)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split("\n")[:3] == ["[]", "False", "True"]
 

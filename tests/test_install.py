@@ -1,7 +1,7 @@
 """The workbook installed anywhere: from its wheel outside the repository, on Colab, on Binder.
 
 The wheel test builds the wheel offline (no build isolation, no index), installs it into a fresh virtual environment
-and runs the command, ``llmest.measure`` and a chapter from a folder outside the repository. The new environment has
+and runs the command, ``llmest.formulas.measure`` and a chapter from a folder outside the repository. The new environment has
 no pip and downloads nothing: a ``.pth`` line puts this environment's site-packages after its own, so the wheel's
 llmest comes first and the dependencies (NumPy, torch, Jupyter) are the ones already installed. Only a plain path
 line is added, so this environment's own editable install of llmest (a ``.pth`` hook in that folder) stays off.
@@ -72,7 +72,7 @@ def installed(tmp_path_factory):
 
 def test_the_wheel_holds_what_the_chapters_read(installed):
     bin_dir, env, outside = installed
-    where = _run([str(bin_dir / "python"), "-c", "import llmest, llmest.config_file as f, importlib.resources as r;"
+    where = _run([str(bin_dir / "python"), "-c", "import llmest, llmest.formulas.readers.config_file as f, importlib.resources as r;"
                   "print(llmest.__file__); print(len(list(f.CONFIGS.glob('*.json'))));"
                   "print(r.files('llmest').joinpath('app', 'llmest-calculators.ipynb').is_file())"],
                  cwd=outside, env=env).split()
@@ -85,7 +85,7 @@ def test_the_command_runs_from_the_wheel(installed):
     bin_dir, env, outside = installed
     out = json.loads(_run([str(bin_dir / "llmest"), "params", "llama-2-7b", "--json"], cwd=outside, env=env))
     assert out["total"] == 6_738_415_616  # Llama-2-7B's published parameter count (Hugging Face model card)
-    _run([str(bin_dir / "python"), "-c", "import llmest.measure"], cwd=outside, env=env)
+    _run([str(bin_dir / "python"), "-c", "import llmest.formulas.measure"], cwd=outside, env=env)
 
 
 def test_a_chapter_runs_from_the_wheel_outside_the_repository(installed):

@@ -92,7 +92,7 @@ def test_a_local_layer_never_keeps_more_than_its_window(tokens, window):
 
 def test_cached_tokens_works_on_arrays_and_symbols():
     sympy = pytest.importorskip("sympy")
-    from llmest.kv_cache import cached_tokens
+    from llmest.formulas.kv_cache import cached_tokens
 
     np.testing.assert_array_equal(cached_tokens(np.array([1, 100, 5000]), 4096), [1, 100, 4095])
     T = sympy.Symbol("T", positive=True)

@@ -82,10 +82,10 @@ def cycles(graph) -> list[list[str]]:
 
 def test_the_graph_sees_relative_and_function_level_imports():
     graph = import_graph()
-    assert "llmest.model" in graph["llmest.memory"]            # from . import model as m
-    assert "llmest.material.ch2_memory" in graph["llmest.material"]
-    assert "llmest" in graph["llmest.cli"]                     # from . import __version__, inside build_parser
-    assert "llmest.flashcards" in graph["llmest.widgets.practice"]   # imported inside a method
+    assert "llmest.formulas.model" in graph["llmest.formulas.memory"]            # from . import model as m
+    assert "llmest.book.material.ch2_memory" in graph["llmest.book.material"]
+    assert "llmest" in graph["llmest.surfaces.cli.main"]                     # from . import __version__, inside build_parser
+    assert "llmest.learn.flashcards" in graph["llmest.surfaces.widgets.practice"]   # imported inside a method
 
 
 def test_cycles_finds_a_cycle_through_three_modules():
@@ -95,6 +95,36 @@ def test_cycles_finds_a_cycle_through_three_modules():
 
 def test_no_import_cycle_inside_llmest():
     assert cycles(import_graph()) == []
+
+
+# The layers, bottom to top: a module imports from its own layer and the layers below it.
+LAYERS = ("core", "formulas", "catalog", "display", "plans", "learn", "book", "surfaces")
+# Imports that still point up, each with why; a new one fails, and one that goes must leave this list.
+KNOWN_UPWARD = {
+    ("llmest.catalog.runs", "llmest.display.table"): "the published runs shown as a table",
+    ("llmest.display.plots.compute", "llmest.plans"): "plots draw plans' results over a range of inputs",
+    ("llmest.display.plots.layouts", "llmest.plans"): "the same, for the layout search",
+    ("llmest.display.plots.layouts", "llmest.plans.published_layouts"): "the published runs against the search",
+    ("llmest.display.plots.memory", "llmest.plans"): "the memory plans over a range of settings",
+    ("llmest.learn.flashcards", "llmest.book.material"): "flashcards quote the material's figures",
+}
+
+
+def _layer(module: str):
+    parts = module.split(".")
+    return LAYERS.index(parts[1]) if len(parts) > 1 and parts[1] in LAYERS else None
+
+
+def test_the_top_of_the_package_holds_the_layers_only():
+    top = sorted(p.name for p in PACKAGE.iterdir() if p.name != "__pycache__")
+    assert top == sorted(["__init__.py", "__main__.py", "locale", *LAYERS])
+
+
+def test_each_layer_imports_only_the_layers_below_it():
+    upward = {(a, t) for a, targets in import_graph().items() for t in targets
+              if _layer(a) is not None and _layer(t) is not None and _layer(t) > _layer(a)}
+    assert upward - set(KNOWN_UPWARD) == set()
+    assert set(KNOWN_UPWARD) - upward == set(), "an upward import is gone: remove it from KNOWN_UPWARD"
 
 
 def test_no_module_is_over_400_lines():
@@ -111,33 +141,36 @@ def test_no_module_is_over_400_lines():
 COMPOSED = {"training_days", "training_seconds", "gpu_seconds", "gpu_hours", "cost", "compute_budget",
             "affordable_params", "affordable_tokens", "implied_mfu", "gpus_for_deadline", "cost_per_million_tokens",
             "decode_step_seconds", "min_gpus", "usable_bytes"}
-SURFACES = ["widgets/*.py", "cli.py", "cli_commands.py", "limits.py", "exercises/*.py", "drills/*.py", "flashcards.py",
-            "material/ch*.py"]
+SURFACES = ["surfaces/widgets/*.py", "surfaces/cli/*.py", "core/limits.py", "learn/exercises/*.py",
+            "learn/drills/*.py", "learn/flashcards.py", "book/material/ch*.py"]
 # (file, the function or figure the call is in, formula): why it quotes one formula on purpose.
 QUOTED_ON_PURPOSE = {
-    ("drills/memory.py", "_gpus_for_states", "usable_bytes"):
+    ("learn/drills/memory.py", "_gpus_for_states", "usable_bytes"):
         "a worked step shows the usable memory that the answer (state_gpus) divides by",
-    ("drills/memory.py", "_gpus_for_states_chained", "usable_bytes"):
+    ("learn/drills/memory.py", "_gpus_for_states_chained", "usable_bytes"):
         "the same, in the hard drill's last step",
-    ("exercises/registry.py", "<module>", "usable_bytes"):
+    ("learn/exercises/registry.py", "<module>", "usable_bytes"):
         "the hints say the usable memory of a GPU that the answers (zero_gpus, plan_memory, state_gpus) divide by",
-    ("drills/serving.py", "_decode_speed", "decode_step_seconds"):
+    ("learn/drills/serving.py", "_decode_speed", "decode_step_seconds"):
         "the drill's model is a bare parameter count at a given byte width, not a config decode_estimate takes",
-    ("drills/serving.py", "_serving_cost", "cost_per_million_tokens"):
+    ("learn/drills/serving.py", "_serving_cost", "cost_per_million_tokens"):
         "the drill gives the tokens per second itself: the one formula is the question",
-    ("material/ch3_compute.py", "000-5-gpt3-total", "cost"):
+    ("book/material/ch3_compute.py", "000-5-gpt3-total", "cost"):
         "Patterson et al.'s published V100-hours priced at the material's $3: one formula on a published figure",
 }
 
 
+MODULE_NAMES = {name.rpartition(".")[2] for name in _modules()} | {"plans"}
+
+
 def _module_aliases(tree) -> set[str]:
-    """The names a file binds to llmest modules (``from .. import compute as c``, ``from . import plans``)."""
+    """The names a file binds to llmest modules (``from ..formulas import compute as c``, ``from .. import plans``)
+    and to the composed formulas themselves (``from ..plans import min_gpus``)."""
     names = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level and node.module is None:
-            names |= {alias.asname or alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.level:
-            names |= {alias.asname or alias.name for alias in node.names if alias.name in COMPOSED}
+        if isinstance(node, ast.ImportFrom) and node.level:
+            names |= {alias.asname or alias.name for alias in node.names
+                      if alias.name in MODULE_NAMES or alias.name in COMPOSED}
     return names
 
 
@@ -179,7 +212,7 @@ def composed_calls(source: str, name: str) -> list[tuple[str, str, str]]:
 
 
 def test_the_composition_check_sees_a_chain_and_where_it_is():
-    source = ("from .. import compute as cp\nfrom ..plans import min_gpus\n\ndef f(flops, est):\n"
+    source = ("from ..formulas import compute as cp\nfrom ..plans import min_gpus\n\ndef f(flops, est):\n"
               "    return cp.cost(cp.gpu_hours(flops, 1e15, 0.4), 2) + est.cost_at(2)\n\n"
               "FIGURES = [Figure('k', lambda: min_gpus(plan, 'A100 80GB'))]\n")
     assert sorted(composed_calls(source, "x.py")) == [("x.py", "f", "cost"), ("x.py", "f", "gpu_hours"),
@@ -192,7 +225,7 @@ def test_every_surface_pattern_names_a_file():
 
 def test_the_limits_import_nothing_but_the_input_checks():
     # and the catalogs' lookup, which the input checks use too: their messages read in the reader's language
-    assert import_graph()["llmest.limits"] == {"llmest._validate", "llmest.i18n"}
+    assert import_graph()["llmest.core.limits"] == {"llmest.core._validate", "llmest.core.i18n"}
 
 
 def test_surfaces_and_content_call_plans_not_the_formulas_plans_chain():

@@ -1,5 +1,5 @@
 """The command line and the calculators refuse the same value of the same quantity with the same limit: the figures
-come from llmest.limits, not typed here."""
+come from llmest.core.limits, not typed here."""
 
 import html
 import re
@@ -7,11 +7,11 @@ import re
 import pytest
 
 from llmest import cli
-from llmest._validate import InputError
-from llmest.limits import LIMITS, allowed, bound, check_plausible
+from llmest.core._validate import InputError
+from llmest.core.limits import LIMITS, allowed, bound, check_plausible
 
 pytest.importorskip("ipywidgets")
-from llmest.widgets import DataPlanner, MemoryPlanner, RooflineExplorer, ServingPlanner, TrainingPlanner  # noqa: E402
+from llmest.surfaces.widgets import DataPlanner, MemoryPlanner, RooflineExplorer, ServingPlanner, TrainingPlanner  # noqa: E402
 
 TIME = ("time", "--params", "7B", "--tokens", "1T")
 

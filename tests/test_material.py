@@ -14,7 +14,7 @@ import llmest as le
 from llmest import data as dt
 from llmest import hardware, plots, runs
 from llmest import plans
-from llmest.material import STATUS_RULE, STATUSES, UNITS, Figure, convert
+from llmest.book.material import STATUS_RULE, STATUSES, UNITS, Figure, convert
 
 ROOT = Path(__file__).parents[1]
 SEEDS = {path.stem: path.read_text(encoding="utf-8") for path in (ROOT / "tests/fixtures/material").glob("*.txt")}
@@ -321,7 +321,7 @@ def _reachable_names(fn, seen=None):
             names |= set(re.findall(r"\w+", assignment[1]))
     helpers = [fn.__globals__.get(name) for name in names] + [c.cell_contents for c in fn.__closure__ or ()]
     for helper in helpers:
-        if inspect.isfunction(helper) and helper.__module__.startswith("llmest.material") and helper not in seen:
+        if inspect.isfunction(helper) and helper.__module__.startswith("llmest.book.material") and helper not in seen:
             seen.add(helper)
             names |= _reachable_names(helper, seen)
     return names
@@ -395,7 +395,7 @@ def _sources():
 
 def test_every_place_that_gives_the_published_range_calls_mfu_range():
     for place, text in _sources():
-        if place != "llmest/runs.py":
+        if place != "llmest/catalog/runs.py":
             assert not re.search(r"\.mfu for \w+ in", text), place   # a list of MFUs to take a range of
             assert "34% to 51%" not in text, place
 
@@ -467,7 +467,7 @@ def test_a_table_of_chosen_figures_keeps_their_order_and_names_an_unknown_key():
 
 
 def test_selective_recomputation_saves_what_korthikanti_et_al_report_for_gpt3():
-    from llmest.memory import SELECTIVE_RECOMPUTE_PUBLISHED
+    from llmest.formulas.memory import SELECTIVE_RECOMPUTE_PUBLISHED
 
     saved = le.material.get("000-5-checkpointing").recomputed
     assert saved == pytest.approx(SELECTIVE_RECOMPUTE_PUBLISHED["GPT-3 175B"][0], abs=0.01)

@@ -7,8 +7,8 @@ from html import escape
 import pytest
 
 import llmest as le
-from llmest.material import STATUSES, Figure, Rendered
-from llmest.material.render import CARD, MUTED, STATUS_COLORS, TEXT
+from llmest.book.material import STATUSES, Figure, Rendered
+from llmest.book.material.render import CARD, MUTED, STATUS_COLORS, TEXT
 
 FIGURES = le.material.figures()
 ONE_OF_EACH = [next(f for f in FIGURES if f.status == status) for status in STATUSES]
@@ -165,7 +165,7 @@ def test_the_plot_draws_one_mark_per_figure_with_a_number_in_its_status_colour()
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from llmest.material.plot import mark_position
+    from llmest.book.material.plot import mark_position
 
     overview, ratios = le.material.plot.material_vs_recomputed()
     numeric = [f for f in FIGURES if f.stated is not None]

@@ -1,4 +1,4 @@
-"""llmest.measure against the formulas: parameters, FLOPs, AdamW state and saved activations, measured with
+"""llmest.formulas.measure against the formulas: parameters, FLOPs, AdamW state and saved activations, measured with
 PyTorch and transformers on the CPU (and the meta device). Exact where the formula is exact; where a formula leaves
 something out, the test names each left-out tensor and checks that they close the gap to the byte."""
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import llmest as le
 from llmest import compute as cp
 from llmest import memory as mem
-from llmest.config_file import CONFIGS
+from llmest.formulas.readers.config_file import CONFIGS
 from conftest import require
 
 torch = require("torch")
@@ -39,7 +39,7 @@ def matmul_weights(cfg):
 
 
 def test_importing_without_torch_says_how_to_install():
-    code = "import sys; sys.modules['torch'] = None\ntry:\n import llmest.measure\nexcept ImportError as e: print(e)"
+    code = "import sys; sys.modules['torch'] = None\ntry:\n import llmest.formulas.measure\nexcept ImportError as e: print(e)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "pip install -e '.[measure]'" in out and "torch" in out
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import llmest as le
 from llmest import memory as mem
 from llmest import plans
-from llmest.config_file import CONFIGS
+from llmest.formulas.readers.config_file import CONFIGS
 from conftest import require
 
 FIXTURES = CONFIGS

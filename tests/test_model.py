@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import llmest as le
 from llmest import model as m
-from llmest.config_file import CONFIGS
+from llmest.formulas.readers.config_file import CONFIGS
 
 FIXTURES = CONFIGS
 

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from llmest import authoring
-from llmest.exercises import EXERCISES
+from llmest.learn.exercises import EXERCISES
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLVED = sorted((ROOT / "solutions").glob("*.ipynb"))

@@ -9,11 +9,11 @@ import llmest as le
 from llmest import cli, data, hardware, memory, model, plans
 from llmest import compute as cp
 from llmest import memory as mem
-from llmest._validate import InputError
+from llmest.core._validate import InputError
 
 pytest.importorskip("ipywidgets")
-from llmest.widgets import compute as widget_compute  # noqa: E402
-from llmest.widgets import memory as widget_memory  # noqa: E402
+from llmest.surfaces.widgets import compute as widget_compute  # noqa: E402
+from llmest.surfaces.widgets import memory as widget_memory  # noqa: E402
 
 # (plan, the arguments it needs, {numeric parameter: whether 0 is allowed})
 PLANS = [

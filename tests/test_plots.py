@@ -11,8 +11,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from llmest import plans, plots  # noqa: E402
 from llmest import memory as mem  # noqa: E402
-from llmest._validate import InputError  # noqa: E402
-from llmest.units import format_bytes, format_int  # noqa: E402
+from llmest.core._validate import InputError  # noqa: E402
+from llmest.core.units import format_bytes, format_int  # noqa: E402
 
 ZERO_EXAMPLE = dict(dp=8, tp=8, micro_batch=1, seq_len=4096, recompute="full", sequence_parallel=True)
 LAYOUTS = {"data parallel": (0, 64, 1, 1), "ZeRO-3 / FSDP": (3, 64, 1, 1), "TP 8 × PP 4 × ZeRO-1 over 2": (1, 2, 8, 4)}

@@ -1,4 +1,4 @@
-"""Progress between sessions (llmest.progress): the schedule is FSRS's own (the package's Scheduler run directly
+"""Progress between sessions (llmest.learn.progress): the schedule is FSRS's own (the package's Scheduler run directly
 on the same reviews), intervals grow on success and reset on failure, and the SQLite file survives a writer
 killed mid-transaction, garbage bytes, tables not ours and concurrent writers, with no review lost. Then the
 surfaces: ``llmest review`` on piped stdin, the widgets' records, the progress view and the study plan."""
@@ -16,8 +16,8 @@ import pytest
 from fsrs import Card, Rating, Scheduler, State
 
 from llmest import InputError, cli, progress
-from llmest.drills import generate
-from llmest.flashcards import cards
+from llmest.learn.drills import generate
+from llmest.learn.flashcards import cards
 
 ROOT = Path(__file__).resolve().parent.parent
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
@@ -142,7 +142,7 @@ WRITER = textwrap.dedent("""
     import os, sys, sqlite3
     from datetime import datetime, timedelta, timezone
     from fsrs import Rating
-    from llmest.progress import Store
+    from llmest.learn.progress import Store
     store, n, mode = Store(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
     t0 = datetime(2026, 3, 2, tzinfo=timezone.utc)
     print("ready", flush=True)

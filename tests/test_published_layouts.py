@@ -1,4 +1,4 @@
-"""The layout search's step-time model held to published runs with their full layouts (llmest.published_layouts):
+"""The layout search's step-time model held to published runs with their full layouts (llmest.plans.published_layouts):
 one matmul efficiency per GPU generation, fitted to one run each, and every other run held out. The targets, on the
 held-out runs: the model's MFU for the published layout within 6 points of the published MFU, and the published
 layout's step within 15% of the search's best. Runs the model misses say why, and so do those it cannot be held to."""

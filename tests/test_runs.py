@@ -8,9 +8,9 @@ import pytest
 import llmest as le
 from llmest import compute as c
 from llmest import hardware, runs
-from llmest._validate import InputError
-from llmest.model import ModelConfig
-from llmest.config_file import CONFIGS
+from llmest.core._validate import InputError
+from llmest.formulas.model import ModelConfig
+from llmest.formulas.readers.config_file import CONFIGS
 
 FIXTURES = CONFIGS
 A100, H100 = 312e12, 989.4e12

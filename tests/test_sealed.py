@@ -1,4 +1,4 @@
-"""A graded exercise's hidden test (llmest.sealed) and the course's graded mode (llmest.grading.graded_mode): the
+"""A graded exercise's hidden test (llmest.learn.sealed) and the course's graded mode (llmest.learn.grading.graded_mode): the
 sealed test decides with the values written into it, whatever the kernel's llmest or the answer's class says; the
 graded mode hands out no expected value and no direction, and cannot be switched off in the kernel."""
 
@@ -12,12 +12,12 @@ import pytest
 import llmest as le
 from llmest import course, grading
 
-SEALED = Path(le.__file__).parent / "sealed.py"
+SEALED = Path(le.__file__).parent / "learn" / "sealed.py"
 QWEN = 494_032_768   # exercise 1.2: Qwen2-0.5B's parameters, exactly
 
 
 def sealed():
-    """llmest/sealed.py loaded by its path, as a sealed test cell loads it."""
+    """llmest/learn/sealed.py loaded by its path, as a sealed test cell loads it."""
     spec = importlib.util.spec_from_file_location("_llmest_seal", SEALED)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -64,7 +64,7 @@ def test_nothing_the_kernel_patches_takes_part(monkeypatch):
     # of its own, loaded from the files.
     monkeypatch.setattr(grading, "read_entry", lambda entry, unit: float(QWEN))
     monkeypatch.setattr(grading.Exercise, "check", lambda self, answer: grading.Verdict("correct", "Correct."))
-    for name in ("llmest", "llmest.grading", "llmest.units", "llmest._validate"):
+    for name in ("llmest", "llmest.learn.grading", "llmest.core.units", "llmest.core._validate"):
         monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
     seal = sealed()
     with pytest.raises(AssertionError, match="Could not read"):

@@ -2,7 +2,7 @@
 the paged KV cache and the largest batch that fits, tensor parallelism, mixtures of experts, prices, and
 ``llmest serve``.
 
-Known answers are written out as arithmetic from the datasheet figures of ``llmest.hardware`` (A100 80GB: 312 TFLOPS
+Known answers are written out as arithmetic from the datasheet figures of ``llmest.catalog.hardware`` (A100 80GB: 312 TFLOPS
 dense BF16, 2,039 GB/s, 81,920 MiB exposed) and the models' config.json, not read back from the code."""
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from llmest.exercises import EXERCISES
+from llmest.learn.exercises import EXERCISES
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLVED = sorted((ROOT / "solutions").glob("*.ipynb"))

@@ -13,7 +13,7 @@ import pytest
 from conftest import IN_CI
 from lab_pages import CHROMIUM, chromium
 from llmest import export
-from llmest.authoring import SOLUTIONS
+from llmest.book.authoring import SOLUTIONS
 
 CHAPTERS = sorted(path.stem for path in SOLUTIONS.glob("*.ipynb"))
 PAGES = [export.INDEX, *(f"{stem}.html" for stem in CHAPTERS)]

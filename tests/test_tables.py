@@ -1,4 +1,4 @@
-"""llmest.tables: one Table, two forms (aligned plain text, a scrolling HTML table) with the same cells, and the
+"""llmest.book.printed.tables: one Table, two forms (aligned plain text, a scrolling HTML table) with the same cells, and the
 tables the chapters show built from the library's own figures."""
 
 import html.parser
@@ -9,8 +9,8 @@ import pytest
 from llmest import hardware, plans, tables
 from llmest import compute as c
 from llmest import memory as mem
-from llmest._validate import InputError
-from llmest.units import format_int, format_number
+from llmest.core._validate import InputError
+from llmest.core.units import format_int, format_number
 
 
 class _Cells(html.parser.HTMLParser):

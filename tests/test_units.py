@@ -93,9 +93,9 @@ def test_a_comma_that_is_not_a_thousands_separator_is_refused(parse, text, sugge
 from pathlib import Path  # noqa: E402
 
 from llmest import drills, material  # noqa: E402
-from llmest.exercises import EXERCISES  # noqa: E402
-from llmest.grading import read_entry  # noqa: E402
-from llmest.units import UNITS, format_percent, show  # noqa: E402
+from llmest.learn.exercises import EXERCISES  # noqa: E402
+from llmest.learn.grading import read_entry  # noqa: E402
+from llmest.core.units import UNITS, format_percent, show  # noqa: E402
 
 
 def test_every_unit_the_exercises_drills_and_figures_use_is_in_the_table():

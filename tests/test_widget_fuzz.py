@@ -16,8 +16,8 @@ pytest.importorskip("ipywidgets")
 import ipywidgets as w  # noqa: E402
 
 from llmest import widgets as W  # noqa: E402
-from llmest._validate import InputError  # noqa: E402
-from llmest.exercises import EXERCISES  # noqa: E402
+from llmest.core._validate import InputError  # noqa: E402
+from llmest.learn.exercises import EXERCISES  # noqa: E402
 
 INTS = [0, -1, 10**9, 10**30, -(10**30), 2**63]
 FLOATS = [0.0, -1.0, 1e9, math.nan, math.inf, -math.inf, 1e308, 1e300, 1e-320]

@@ -6,10 +6,10 @@ import pytest
 
 import llmest as le
 from llmest import plans
-from llmest.config_file import CONFIGS
+from llmest.formulas.readers.config_file import CONFIGS
 
 pytest.importorskip("ipywidgets")
-from llmest.widgets import ParamCalculator  # noqa: E402
+from llmest.surfaces.widgets import ParamCalculator  # noqa: E402
 
 
 @pytest.fixture
@@ -75,7 +75,7 @@ def test_moe_without_experts_per_token(calc):
 # ----------------------------------------------------------------------------------------------------------------
 
 from llmest import memory as mem  # noqa: E402
-from llmest.widgets import MemoryPlanner  # noqa: E402
+from llmest.surfaces.widgets import MemoryPlanner  # noqa: E402
 
 
 @pytest.fixture
@@ -152,7 +152,7 @@ def test_planner_bad_values_beside_their_field(planner, field, value, message):
 
 from llmest import compute as cp  # noqa: E402
 from llmest import hardware  # noqa: E402
-from llmest.widgets import RooflineExplorer, TrainingPlanner  # noqa: E402
+from llmest.surfaces.widgets import RooflineExplorer, TrainingPlanner  # noqa: E402
 
 
 def test_training_planner_matches_the_library():
@@ -204,7 +204,7 @@ def test_roofline_explorer_follows_the_batch():
     assert "tensor parallel = 3 must divide" in explorer.errors["tp"].value
 
 
-from llmest.widgets import ServingPlanner  # noqa: E402
+from llmest.surfaces.widgets import ServingPlanner  # noqa: E402
 
 
 def test_serving_planner_matches_the_plan():
@@ -253,7 +253,7 @@ def test_serving_planner_errors_beside_their_field(field, value, message):
 # ----------------------------------------------------------------------------------------------------------------
 
 from llmest import data as dt  # noqa: E402
-from llmest.widgets import DataPlanner, ScalingExplorer  # noqa: E402
+from llmest.surfaces.widgets import DataPlanner, ScalingExplorer  # noqa: E402
 
 
 def test_data_planner_matches_the_library():
@@ -283,7 +283,7 @@ def test_scaling_explorer_follows_the_fit_and_budget():
 
 import math  # noqa: E402
 
-from llmest._validate import InputError  # noqa: E402
+from llmest.core._validate import InputError  # noqa: E402
 
 
 @pytest.mark.parametrize("make, param, message", [
@@ -388,7 +388,7 @@ def test_a_pasted_config_with_a_byte_order_mark_is_read(planner):
 
 @pytest.mark.parametrize("text", ["", "x" * 32_000, "nan", "1e400", "1,2,3", "🙂", "--", "None", "-7B"])
 def test_the_exercise_box_answers_any_entry_in_its_verdict(text):
-    from llmest.exercises import EXERCISES
+    from llmest.learn.exercises import EXERCISES
 
     box = EXERCISES["1.1"].widget()
     box.entry.value = text
@@ -398,7 +398,7 @@ def test_the_exercise_box_answers_any_entry_in_its_verdict(text):
 
 @pytest.mark.parametrize("text", ["", "x" * 32_000, "nan", "1e400", "🙂"])
 def test_the_timed_session_answers_any_entry_in_its_verdict(text):
-    from llmest.widgets import TimedSession
+    from llmest.surfaces.widgets import TimedSession
 
     session = TimedSession(n=1)
     session.start_button.click()
@@ -417,11 +417,11 @@ def test_the_timed_session_answers_any_entry_in_its_verdict(text):
 import html as html_  # noqa: E402
 import re  # noqa: E402
 
-from llmest.exercises import EXERCISES  # noqa: E402
-from llmest.grading import entry_placeholder, read_entry  # noqa: E402
-from llmest.units import UNITS  # noqa: E402
-from llmest.widgets import TimedSession  # noqa: E402
-from llmest.widgets.form import FIT  # noqa: E402
+from llmest.learn.exercises import EXERCISES  # noqa: E402
+from llmest.learn.grading import entry_placeholder, read_entry  # noqa: E402
+from llmest.core.units import UNITS  # noqa: E402
+from llmest.surfaces.widgets import TimedSession  # noqa: E402
+from llmest.surfaces.widgets.form import FIT  # noqa: E402
 
 
 def _from_the_page(widget, **data):
@@ -564,7 +564,7 @@ def test_the_data_planner_says_the_shares_total_in_percent():
 
 import ipywidgets as ipw  # noqa: E402
 
-from llmest.widgets import svg_chart  # noqa: E402
+from llmest.surfaces.widgets import svg_chart  # noqa: E402
 
 
 def _all_widgets(widget):
@@ -619,7 +619,7 @@ def test_the_app_culls_idle_kernels(tmp_path, monkeypatch):
     voila = pytest.importorskip("voila.app")
     monkeypatch.chdir(APP.parent.parent)  # where make runs
     argv = _app_argv()
-    assert "llmest/app/llmest-calculators.ipynb" in argv
+    assert "llmest/surfaces/app/llmest-calculators.ipynb" in argv
     app = voila.Voila()
     app.initialize(argv)
     app.connection_dir = str(tmp_path)
@@ -642,7 +642,7 @@ def test_the_training_planner_adds_the_attention_of_a_sequence_length():
 @pytest.mark.parametrize("tokens", [256 * 4096, 2**20 + 0.0, 4 * 2**20])
 def test_the_layout_explorer_opens_on_a_number_of_tokens_given_as_a_number(tokens):
     """Chapter 5 passes 256 × 4096: the field must read back every digit (it showed 1.04858e+06 and refused it)."""
-    from llmest.widgets import LayoutExplorer
+    from llmest.surfaces.widgets import LayoutExplorer
 
     explorer = LayoutExplorer(model="llama-2-7b", gpu="H100 SXM", gpus=64, seq_len=4096, batch_tokens=tokens)
     assert explorer.inputs["batch_tokens"].value == str(int(tokens))
@@ -652,7 +652,7 @@ def test_the_layout_explorer_opens_on_a_number_of_tokens_given_as_a_number(token
 
 def test_layout_explorer_shows_the_librarys_best_layout_and_follows_the_gpus():
     from llmest import plans
-    from llmest.widgets import LayoutExplorer
+    from llmest.surfaces.widgets import LayoutExplorer
 
     explorer = LayoutExplorer(model="llama-2-7b", gpu="H100 SXM", gpus=64, seq_len=4096, batch_tokens="1048576")
     best = plans.search_layouts("llama-2-7b", 64, "H100 SXM", 4096, 2**20).best

@@ -2,8 +2,8 @@
 outside a Chinese block."""
 
 from llmest import hardware, material, runs, tables
-from llmest.edition import english_prose
-from llmest.i18n import _, speaking
+from llmest.book.edition import english_prose
+from llmest.core.i18n import _, speaking
 
 
 def test_gpu_sources_and_catalog_in_chinese():

@@ -7,9 +7,9 @@ import re
 from llmest import data as dt
 from llmest import memory as mem
 from llmest import tables
-from llmest.edition import english_prose
-from llmest.i18n import speaking
-from llmest.texts import measure
+from llmest.book.edition import english_prose
+from llmest.core.i18n import speaking
+from llmest.catalog.corpora import measure
 
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
 

@@ -9,8 +9,8 @@ import pytest
 
 import llmest as le
 from llmest import plans, progress
-from llmest.edition import english_prose
-from llmest.i18n import speaking
+from llmest.book.edition import english_prose
+from llmest.core.i18n import speaking
 
 START = datetime(2026, 6, 1, 18, 0, tzinfo=timezone.utc)
 TODAY = START + timedelta(days=14)
@@ -56,12 +56,16 @@ def test_the_english_is_the_chapters_pinned_output(store):
     assert progress.next_review_text(timedelta(days=2)) == "next review in 2 days"
     assert [progress.interval_text(timedelta(minutes=m)) for m in (10, 300, 1440)] == ["10 min", "5 h", "1 day"]
     assert _request().text(100).splitlines() == [
-        "TTFT 876.3 ms: 1.09e+14 FLOPs of prefill, compute-bound at 40% of the peak",
-        "TPOT 9.24 ms a step at 640 tokens of context, memory-bound",
-        "throughput 1,731 output tokens/s; a request takes 3.23 s",
-        "memory per GPU 20.4 GB, fits: True; largest batch 135 (48 blocks of 16 tokens a sequence)",
-        "$0.074 per million input tokens, $0.401 per million output tokens at $2.50 per GPU-hour",
-        "GPUs for 100 requests/s: 21"]
+        "request         16 × (512 prompt + 256 output tokens) on A100 80GB, bf16 weights",
+        "TTFT            876.25 ms: 1.09e14 FLOPs of prefill at 40% of the peak (compute-bound)",
+        "TPOT            9.24 ms a step at 640 tokens of context (memory-bound: memory 9.24 ms, compute 0.69 ms)",
+        "throughput      1,731 output tokens/s while decoding; a request takes 3.23 s",
+        "memory per GPU  20.4 GB (fits: 68.7 GB usable, 20% kept free)",
+        "KV cache        48 blocks of 16 tokens a sequence, 0 B of it in the last block's empty slots",
+        "max batch       135 sequences",
+        "price           $0.074 per million input tokens, $0.401 per million output tokens at $2.50 per GPU-hour, "
+        "the listed price of the A100 80GB (the middle of the material's ~$2-3 per hour (seed 000))",
+        "GPUs needed     21 for 100 requests/s"]
     assert plans.estimate_time(2e12, model="llama-2-7b", gpus=256, seq_len=4096).attention_text() == (
         "6·N·D only: 28.7 days; with the attention at 4,096 tokens: 33.4 days at the same 40% MFU, which on 6·N·D "
         "alone is 34.4%")

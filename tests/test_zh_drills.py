@@ -10,11 +10,11 @@ import pytest
 
 from llmest import cli, drills
 from llmest import memory as mem
-from llmest.drills import LEVELS, TEMPLATES, generate
-from llmest.drills.memory import USED_BY
-from llmest.edition import english_prose
-from llmest.i18n import speaking
-from llmest.worksheets import worksheet_html, worksheet_markdown
+from llmest.learn.drills import LEVELS, TEMPLATES, generate
+from llmest.learn.drills.memory import USED_BY
+from llmest.book.edition import english_prose
+from llmest.core.i18n import speaking
+from llmest.learn.worksheets import worksheet_html, worksheet_markdown
 
 SEEDS = range(4)
 # A call of the library's API ("compute_budget(gpus, days, peak, mfu)") is code: its names stay English.

@@ -7,10 +7,10 @@ import re
 import pytest
 
 from llmest import hardware, plans, tables
-from llmest._validate import InputError
-from llmest.edition import english_prose
-from llmest.i18n import speaking
-from llmest.model import ModelConfig, config_from_json, preset
+from llmest.core._validate import InputError
+from llmest.book.edition import english_prose
+from llmest.core.i18n import speaking
+from llmest.formulas.model import ModelConfig, config_from_json, preset
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

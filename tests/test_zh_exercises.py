@@ -7,11 +7,11 @@ import re
 import pytest
 
 from llmest import material
-from llmest.edition import english_prose
-from llmest.exercises import EXERCISES
-from llmest.grading import Exercise, entry_placeholder, read_entry
-from llmest.i18n import _, speaking
-from llmest.units import UNITS
+from llmest.book.edition import english_prose
+from llmest.learn.exercises import EXERCISES
+from llmest.learn.grading import Exercise, entry_placeholder, read_entry
+from llmest.core.i18n import _, speaking
+from llmest.core.units import UNITS
 
 GARBAGE = ["abc", "1e400", "-3", "nan", [1, 2], "7 apples", "7 8", "0", True, "15,2", "2.5 GPUs", "3 GPU-hours",
            "5 人民币", "1.2 (3.4)", "x" * 201]
@@ -182,7 +182,7 @@ def test_every_material_box_has_chinese_labels_and_claims(figure, zh):
     assert ">出处</div>" in html and ">重算</div>" in html
 
 
-# Causes made only of a GPU's note in llmest.hardware, which its own catalog translates.
+# Causes made only of a GPU's note in llmest.catalog.hardware, which its own catalog translates.
 HARDWARE_NOTES = {"000-2-a100", "000-2-h200", "000-2-b200"}
 
 
@@ -202,7 +202,7 @@ def test_every_cause_and_what_the_literature_says_read_in_chinese(figure):
 
 
 def test_how_each_figure_is_recomputed_reads_in_chinese_around_its_code(zh):
-    from llmest.material.render import shown
+    from llmest.book.material.render import shown
 
     for figure in material.figures():
         words = [w for w in english_prose(shown(figure.how)) if " et al" not in w]   # authors keep their names
@@ -221,7 +221,7 @@ def test_the_plot_labels_are_chinese(zh):
     import matplotlib
 
     matplotlib.use("Agg")
-    from llmest.material import plot
+    from llmest.book.material import plot
 
     overview, ratios = plot.material_vs_recomputed()
     texts = [overview.get_title(), overview.get_xlabel(), overview.get_ylabel(), ratios.get_xlabel(),

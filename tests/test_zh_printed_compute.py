@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from llmest import compute_text, material, runs, tables
-from llmest.edition import english_prose
-from llmest.i18n import speaking
+from llmest.book.edition import english_prose
+from llmest.core.i18n import speaking
 
 
 def _texts():

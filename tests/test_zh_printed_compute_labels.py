@@ -9,8 +9,8 @@ import re
 import pytest
 
 from llmest import InputError, compute_text, material, plans
-from llmest.edition import english_prose
-from llmest.i18n import speaking
+from llmest.book.edition import english_prose
+from llmest.core.i18n import speaking
 
 
 def _texts() -> dict:

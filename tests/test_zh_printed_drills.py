@@ -4,9 +4,9 @@ with no English prose under speaking("zh")."""
 import pytest
 
 import llmest as le
-from llmest import drills, layout_tables, plans
-from llmest.edition import english_prose
-from llmest.i18n import speaking
+from llmest import answers_text, drills, layout_tables, plans
+from llmest.book.edition import english_prose
+from llmest.core.i18n import speaking
 
 LLAMA7, LLAMA70 = le.preset("llama-2-7b"), le.preset("llama-2-70b")
 LAYOUTS = {layout_tables.layout_name(*layout): layout for layout in [(0, 64, 1, 1), (3, 64, 1, 1), (1, 2, 8, 4)]}
@@ -15,15 +15,15 @@ LAYOUTS = {layout_tables.layout_name(*layout): layout for layout in [(0, 64, 1, 
 def texts():
     found = plans.search_layouts(LLAMA70, 64, "A100 80GB", 4096, 256 * 4096)
     return {
-        "serving": plans.serving_memory_text(LLAMA70, "A100 80GB", weights="bf16", seq_len=2048, batch=32),
-        "serving int4": plans.serving_memory_text(LLAMA70, "A100 80GB", weights="int4", seq_len=2048, batch=32),
-        "reductions": plans.reductions_text(plans.memory_reductions(LLAMA7, dp=8, micro_batch=4, seq_len=4096)),
-        "activations": plans.layer_activations_text(LLAMA7, 16384),
-        "plain dp": plans.plain_data_parallel_text("A100 80GB"),
-        "cost": plans.cost_steps_text(175e9, 300e9, "V100", mfu=0.4, price_per_gpu_hour=3),
-        "chinchilla": plans.chinchilla_text(175e9, 300e9, "GPT-3"),
-        "training": plans.training_estimate_text(LLAMA7, 100e9, 64, peak_flops_per_s=200e12, mfu=0.5),
-        "checkpoints": plans.checkpoint_text(70e9, 30 * 24, 0.5, keep=5),
+        "serving": answers_text.serving_memory_text(LLAMA70, "A100 80GB", weights="bf16", seq_len=2048, batch=32),
+        "serving int4": answers_text.serving_memory_text(LLAMA70, "A100 80GB", weights="int4", seq_len=2048, batch=32),
+        "reductions": answers_text.reductions_text(answers_text.memory_reductions(LLAMA7, dp=8, micro_batch=4, seq_len=4096)),
+        "activations": answers_text.layer_activations_text(LLAMA7, 16384),
+        "plain dp": answers_text.plain_data_parallel_text("A100 80GB"),
+        "cost": answers_text.cost_steps_text(175e9, 300e9, "V100", mfu=0.4, price_per_gpu_hour=3),
+        "chinchilla": answers_text.chinchilla_text(175e9, 300e9, "GPT-3"),
+        "training": answers_text.training_estimate_text(LLAMA7, 100e9, 64, peak_flops_per_s=200e12, mfu=0.5),
+        "checkpoints": answers_text.checkpoint_text(70e9, 30 * 24, 0.5, keep=5),
         "layouts": str(layout_tables.layout_memory(LLAMA70, LAYOUTS)),
         "summary": layout_tables.search_summary(found),
         "search": str(layout_tables.layout_search_table(found, LAYOUTS)),
@@ -73,7 +73,7 @@ def test_layout_names_and_bad_input():
         layout_tables.layout_memory(LLAMA70, {"x": (1, 2)})
     assert err.value.param == "layouts"
     with pytest.raises(le.InputError) as err:
-        plans.reductions_text({"x": 1})
+        answers_text.reductions_text({"x": 1})
     assert err.value.param == "steps"
     with pytest.raises(le.InputError) as err:
         layout_tables.search_summary(None)

@@ -8,10 +8,10 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 import llmest as le
-from llmest import InputError, drills, flashcards, layout_tables, plans, progress, tables
+from llmest import InputError, answers_text, drills, flashcards, layout_tables, plans, progress, tables
 from llmest import memory as mem
-from llmest.edition import english_prose
-from llmest.i18n import speaking
+from llmest.book.edition import english_prose
+from llmest.core.i18n import speaking
 
 START = datetime(2026, 6, 1, 18, 0, tzinfo=timezone.utc)
 
@@ -21,8 +21,8 @@ def texts():
     store.review("drill:training-days", "compute", progress.rating("correct"), True, START)
     found = plans.search_layouts(le.preset("llama-2-70b"), 64, "H100 SXM", 4096, 4 * 2**20)
     return {
-        "steps": plans.training_steps_text(7e9, 1e12, "A100 80GB", mfu=0.4, gpus=256),
-        "adapters": plans.lora_adapters_text("llama-2-70b", 64, mem.LORA_TARGETS),
+        "steps": answers_text.training_steps_text(7e9, 1e12, "A100 80GB", mfu=0.4, gpus=256),
+        "adapters": answers_text.lora_adapters_text("llama-2-70b", 64, mem.LORA_TARGETS),
         "breakdown": str(plans.qlora_memory(le.preset("llama-2-70b"), rank=64, micro_batch=1, seq_len=2048)),
         "micro-batches": str(tables.micro_batch_memory("llama-2-7b", zero=3, dp=8, seq_len=4096)),
         "layouts": layout_tables.best_layouts_text([found]),

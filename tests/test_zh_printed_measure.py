@@ -1,4 +1,4 @@
-"""Chapter 6's printed texts and labels (llmest.measure_text): in English with the chapter's numbers, and under
+"""Chapter 6's printed texts and labels (llmest.book.printed.measure_text): in English with the chapter's numbers, and under
 speaking("zh") in Chinese with the same numbers and no English prose. The measurements are stand-ins with the
 chapter's values, so these run without PyTorch."""
 
@@ -11,8 +11,8 @@ import llmest as le
 from llmest import InputError
 from llmest import measure_text as mt
 from llmest import memory as mem
-from llmest.edition import english_prose
-from llmest.i18n import speaking
+from llmest.book.edition import english_prose
+from llmest.core.i18n import speaking
 
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
 NUMBER = re.compile(r"\d+(?:[,.]\d+)*")

@@ -1,12 +1,12 @@
-"""The memory chapter's printed texts (llmest.memory_text): the English as the chapter printed it, with its figures,
+"""The memory chapter's printed texts (llmest.book.printed.memory_text): the English as the chapter printed it, with its figures,
 and the same texts in Chinese under ``speaking("zh")``, with no English prose left."""
 
 import pytest
 
 from llmest import InputError, plans
 from llmest import memory_text as mt
-from llmest.edition import english_prose
-from llmest.i18n import speaking
+from llmest.book.edition import english_prose
+from llmest.core.i18n import speaking
 
 
 def _plan(zero=2, **settings):

@@ -1,12 +1,12 @@
-"""The memory chapter's printed lines moved into llmest.memory_text and the plans' breakdown: the English as the
+"""The memory chapter's printed lines moved into llmest.book.printed.memory_text and the plans' breakdown: the English as the
 chapter printed it, with its figures, and the same lines in Chinese under ``speaking("zh")``, with no English prose."""
 
 import pytest
 
 from llmest import InputError, plans
 from llmest import memory_text as mt
-from llmest.edition import english_prose
-from llmest.i18n import speaking
+from llmest.book.edition import english_prose
+from llmest.core.i18n import speaking
 
 _PLAN = dict(zero=3, dp=8, micro_batch=1, seq_len=4096, recompute="full")
 

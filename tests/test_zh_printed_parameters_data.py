@@ -8,8 +8,8 @@ import re
 import pytest
 
 from llmest import InputError, data_text, model, model_text, plans
-from llmest.edition import english_prose
-from llmest.i18n import speaking
+from llmest.book.edition import english_prose
+from llmest.core.i18n import speaking
 
 SIZES = [("7B", 32, 4096, (6.5e9, 7.0e9), "llama-2-7b"), ("30B", 48, 6144, (28e9, 32e9), None)]
 CARDS = {"deepseek-v3": ("embeddings",), "qwen3-30b-a3b": ()}
@@ -149,7 +149,7 @@ def test_bad_input_names_its_parameter(call, parameter):
 
 @pytest.mark.parametrize("name", ["gpt2", "mixtral-8x7b", "deepseek-v3"])
 def test_a_parameter_count_reads_its_parts_in_chinese_and_lines_up(name):
-    from llmest.i18n import display_width
+    from llmest.core.i18n import display_width
 
     count = model.count_params(model.preset(name))
     english = str(count)

@@ -9,9 +9,9 @@ import pytest
 
 from conftest import require
 from llmest import flashcards, plans, tables
-from llmest.edition import english_prose
-from llmest.i18n import speaking
-from llmest.model import preset
+from llmest.book.edition import english_prose
+from llmest.core.i18n import speaking
+from llmest.formulas.model import preset
 
 w = pytest.importorskip("ipywidgets")
 # Where no font with Chinese glyphs is installed, matplotlib warns of each missing glyph; the text is what is tested.
@@ -22,7 +22,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from llmest import plots  # noqa: E402
 from llmest import widgets as W  # noqa: E402
-from llmest.exercises import EXERCISES  # noqa: E402
+from llmest.learn.exercises import EXERCISES  # noqa: E402
 
 CALCULATORS = (W.ParamCalculator, W.MemoryPlanner, W.TrainingPlanner, W.RooflineExplorer, W.ServingPlanner,
                W.DataPlanner, W.ScalingExplorer, W.LayoutExplorer)
@@ -261,7 +261,7 @@ def test_a_figure_in_chinese_shows_no_english_prose(name):
 
 
 def test_published_mfu_in_chinese_says_its_own_words():
-    """The legend quotes how each run's MFU is known (``llmest.runs``) as it is; the rest is Chinese."""
+    """The legend quotes how each run's MFU is known (``llmest.catalog.runs``) as it is; the rest is Chinese."""
     from llmest import runs
 
     with speaking("zh"):
@@ -275,7 +275,7 @@ def test_published_mfu_in_chinese_says_its_own_words():
 def test_a_chinese_table_as_text_lines_up_in_a_terminal():
     """A Chinese character takes two columns of a terminal: the plain text pads and wraps by columns, not
     characters, so the cells stay under their headers and the lines within the width."""
-    from llmest.tables import TEXT_WIDTH, _width
+    from llmest.book.printed.tables import TEXT_WIDTH, _width
 
     with speaking("zh"):
         made = [tables.conventions(), tables.gpu_sources(), tables.decode_limits("llama-3-8b", ["H100 SXM"], batch=4)]
@@ -290,14 +290,14 @@ def test_a_chinese_table_as_text_lines_up_in_a_terminal():
 
 def _columns(line: str) -> str:
     """A line with each wide character written as two, so that positions are columns."""
-    from llmest.tables import _width
+    from llmest.book.printed.tables import _width
 
     return "".join(ch * _width(ch) for ch in line)
 
 
 def test_a_flashcard_keeps_its_progress_when_the_language_changes():
-    from llmest.flashcards import cards
-    from llmest.progress import flashcard_id
+    from llmest.learn.flashcards import cards
+    from llmest.learn.progress import flashcard_id
 
     english = cards()
     with speaking("zh"):
@@ -308,13 +308,13 @@ def test_a_flashcard_keeps_its_progress_when_the_language_changes():
 
 
 def test_the_chinese_calculators_page_shows_its_calculators_in_chinese():
-    """``make app-zh`` serves llmest/app/llmest-calculators-zh.ipynb: run as Voila runs it, each calculator it shows
+    """``make app-zh`` serves llmest/surfaces/app/llmest-calculators-zh.ipynb: run as Voila runs it, each calculator it shows
     reads in Chinese."""
     import ast
 
     import nbformat
 
-    from llmest.edition import CHINESE_APP
+    from llmest.book.edition import CHINESE_APP
 
     namespace, shown = {}, []
     with speaking("en"):  # the page switches the library to Chinese; the block puts English back afterwards

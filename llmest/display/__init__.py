@@ -1,3 +1,4 @@
-"""The display layer: how each result shows itself (``report``: the ``Report`` type and the ``Shows`` mixin), and
-each plan result's report (``memory``, ``time``, ``corpus``, ``serving``, ``layout``). A report module reads the
-result it is given and imports no plan, so the plans' result types can use it."""
+"""The display layer: how each result shows itself. A plan's result builds its ``Report`` (``llmest.core.report``)
+here: ``memory``, ``time``, ``corpus``, ``serving``, ``layout``, with ``common`` for what several say alike; a table
+is a ``Table`` (``table``); ``plots`` draws results. A report module reads the result it is given and imports no
+plan, so that the plans' result types can use it."""

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .. import hardware
-from ..i18n import _
-from ..units import format_usd
+from ..catalog import hardware
+from ..core.i18n import _
+from ..core.units import format_usd
 
 
 def price_text(price: float, gpu: str, listed: bool) -> str:

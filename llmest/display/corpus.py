@@ -3,9 +3,9 @@ crawl they take, and with a cluster the compute-optimal model it affords."""
 
 from __future__ import annotations
 
-from ..i18n import N_, _
-from ..units import UNITS
-from .report import Report
+from ..core.i18n import N_, _
+from ..core.units import UNITS
+from ..core.report import Report
 
 LANGUAGES = {"english": N_("English"), "chinese": N_("Chinese"), "code": N_("code")}  # as "cleaned ..." names them
 

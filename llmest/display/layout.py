@@ -3,10 +3,10 @@ for a layout given, its step time in parts, MFU, memory and rank."""
 
 from __future__ import annotations
 
-from ..i18n import N_, _, display_width
-from ..units import UNITS, format_bytes, format_percent
+from ..core.i18n import N_, _, display_width
+from ..core.units import UNITS, format_bytes, format_percent
 from .memory import RECOMPUTATION
-from .report import Report
+from ..core.report import Report
 
 # The columns a report lists, and the figures of a layout given.
 SHOWN = ("tp", "cp", "pp", "dp", "ep", "vp", "zero", "micro_batch", "micro_batches", "recompute", "tp_in_node",

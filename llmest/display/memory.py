@@ -3,9 +3,9 @@ GPUs that hold them and what the activations assume."""
 
 from __future__ import annotations
 
-from ..i18n import N_, _, display_width, language
-from ..units import UNITS, format_bytes, show
-from .report import Report
+from ..core.i18n import N_, _, display_width, language
+from ..core.units import UNITS, format_bytes, show
+from ..core.report import Report
 
 # The parts as a reader reads them: in the breakdown's lines, the figures and the bars.
 MEMORY_PART_NAMES = {"weights": N_("weights"), "master": N_("master"), "gradients": N_("gradients"),

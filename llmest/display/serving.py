@@ -3,13 +3,18 @@ the KV cache's blocks, the largest batch and the price of tokens, with where the
 
 from __future__ import annotations
 
-from ..i18n import N_, _
-from ..units import UNITS, format_bytes, format_flops, format_usd
+from ..core.i18n import N_, _
+from ..core.units import UNITS, format_bytes, format_flops, format_usd
 from .common import ms, price_text
-from .report import Report
+from ..core.report import Report
 
 BOUNDS = {"compute": N_("compute-bound"), "memory": N_("memory-bound")}
 FITS = {True: N_("fits"), False: N_("does not fit")}
+
+
+def per_million(usd: float) -> str:
+    """A price per million tokens: cents to a tenth below a dollar ($0.074), as cloud price lists write them."""
+    return f"${usd:.3f}" if abs(usd) < 1 else format_usd(usd)
 
 
 def request_report(est, requests_per_s=None) -> Report:
@@ -37,7 +42,7 @@ def request_report(est, requests_per_s=None) -> Report:
                                           waste=format_bytes(est.waste_bytes_per_sequence))),
         (_("max batch"), _("{n} sequences").format(n=f"{est.max_batch:,}")),
         (_("price"), _("{input} per million input tokens, {output} per million output tokens at {price}").format(
-            input=format_usd(est.usd_per_million_input_tokens), output=format_usd(est.usd_per_million_output_tokens),
+            input=per_million(est.usd_per_million_input_tokens), output=per_million(est.usd_per_million_output_tokens),
             price=price_text(s["price_per_gpu_hour"], s["gpu"], s["price_listed"])))]
     data = {"model": s["model"], "gpu": s["gpu"], "tp": s["tp"], "weights": s["weights"],
             "prompt_tokens": s["prompt_tokens"], "output_tokens": s["output_tokens"], "batch": s["batch"],

@@ -3,12 +3,12 @@ cost, with the chain that links them in one line."""
 
 from __future__ import annotations
 
-from .. import hardware
-from ..compute import TIME_MARGIN
-from ..i18n import _
-from ..units import UNITS
+from ..catalog import hardware
+from ..formulas.compute import TIME_MARGIN
+from ..core.i18n import _
+from ..core.units import UNITS
 from .common import price_text
-from .report import Report
+from ..core.report import Report
 
 
 def _number(value, unit: str) -> str:
@@ -47,7 +47,7 @@ def time_report(est) -> Report:
         (_("tokens (D)"), _number(est.tokens, "tokens")),
         *flops,
         ("GPU", _("{gpus} × {gpu}, {peak} at {mfu} MFU").format(
-            gpus=est.gpus, gpu=est.gpu, peak=_shown(est.peak_flops_per_s / hardware.TERA, "TFLOPS"),
+            gpus=f"{est.gpus:,}", gpu=est.gpu, peak=_shown(est.peak_flops_per_s / hardware.TERA, "TFLOPS"),
             mfu=_shown(est.mfu, "fraction")) + mfu_note),
         (_("GPU-hours"), _number(est.gpu_hours, "GPU-hours")),
         (_("days"), _("{days} ({low}-{high} with a {margin} margin for checkpoints, evaluation and restarts)").format(

@@ -12,14 +12,12 @@ serving_plan  decode_estimate, estimate_serving, estimate_request (TTFT, TPOT, t
               cache holds, the price of input and output tokens)
 layout_plan   search_layouts (every TP × CP × PP × DP layout of a run: memory, step time, MFU, ranked)
 corpus_plan   estimate_corpus, chinchilla_for_budget
-answers_text  the interview's worked answers as text: serving_memory_text, memory_reductions, reductions_text,
-              layer_activations_text, plain_data_parallel_text, cost_steps_text, chinchilla_text,
-              training_estimate_text, checkpoint_text, training_steps_text, lora_adapters_text
+layout_time, layout_assumptions   the layout search's step time and its named, sourced constants
+published_layouts  published training runs with their layouts, and the search's prediction of each
+
+Each result type shows itself (``str``, ``_repr_html_``, ``to_dict``) through its report in ``llmest.display``.
 """
 
-from .answers_text import (chinchilla_text, checkpoint_text, cost_steps_text, layer_activations_text,
-                           lora_adapters_text, memory_reductions, plain_data_parallel_text, reductions_text,
-                           serving_memory_text, training_estimate_text, training_steps_text)
 from .budget_plan import BudgetEstimate, estimate_budget
 from .corpus_plan import CorpusEstimate, chinchilla_for_budget, estimate_corpus
 from .layout_plan import LayoutSearch, search_layouts
@@ -34,11 +32,11 @@ from .time_plan import (TIME_MARGIN_TEXT, MfuEstimate, TimeEstimate, TrainingEst
 __all__ = ["BudgetEstimate", "CorpusEstimate", "DecodeEstimate", "GPU_SEARCH_LIMIT", "LayoutSearch",
            "MemoryBreakdown", "MemoryPlan", "MfuEstimate", "PARTS", "PREFILL_EFFICIENCY", "RequestEstimate",
            "SEARCHED", "ServingEstimate", "TASKS", "TIME_MARGIN_TEXT", "TimeEstimate", "TrainingEstimate",
-           "checkpoint_text", "chinchilla_for_budget", "chinchilla_text", "cost_steps_text", "decode_estimate",
+           "chinchilla_for_budget", "decode_estimate",
            "estimate_budget", "estimate_corpus",
            "estimate_finetune_time", "estimate_mfu", "estimate_request", "estimate_serving", "estimate_time",
            "estimate_training", "fits", "gpus_to_hold", "inference_memory", "largest_module_params",
-           "layer_activations_text", "lora_adapters_text", "memory_reductions", "min_gpus",
-           "plain_data_parallel_text", "plan_memory",
-           "qlora_memory", "reductions_text", "search_layouts", "serving_memory_text", "state_gpus",
-           "training_estimate_text", "training_memory", "training_steps_text", "usable_bytes", "zero_gpus"]
+           "min_gpus",
+           "plan_memory",
+           "qlora_memory", "search_layouts", "state_gpus",
+           "training_memory", "usable_bytes", "zero_gpus"]

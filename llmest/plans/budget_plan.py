@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import _validate as v
-from .. import hardware
-from ..compute import affordable_params, affordable_tokens, compute_budget
-from ..data import TOKENS_PER_PARAM, chinchilla_params_for_flops
-from ..i18n import _
-from ..units import format_count
+from ..core import _validate as v
+from ..catalog import hardware
+from ..formulas.compute import affordable_params, affordable_tokens, compute_budget
+from ..formulas.data import TOKENS_PER_PARAM, chinchilla_params_for_flops
+from ..core.i18n import _
+from ..core.units import format_count
 
 
 @dataclass(frozen=True)

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import _validate as v
-from .. import hardware
-from ..compute import affordable_params
-from ..data import (TOKENS_PER_PARAM, WORKING_CLEANING_YIELD, chinchilla_tokens, mixture_bytes, raw_bytes,
-                    tokens_per_gb)
+from ..core import _validate as v
+from ..catalog import hardware
+from ..formulas.compute import affordable_params
+from ..formulas.data import (TOKENS_PER_PARAM, WORKING_CLEANING_YIELD, chinchilla_tokens, mixture_bytes, raw_bytes,
+                             tokens_per_gb)
 from ..display.corpus import LANGUAGES, corpus_report
-from ..display.report import Report, Shows
-from ..i18n import _
-from ..units import format_bytes, format_count, format_flops, format_percent
+from ..core.report import Report, Shows
+from ..core.i18n import _
+from ..core.units import format_bytes, format_count, format_flops, format_percent
 from .budget_plan import estimate_budget
 
 

@@ -1,5 +1,5 @@
 """The assumptions of the layout search's step-time model, each a named constant with where it was read, and the
-two fitted to published runs (``MATMUL_EFFICIENCY``; ``llmest.published_layouts.fit`` refits them and a test holds
+two fitted to published runs (``MATMUL_EFFICIENCY``; ``llmest.plans.published_layouts.fit`` refits them and a test holds
 these values to the fit)."""
 
 from __future__ import annotations

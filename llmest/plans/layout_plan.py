@@ -20,15 +20,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import _validate as v
-from .. import comm, hardware
-from .._validate import InputError
+from ..core import _validate as v
+from ..formulas import comm
+from ..catalog import hardware
+from ..core._validate import InputError
 from ..display.layout import search_report
-from ..display.report import Report, Shows
-from ..i18n import _
-from ..memory import (MEMORY_MARGIN, RECOMPUTE, RUNTIME_OVERHEAD_BYTES, model_layer_activation_bytes,
-                      output_activation_bytes, state_bytes_per_param)
-from ..model import config_from
+from ..core.report import Report, Shows
+from ..core.i18n import _
+from ..formulas.memory import (MEMORY_MARGIN, RECOMPUTE, RUNTIME_OVERHEAD_BYTES, model_layer_activation_bytes,
+                               output_activation_bytes, state_bytes_per_param)
+from ..formulas.model import config_from
 from .layout_assumptions import matmul_efficiency
 from .layout_time import stage_layers, step_times
 from .memory_plan import training_states, zero_buffers

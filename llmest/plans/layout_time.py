@@ -9,10 +9,10 @@ import math
 
 import numpy as np
 
-from .. import comm
-from ..compute import attention_flops_per_token_for, flops_params
-from ..memory import RECOMPUTE
-from ..model import count_params
+from ..formulas import comm
+from ..formulas.compute import attention_flops_per_token_for, flops_params
+from ..formulas.memory import RECOMPUTE
+from ..formulas.model import count_params
 from .layout_assumptions import (HIDDEN_KINDS, MATMUL_OVERHEAD_S, MATMULS_PER_LAYER, NCCL_BASE_LATENCY_S,
                                  NETWORK_EFFICIENCY, NETWORK_STEP_LATENCY_S, NVLINK_EFFICIENCY, NVLINK_STEP_LATENCY_S)
 

@@ -6,20 +6,20 @@ from __future__ import annotations
 import inspect
 from dataclasses import dataclass, field
 
-from .. import _validate as v
-from .. import hardware
-from .._validate import InputError
-from ..memory import (BYTES_PER_VALUE, CONVENTIONS, LORA_TARGETS, MEMORY_MARGIN, RECOMPUTE, RUNTIME_OVERHEAD_BYTES,
-                      WEIGHT_FORMATS, activations_per_gpu,
-                      kv_cache_bytes_for, lora_params, model_weight_bytes, sharded_state_bytes, state_bytes_per_param,
-                      training_state_bytes)
-from ..kv_cache import kv_cache_shards
-from ..model import ModelConfig, config_from, count_params
-from ..display.memory import MEMORY_PART_NAMES, RECOMPUTATION, breakdown_table, memory_report
-from ..display.report import Report, Shows
-from ..i18n import N_, _
-from ..units import format_bytes
-from ..zero import OFFLOAD, ZERO_DEFAULTS, _check_offload, offloaded_state_bytes, zero_buffer_bytes
+from ..core import _validate as v
+from ..catalog import hardware
+from ..core._validate import InputError
+from ..formulas.memory import (BYTES_PER_VALUE, CONVENTIONS, LORA_TARGETS, MEMORY_MARGIN, RECOMPUTE,
+                               RUNTIME_OVERHEAD_BYTES, WEIGHT_FORMATS, activations_per_gpu, kv_cache_bytes_for,
+                               lora_params, model_weight_bytes, sharded_state_bytes, state_bytes_per_param,
+                               training_state_bytes)
+from ..formulas.kv_cache import kv_cache_shards
+from ..formulas.model import ModelConfig, config_from, count_params
+from ..display.memory import RECOMPUTATION, breakdown_table, memory_report
+from ..core.report import Report, Shows
+from ..core.i18n import _
+from ..core.units import format_bytes
+from ..formulas.zero import OFFLOAD, ZERO_DEFAULTS, _check_offload, offloaded_state_bytes, zero_buffer_bytes
 
 PARTS = ("weights", "master", "gradients", "optimizer", "adapters", "buffers", "activations", "kv_cache", "overhead")
 GPU_SEARCH_LIMIT = 1024   # the most GPUs a least-GPU search tries
@@ -129,7 +129,7 @@ def training_memory(model, *, convention="mixed", optimizer="adamw", zero=0, dp=
     hold the same experts (Megatron-Core's expert data-parallel group); attention, shared experts and embeddings
     stay on every GPU. ``offload`` moves the optimizer states, and at ZeRO-3 the parameters, to CPU memory (the
     ``cpu`` of the result). ``buffers``: DeepSpeed's reduce bucket and, at ZeRO-3, the gathered and prefetched
-    parameters, sized by DeepSpeed's settings of the same names (llmest.zero). ``fp32_norms``: RMSNorms keep an
+    parameters, sized by DeepSpeed's settings of the same names (llmest.formulas.zero). ``fp32_norms``: RMSNorms keep an
     FP32 copy of their input, as transformers' do.
     Activations are for one micro-batch per layer; with 1F1B pipelining the first stage holds about as many
     micro-batches as there are stages, so a GPU holds about L layers' worth whatever pp is."""

@@ -7,18 +7,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import _validate as v
-from .. import hardware
-from ..compute import (cost_per_million_tokens, decode_attention_flops_for, decode_step_seconds, flops_params,
-                       gpus_for_request_rate, prefill_flops_for, prefill_seconds)
-from ..kv_cache import (BLOCK_TOKENS, BYTES_PER_VALUE, kv_blocks, kv_cache_shards, paged_tokens,
-                        sequences_that_fit)
-from ..memory import MEMORY_MARGIN, RUNTIME_OVERHEAD_BYTES, kv_cache_bytes_for, model_weight_bytes
-from ..display.report import Report, Shows
+from ..core import _validate as v
+from ..catalog import hardware
+from ..formulas.compute import (cost_per_million_tokens, decode_attention_flops_for, decode_step_seconds, flops_params,
+                                gpus_for_request_rate, prefill_flops_for, prefill_seconds)
+from ..formulas.kv_cache import (BLOCK_TOKENS, BYTES_PER_VALUE, kv_blocks, kv_cache_shards, paged_tokens,
+                                 sequences_that_fit)
+from ..formulas.memory import MEMORY_MARGIN, RUNTIME_OVERHEAD_BYTES, kv_cache_bytes_for, model_weight_bytes
+from ..core.report import Report, Shows
 from ..display.serving import request_report
-from ..i18n import N_
-from ..model import config_from
-from ..units import HOURS_PER_MONTH
+from ..core.i18n import N_
+from ..formulas.model import config_from
+from ..core.units import HOURS_PER_MONTH
 from .memory_plan import MemoryBreakdown, check_parallel, inference_memory, usable_bytes
 
 # The share of the peak that prompt processing reaches, unless the reader sets one: the MFU that chapter 3 and

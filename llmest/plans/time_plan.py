@@ -7,20 +7,20 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from .. import _validate as v
-from .. import hardware
-from ..compute import (TIME_MARGIN, attention_flops_per_token_for, cost, flops_params, flops_params_note, gpu_hours,
-                       gpu_seconds, gpus_for_deadline, implied_mfu, lora_training_flops_per_token, training_days,
-                       training_flops, training_seconds)
-from ..display.report import Report, Shows
+from ..core import _validate as v
+from ..catalog import hardware
+from ..formulas.compute import (TIME_MARGIN, attention_flops_per_token_for, cost, flops_params, flops_params_note,
+                                gpu_hours, gpu_seconds, gpus_for_deadline, implied_mfu, lora_training_flops_per_token,
+                                training_days, training_flops, training_seconds)
+from ..core.report import Report, Shows
 from ..display.time import time_report
-from ..memory import LORA_TARGETS, MEMORY_MARGIN, lora_params
-from ..i18n import _
-from ..units import SECONDS_PER_DAY, SECONDS_PER_HOUR, format_bytes, format_flops, format_percent
+from ..formulas.memory import LORA_TARGETS, MEMORY_MARGIN, lora_params
+from ..core.i18n import _
+from ..core.units import SECONDS_PER_DAY, SECONDS_PER_HOUR, format_bytes, format_flops, format_percent
 
 # The material's time margin as every surface spells it: "15%-25%".
 TIME_MARGIN_TEXT = "-".join(format_percent(margin, 0) for margin in TIME_MARGIN)
-from ..model import config_from
+from ..formulas.model import config_from
 from .memory_plan import MemoryBreakdown, training_memory, usable_bytes
 from .serving_plan import FITS
 

@@ -1,0 +1,70 @@
+"""How a result shows itself: one ``Report`` per result, read by every surface.
+
+A result type (a memory plan, a time estimate, a layout search ...) builds its ``Report`` in the current language:
+a title, the figures as labelled fields, any tables, sentences and notes, and the same figures as plain data. The
+terminal prints ``str(report)``, Jupyter and the static pages show ``report._repr_html_()``, ``--json`` prints
+``report.to_dict()``. ``Shows`` gives a result these three from its ``report()``, as a DataFrame or a SymPy
+expression shows itself in every front end.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+
+from .i18n import display_width
+
+
+@dataclass(frozen=True)
+class Report:
+    """``fields``: (label, text) pairs, aligned in a terminal; ``blocks``: tables shown after the title (a ``Table``
+    or lines already aligned); ``lines``: sentences after the fields; ``data``: the figures for ``--json``."""
+
+    title: str
+    fields: tuple = ()
+    data: dict = field(default_factory=dict)
+    blocks: tuple = ()
+    lines: tuple = ()
+    notes: tuple = ()
+
+    def __str__(self) -> str:
+        parts = [self.title] if self.title else []
+        parts += [str(block) for block in self.blocks]
+        if self.fields:
+            width = max(display_width(label) for label, _ in self.fields)
+            parts += [f"{label}{' ' * (width - display_width(label))}  {text}" for label, text in self.fields]
+        return "\n".join(parts + list(self.lines) + list(self.notes))
+
+    def _repr_html_(self) -> str:
+        out = ['<div class="llmest-report">']
+        if self.title:
+            out.append(f"<p><b>{html.escape(self.title)}</b></p>")
+        for block in self.blocks:
+            shown = getattr(block, "_repr_html_", None)
+            out.append(shown() if shown else f"<pre>{html.escape(str(block))}</pre>")
+        if self.fields:
+            rows = "".join(f'<tr><th style="text-align:left">{html.escape(label)}</th>'
+                           f'<td style="text-align:left">{html.escape(text)}</td></tr>' for label, text in self.fields)
+            out.append(f"<table>{rows}</table>")
+        out += [f"<p>{html.escape(line)}</p>" for line in self.lines]
+        out += [f"<p><small>{html.escape(note)}</small></p>" for note in self.notes]
+        return "\n".join(out + ["</div>"])
+
+    def to_dict(self) -> dict:
+        return dict(self.data)
+
+
+class Shows:
+    """A result that shows itself: ``str()``, ``_repr_html_()`` and ``to_dict()`` all read its ``report()``."""
+
+    def report(self) -> Report:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return str(self.report())
+
+    def _repr_html_(self) -> str:
+        return self.report()._repr_html_()
+
+    def to_dict(self) -> dict:
+        return self.report().to_dict()
