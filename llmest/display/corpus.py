@@ -18,6 +18,20 @@ def _shown(value, unit: str) -> str:
     return UNITS[unit].show(value)
 
 
+def budget_report(est) -> Report:
+    """A cluster's FLOPs for some days, and the compute-optimal model they buy."""
+    n_opt, d_opt = est.chinchilla()
+    fields = [(_("cluster"), _("{gpus} × {peak} at {mfu} MFU for {days}").format(
+                  gpus=UNITS["GPUs"].show(est.gpus), peak=_shown(est.peak_flops_per_s / 1e12, "TFLOPS"),
+                  mfu=_shown(est.mfu, "fraction"), days=_shown(est.days, "days"))),
+              ("FLOPs", _shown(est.flops, "FLOPs")),
+              (_("compute-optimal"), _("{params} parameters on {tokens}").format(
+                  params=_number(n_opt, "parameters"), tokens=_shown(d_opt, "tokens")))]
+    data = {"gpus": est.gpus, "days": est.days, "peak_flops_per_s": est.peak_flops_per_s, "mfu": est.mfu,
+            "flops": est.flops, "compute_optimal": {"params": n_opt, "tokens": d_opt}}
+    return Report("", tuple(fields), data)
+
+
 def corpus_report(est, cluster: str = "") -> Report:
     """``cluster``: how the surface names the cluster of a budget ("64 × A100 80GB"), shown with its FLOPs."""
     one = next(iter(est.rates)) if len(est.rates) == 1 else None

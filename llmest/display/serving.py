@@ -12,6 +12,35 @@ BOUNDS = {"compute": N_("compute-bound"), "memory": N_("memory-bound")}
 FITS = {True: N_("fits"), False: N_("does not fit")}
 
 
+def decode_report(est) -> Report:
+    """One decoding step on the roofline: its time, what bounds it, and tokens per second."""
+    fields = [(_("step"), _("{step} ({bound}: memory {memory}, compute {compute})").format(
+                  step=ms(est.step_seconds), bound=_(BOUNDS[est.bound]), memory=ms(est.memory_seconds),
+                  compute=ms(est.compute_seconds))),
+              (_("throughput"), _("{rate} tokens/s on {gpus}").format(
+                  rate=f"{est.tokens_per_s:,.0f}", gpus=UNITS["GPUs"].show(est.gpus)))]
+    data = {"step_s": est.step_seconds, "memory_s": est.memory_seconds, "compute_s": est.compute_seconds,
+            "tokens_per_s": est.tokens_per_s, "bound": est.bound, "gpus": est.gpus}
+    return Report("", tuple(fields), data)
+
+
+def serving_report(est) -> Report:
+    """Serving on tp GPUs: the decoding step, memory per GPU against the usable memory, and the price of tokens."""
+    step = decode_report(est.decode)
+    fields = [*step.fields,
+              (_("memory per GPU"), _("{memory} ({fits}: {usable} usable, {margin} kept free)").format(
+                  memory=format_bytes(est.memory.total), fits=_(FITS[est.fits]), usable=format_bytes(est.usable_bytes),
+                  margin=UNITS["fraction"].show(est.margin))),
+              (_("price"), _("{usd} per million tokens at {price}").format(
+                  usd=per_million(est.usd_per_million_tokens),
+                  price=price_text(est.price_per_gpu_hour, est.gpu, est.price_listed)))]
+    data = {**step.data, "memory_per_gpu_bytes": est.memory.total, "memory_parts": est.memory.parts,
+            "usable_bytes": est.usable_bytes, "fits": est.fits, "gpu": est.gpu,
+            "price_per_gpu_hour": est.price_per_gpu_hour, "price_listed": est.price_listed,
+            "usd_per_million_tokens": est.usd_per_million_tokens}
+    return Report("", tuple(fields), data)
+
+
 def per_million(usd: float) -> str:
     """A price per million tokens: cents to a tenth below a dollar ($0.074), as cloud price lists write them."""
     return f"${usd:.3f}" if abs(usd) < 1 else format_usd(usd)

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from ..catalog import hardware
 from ..formulas.compute import TIME_MARGIN
-from ..core.i18n import _
-from ..core.units import UNITS
+from ..core.i18n import N_, _
+from ..core.units import UNITS, format_bytes, format_flops
 from .common import price_text
+from .memory import breakdown_table
 from ..core.report import Report
+
+
+FITS = {True: N_("True"), False: N_("False")}   # as the material's function printed whether it fits
 
 
 def _number(value, unit: str) -> str:
@@ -28,6 +32,33 @@ def derivation(est) -> str:
     return _("{flops} → ÷ ({peak} × {mfu}) = {hours} → ÷ {gpus} = {days}").format(
         flops=total, peak=_shown(est.peak_flops_per_s / hardware.TERA, "TFLOPS"), mfu=_shown(est.mfu, "fraction"),
         hours=_shown(est.gpu_hours, "GPU-hours"), gpus=_shown(est.gpus, "GPUs"), days=_shown(est.days, "days"))
+
+
+def mfu_report(est) -> Report:
+    """The MFU a run implies: its 6·N·D over what its GPU-hours do at the peak."""
+    fields = [(_("FLOPs (6·N·D)"), _number(est.flops, "FLOPs")),
+              (_("GPU-hours"), _number(est.gpu_hours, "GPU-hours")),
+              ("MFU", _("{flops} ÷ ({hours} × 3,600 s × {peak}) = {mfu}").format(
+                  flops=_shown(est.flops, "FLOPs"), hours=_shown(est.gpu_hours, "GPU-hours"),
+                  peak=_shown(est.peak_flops_per_s / hardware.TERA, "TFLOPS"), mfu=_shown(est.mfu, "fraction")))]
+    data = {"params": est.n_params, "tokens": est.tokens, "flops": est.flops, "gpu_hours": est.gpu_hours,
+            "peak_flops_per_s": est.peak_flops_per_s, "mfu": est.mfu}
+    return Report("", tuple(fields), data)
+
+
+def training_report(est) -> Report:
+    """The material's estimate_training: FLOPs, days with the margin, GPU-hours, memory per GPU, whether it fits."""
+    low, high = est.days_with_margin
+    lines = (_("{flops} FLOPs, {days} days ({low}-{high} with margin), {hours} GPU-hours").format(
+                 flops=format_flops(est.total_flops), days=f"{est.days:.1f}", low=f"{low:.1f}", high=f"{high:.1f}",
+                 hours=f"{est.gpu_hours:,.0f}"),
+             breakdown_table(est.memory),
+             _("fits in {usable} usable: {fits}").format(usable=format_bytes(est.usable_bytes),
+                                                          fits=_(FITS[est.fits])))
+    data = {"flops": est.total_flops, "days": est.days, "days_with_margin": list(est.days_with_margin),
+            "gpu_hours": est.gpu_hours, "memory_parts": est.memory.parts, "memory_per_gpu_bytes": est.memory.total,
+            "usable_bytes": est.usable_bytes, "fits": est.fits}
+    return Report("", data=data, lines=lines)
 
 
 def time_report(est) -> Report:

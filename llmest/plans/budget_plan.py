@@ -10,11 +10,13 @@ from ..catalog import hardware
 from ..formulas.compute import affordable_params, affordable_tokens, compute_budget
 from ..formulas.data import TOKENS_PER_PARAM, chinchilla_params_for_flops
 from ..core.i18n import _
+from ..core.report import Report, Shows
+from ..display.corpus import budget_report
 from ..core.units import format_count
 
 
 @dataclass(frozen=True)
-class BudgetEstimate:
+class BudgetEstimate(Shows):
     """A cluster's FLOPs for ``days``, with every input it assumed."""
 
     gpus: int
@@ -22,6 +24,9 @@ class BudgetEstimate:
     peak_flops_per_s: float
     mfu: float
     flops: float
+
+    def report(self) -> Report:
+        return budget_report(self)
 
     def affordable_params(self, tokens) -> float:
         """The largest N the budget trains on ``tokens``: C / (6·D)."""

@@ -15,7 +15,7 @@ from ..formulas.kv_cache import (BLOCK_TOKENS, BYTES_PER_VALUE, kv_blocks, kv_ca
                                  sequences_that_fit)
 from ..formulas.memory import MEMORY_MARGIN, RUNTIME_OVERHEAD_BYTES, kv_cache_bytes_for, model_weight_bytes
 from ..core.report import Report, Shows
-from ..display.serving import request_report
+from ..display.serving import decode_report, request_report, serving_report
 from ..core.i18n import N_
 from ..formulas.model import config_from
 from ..core.units import HOURS_PER_MONTH
@@ -28,13 +28,16 @@ FITS = {True: N_("True"), False: N_("False")}
 
 
 @dataclass(frozen=True)
-class DecodeEstimate:
+class DecodeEstimate(Shows):
     step_seconds: float
     memory_seconds: float
     compute_seconds: float
     tokens_per_s: float
     bound: str          # "memory" or "compute"
     gpus: int
+
+    def report(self) -> Report:
+        return decode_report(self)
 
 
 @v.checked(kv_dtype=v.one_of(BYTES_PER_VALUE), **v.WHOLE)
@@ -62,7 +65,7 @@ def decode_estimate(model, gpu, batch=1, seq_len=2048, weights="bf16", tp=1, kv_
 
 
 @dataclass(frozen=True)
-class ServingEstimate:
+class ServingEstimate(Shows):
     """Serving a model on tp GPUs: decode speed, memory per GPU against the usable memory, and the price."""
 
     decode: DecodeEstimate
@@ -71,6 +74,11 @@ class ServingEstimate:
     margin: float
     price_per_gpu_hour: float
     usd_per_million_tokens: float
+    gpu: str = ""
+    price_listed: bool = True      # the GPU's listed price (hardware.PRICE_PER_GPU_HOUR), not one given
+
+    def report(self) -> Report:
+        return serving_report(self)
 
     @property
     def fits(self) -> bool:
@@ -100,10 +108,10 @@ def estimate_serving(model, gpu="A100 80GB", *, batch=1, seq_len=2048, weights="
     ``margin`` kept free, and dollars per million generated tokens at ``price_per_gpu_hour`` (default: the GPU's
     listed price, ``hardware.PRICE_PER_GPU_HOUR``)."""
     decode = decode_estimate(model, gpu, batch=batch, seq_len=seq_len, weights=weights, tp=tp)
-    price, _listed = hardware.gpu_price(gpu, price_per_gpu_hour)
+    price, listed = hardware.gpu_price(gpu, price_per_gpu_hour)
     memory = inference_memory(model, weights=weights, seq_len=seq_len, batch=batch, tp=tp)
     return ServingEstimate(decode, memory, usable_bytes(gpu, margin), margin, price,
-                           cost_per_million_tokens(price, tp, decode.tokens_per_s))
+                           cost_per_million_tokens(price, tp, decode.tokens_per_s), hardware.gpu(gpu).name, listed)
 
 
 # ----------------------------------------------------------------------------------------------------------------

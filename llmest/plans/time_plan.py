@@ -13,7 +13,7 @@ from ..formulas.compute import (TIME_MARGIN, attention_flops_per_token_for, cost
                                 gpu_hours, gpu_seconds, gpus_for_deadline, implied_mfu, lora_training_flops_per_token,
                                 training_days, training_flops, training_seconds)
 from ..core.report import Report, Shows
-from ..display.time import time_report
+from ..display.time import mfu_report, time_report, training_report
 from ..formulas.memory import LORA_TARGETS, MEMORY_MARGIN, lora_params
 from ..core.i18n import _
 from ..core.units import SECONDS_PER_DAY, SECONDS_PER_HOUR, format_bytes, format_flops, format_percent
@@ -152,7 +152,7 @@ def estimate_finetune_time(model, tokens, *, rank=64, targets=LORA_TARGETS, reco
 
 
 @dataclass(frozen=True)
-class MfuEstimate:
+class MfuEstimate(Shows):
     """The MFU a published run implies: its model FLOPs (6·N·D) over what its GPU-hours could do at peak."""
 
     n_params: float
@@ -170,6 +170,9 @@ class MfuEstimate:
         """What the GPU-hours would do at the peak: GPU-hours × 3,600 × peak."""
         return self.gpu_hours * SECONDS_PER_HOUR * self.peak_flops_per_s
 
+    def report(self) -> Report:
+        return mfu_report(self)
+
 
 @v.checked(**v.WHOLE)
 def estimate_mfu(n_params, tokens, *, gpu_hours=None, gpus=None, days=None, gpu="A100 80GB",
@@ -185,7 +188,7 @@ def estimate_mfu(n_params, tokens, *, gpu_hours=None, gpus=None, days=None, gpu=
 
 
 @dataclass(frozen=True)
-class TrainingEstimate:
+class TrainingEstimate(Shows):
     total_flops: float
     days: float
     days_with_margin: tuple
@@ -197,17 +200,13 @@ class TrainingEstimate:
     def fits(self) -> bool:
         return self.memory.total <= self.usable_bytes
 
+    def report(self) -> Report:
+        return training_report(self)
+
     def text(self) -> str:
         """The estimate as a reader sees it: the FLOPs, the days without and with the time margin and the GPU-hours;
         the memory per GPU by part; and whether it fits the usable memory."""
-        low, high = self.days_with_margin
-        return "\n".join([
-            _("{flops} FLOPs, {days} days ({low}-{high} with margin), {hours} GPU-hours").format(
-                flops=format_flops(self.total_flops), days=f"{self.days:.1f}", low=f"{low:.1f}", high=f"{high:.1f}",
-                hours=f"{self.gpu_hours:,.0f}"),
-            str(self.memory),
-            _("fits in {usable} usable: {fits}").format(usable=format_bytes(self.usable_bytes),
-                                                          fits=_(FITS[self.fits]))])
+        return str(self.report())
 
 
 @v.checked(**v.WHOLE)

@@ -6,12 +6,12 @@ import numpy as np
 
 from ...formulas import model as m
 from ...core._validate import InputError, quote
-from ...core.i18n import N_, _
+from ...core.i18n import _
 from ...core.units import format_int, format_percent
+from ..serving import BOUNDS
 from .base import axes as _axes
 
 
-BOUNDS = {"memory": N_("memory-bound"), "compute": N_("compute-bound")}  # what bounds a decoding step
 
 
 def days_vs_gpus(flops, gpu="A100 80GB", mfus=(0.3, 0.4, 0.5), ax=None, marks=(), peak_flops_per_s=None):

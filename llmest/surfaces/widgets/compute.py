@@ -8,15 +8,14 @@ from ...core import _validate as v
 from ...catalog import hardware
 from ...formulas import memory as mem
 from ... import plans
-from ...core.i18n import N_, _
-from ...core.units import format_bytes, format_percent, parse_count
+from ...core.i18n import _
+from ...core.units import format_percent, parse_count
 from ...core.limits import check_plausible
 from .form import Form, field_style, gpu_field, in_slider, model_field, option, price_field, text, whole
 from .render import svg_chart
 
 
 # What bounds a decoding step, as a summary says it.
-BOUNDS = {"memory": N_("memory-bound"), "compute": N_("compute-bound")}
 
 
 class TrainingPlanner(Form):
@@ -126,16 +125,7 @@ class RooflineExplorer(Form):
             value["model"], value["gpu"], batch=value["batch"], seq_len=value["context"],
             weights=value["weights"], tp=value["tp"], price_per_gpu_hour=self._price(value))
         est = self.estimate = serving.decode
-        per_gpu, fits, dollars = serving.memory, serving.fits, serving.usd_per_million_tokens
-        fit = ('<span style="color:#1b7f3b">{}</span>'.format(_("fits")) if fits else
-               '<span style="color:#b00020">{}</span>'.format(_("does not fit")))
-        self.summary.value = _(
-            "step {step} ms (memory {memory} ms, compute {compute} ms): <b>{bound}</b> · <b>{speed} tokens/s</b> · "
-            "${dollars} per million tokens<br>memory per GPU {per_gpu}: {fit} with {margin} kept free").format(
-            step=f"{est.step_seconds * 1e3:.2f}", memory=f"{est.memory_seconds * 1e3:.2f}",
-            compute=f"{est.compute_seconds * 1e3:.2f}", bound=_(BOUNDS[est.bound]), speed=f"{est.tokens_per_s:,.0f}",
-            dollars=f"{dollars:,.2f}", per_gpu=format_bytes(per_gpu.total), fit=fit,
-            margin=format_percent(serving.margin, 0))
+        self.summary.value = serving._repr_html_()
         batches = [2 ** k for k in range(0, 11)]
         estimates = [at(b) for b in batches]
         series = [(batches, [e.tokens_per_s for e in estimates], "#4c72b0", _("tokens/s (roofline)")),
