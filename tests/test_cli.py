@@ -552,8 +552,8 @@ def test_layout_shows_the_expert_parallel_degree_of_a_mixture_of_experts(capsys)
     rows = run_json(capsys, *argv)["layouts"]
     assert len({r["ep"] for r in rows}) > 1   # rows that differ in their expert-parallel degree
     assert cli.main(argv) == 0
-    header, *lines = capsys.readouterr().out.splitlines()[1:21]
-    assert header.split()[:5] == ["TP", "CP", "PP", "DP", "EP"]
+    header, rule, *lines = capsys.readouterr().out.splitlines()[1:22]
+    assert header.split()[:5] == ["TP", "CP", "PP", "DP", "EP"] and set(rule) == {"-", " "}
     assert [[int(x) for x in line.split()[:5]] for line in lines[:19]] == \
         [[r[k] for k in ("tp", "cp", "pp", "dp", "ep")] for r in rows[:19]]
     assert cli.main(argv[:1] + ["llama-2-7b"] + argv[2:]) == 0   # a dense model: no column of ones

@@ -36,7 +36,8 @@ class Report:
         return "\n".join(parts + list(self.lines) + list(self.notes))
 
     def _repr_html_(self) -> str:
-        out = ['<div class="llmest-report">']
+        # mathjax_ignore: JupyterLab typesets "$4 ... $5" inside HTML outputs as a formula otherwise.
+        out = ['<div class="llmest-report mathjax_ignore">']
         if self.title:
             out.append(f"<p><b>{html.escape(self.title)}</b></p>")
         for block in self.blocks:
@@ -52,6 +53,30 @@ class Report:
 
     def to_dict(self) -> dict:
         return dict(self.data)
+
+
+@dataclass(frozen=True)
+class Block:
+    """A block of a report in two forms: ``text`` aligned for a terminal (as the chapters print it), and for a page
+    the same cells as an HTML table: ``header`` and ``rows`` of text (a column of figures is right-aligned)."""
+
+    text: str
+    header: tuple
+    rows: tuple
+
+    def __str__(self) -> str:
+        return self.text
+
+    def _repr_html_(self) -> str:
+        right = [bool(self.rows) and all(row[j][:1].isdigit() for row in self.rows if row[j])
+                 for j in range(len(self.header))]
+
+        def cells(tag, row):
+            return "".join(f'<{tag} style="text-align:{"right" if right[j] else "left"};padding:1px 8px">'
+                           f"{html.escape(cell)}</{tag}>" for j, cell in enumerate(row))
+
+        body = "".join(f"<tr>{cells('td', row)}</tr>" for row in self.rows)
+        return f"<table><thead><tr>{cells('th', self.header)}</tr></thead><tbody>{body}</tbody></table>"
 
 
 class Shows:

@@ -3,9 +3,10 @@ for a layout given, its step time in parts, MFU, memory and rank."""
 
 from __future__ import annotations
 
-from ..core.i18n import N_, _, display_width
+from ..core.i18n import N_, _
 from ..core.units import UNITS, format_bytes, format_percent
 from .memory import RECOMPUTATION
+from .table import Table
 from ..core.report import Report
 
 # The columns a report lists, and the figures of a layout given.
@@ -35,27 +36,21 @@ def evaluated_text(row, found) -> str:
     return text
 
 
-def _right(text: str, width: int) -> str:
-    return " " * max(0, width - display_width(text)) + text
-
-
-def layouts_table(rows, experts: bool, chunks: bool) -> str:
-    """The layouts one a line, aligned: the degrees, ZeRO stage, sequences a micro-batch (mb), micro-batches a step
-    (m), recomputation, whether TP stays in a node, memory per GPU, step time, MFU and whether it fits."""
+def layouts_table(rows, experts: bool, chunks: bool) -> Table:
+    """The layouts one a row: the degrees, ZeRO stage, sequences a micro-batch (mb), micro-batches a step (m),
+    recomputation, whether TP stays in a node, memory per GPU, step time, MFU and whether it fits."""
     yes, no = _("yes"), _("no")
-    columns = [("TP", 3), ("CP", 3), ("PP", 3), ("DP", 5)] + [("EP", 4)] * experts + [("VP", 3)] * chunks + [
-        ("ZeRO", 4), (_("mb"), 4), (_("m"), 6), (_("recompute"), 9), (_("tp in node"), 10), (_("memory/GPU"), 11),
-        (_("step"), 9), ("MFU", 6)]
-    lines = [" ".join(_right(name, width) for name, width in columns) + "  " + _("fits")]
+    columns = ["TP", "CP", "PP", "DP"] + ["EP"] * experts + ["VP"] * chunks + [
+        "ZeRO", _("mb"), _("m"), _("recompute"), _("tp in node"), _("memory/GPU"), _("step"), "MFU", _("fits")]
+    cells = []
     for r in rows:
-        cells = [str(r["tp"]), str(r["cp"]), str(r["pp"]), str(r["dp"])] + [str(r["ep"])] * experts \
-            + [str(r["vp"])] * chunks + [str(r["zero"]), str(r["micro_batch"]), str(r["micro_batches"]),
-                                         _(RECOMPUTE_SHORT[r["recompute"]]), yes if r["tp_in_node"] else no,
-                                         format_bytes(r["memory_per_gpu_bytes"]), f"{r['step_time_s']:.3f}s",
-                                         UNITS["fraction"].format(r["mfu"])]
-        lines.append(" ".join(_right(cell, width) for cell, (_name, width) in zip(cells, columns)) + "  "
-                     + (yes if r["fits"] else no))
-    return "\n".join(lines)
+        cells.append([str(r["tp"]), str(r["cp"]), str(r["pp"]), str(r["dp"])] + [str(r["ep"])] * experts
+                     + [str(r["vp"])] * chunks
+                     + [str(r["zero"]), str(r["micro_batch"]), str(r["micro_batches"]),
+                        _(RECOMPUTE_SHORT[r["recompute"]]), yes if r["tp_in_node"] else no,
+                        format_bytes(r["memory_per_gpu_bytes"]), f"{r['step_time_s']:.3f} s",
+                        UNITS["fraction"].format(r["mfu"]), yes if r["fits"] else no])
+    return Table(columns, cells)
 
 
 def search_report(found, top=10, **given) -> Report:

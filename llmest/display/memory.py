@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..core.i18n import N_, _, display_width, language
 from ..core.units import UNITS, format_bytes, show
-from ..core.report import Report
+from ..core.report import Block, Report
 
 # The parts as a reader reads them: in the breakdown's lines, the figures and the bars.
 MEMORY_PART_NAMES = {"weights": N_("weights"), "master": N_("master"), "gradients": N_("gradients"),
@@ -33,6 +33,17 @@ def breakdown_table(breakdown) -> str:
         lines += [row(part_name(p), b) + "  " + _("in CPU memory") for p, b in breakdown.cpu.items() if b]
         lines.append(row(_("CPU total"), breakdown.cpu_total) + "  " + _("per GPU's process"))
     return "\n".join(lines)
+
+
+def breakdown_block(breakdown) -> Block:
+    """The breakdown as the chapters print it, and as a table for a page: part, bytes per GPU (and in CPU memory)."""
+    rows = [(part_name(p), format_bytes(b), "") for p, b in breakdown.parts.items() if b]
+    gpus = _(", {gpus} GPUs").format(gpus=breakdown.gpus) if breakdown.gpus > 1 else ""
+    rows.append((_("total"), format_bytes(breakdown.total), _("per GPU") + gpus))
+    rows += [(part_name(p), format_bytes(b), _("in CPU memory")) for p, b in breakdown.cpu.items() if b]
+    if breakdown.cpu_total:
+        rows.append((_("CPU total"), format_bytes(breakdown.cpu_total), _("per GPU's process")))
+    return Block(breakdown_table(breakdown), (_("part"), _("bytes"), ""), tuple(rows))
 
 
 def least_gpus_text(plan) -> str:
@@ -91,4 +102,4 @@ def memory_report(plan, gpus_per_node: int = 8) -> Report:
                 per_gpu=UNITS["bytes"].show(breakdown.cpu_total),
                 per_node=UNITS["bytes"].show(per_node), n=gpus_per_node))
     title = _("{model}, {task}").format(model=name, task=_(TASK_NAMES[plan.task]))
-    return Report(title, data=data, blocks=(breakdown_table(breakdown),), lines=tuple(lines))
+    return Report(title, data=data, blocks=(breakdown_block(breakdown),), lines=tuple(lines))

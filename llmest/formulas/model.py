@@ -15,7 +15,7 @@ from ..core import _validate as v
 from .readers.hf_build import build_from_hf_config
 from .readers.config_file import PRESET_FIELDS, count, load, read_file, read_json, sizes
 from ..core._validate import InputError, quote
-from ..core.report import Report
+from ..core.report import Block, Report
 from ..core.i18n import _, display_width, language
 from ..core.units import format_count, format_int, format_percent
 
@@ -262,9 +262,9 @@ class ParamCount:
                     part=quote(part), parts=", ".join(self.parts)))
         return self.active - sum(self.parts[part] for part in parts)
 
-    def table(self) -> str:
-        """One line a part: its parameters and share, then the total (and what a token uses). The English names
-        each part by its key, as ``count["output_head"]`` reads it; the Chinese by its name."""
+    def _rows(self) -> list:
+        """(name, parameters, share) a part, then the total (and what a token uses). The English names each part by
+        its key, as ``count["output_head"]`` reads it; the Chinese by its name."""
         def name(part):
             return part if language() == "en" else _(PART_NAMES.get(part, part))
 
@@ -272,6 +272,11 @@ class ParamCount:
         rows.append((_("total"), format_int(self.total), format_count(self.total)))
         if self.active != self.total:
             rows.append((_("active (per token)"), format_int(self.active), format_count(self.active)))
+        return rows
+
+    def table(self) -> str:
+        """One line a part: its parameters and share, then the total (and what a token uses)."""
+        rows = self._rows()
         width = max(display_width(label) for label in [row[0] for row in rows] + [_("active (per token)")])
         return "\n".join(f"{label}{' ' * (width - display_width(label))}  {n:>17}  {share:>6}"
                          for label, n, share in rows)
@@ -279,7 +284,8 @@ class ParamCount:
     def report(self) -> Report:
         """How the count shows itself: the model's name, then its table."""
         data = {"model": self.config_name, "parts": self.parts, "total": self.total, "active": self.active}
-        return Report(self.config_name, data=data, blocks=(self.table(),))
+        header = (_("part"), _("parameters"), _("share"))
+        return Report(self.config_name, data=data, blocks=(Block(self.table(), header, tuple(self._rows())),))
 
     def __str__(self) -> str:
         return self.table()
