@@ -41,12 +41,12 @@ def _corpus():
 def _shown():
     """Every text of these modules a chapter prints, as a reader sees it in the current language."""
     yield from (progress.next_review_text(timedelta(minutes=m)) for m in (10, 300, 1440, 46 * 1440))
-    yield _request().text(100)
+    yield str(_request().report(100))
     yield plans.estimate_time(2e12, model="llama-2-7b", gpus=256, seq_len=4096).attention_text()
     yield plans.estimate_corpus(7e9, tokens=140e9, mix={"chinese": 1.0}, cleaning_yield=0.2).crawl_text()
     yield plans.estimate_corpus(7e9, mix={"english": 0.5, "code": 0.5}).crawl_text()
-    yield plans.estimate_corpus(7e9, mix={"english": 0.5, "code": 0.5}).text()
-    yield _corpus().text()
+    yield str(plans.estimate_corpus(7e9, mix={"english": 0.5, "code": 0.5}))
+    yield str(_corpus())
     yield plans.estimate_budget(64, 30, peak_flops_per_s=200e12, mfu=0.5).tokens_text(140e9)
     yield textwrap.fill(le.material.STATUS_RULE, 100)
     yield f"{le.material.STATUS_RULE}"
@@ -55,7 +55,7 @@ def _shown():
 def test_the_english_is_the_chapters_pinned_output(store):
     assert progress.next_review_text(timedelta(days=2)) == "next review in 2 days"
     assert [progress.interval_text(timedelta(minutes=m)) for m in (10, 300, 1440)] == ["10 min", "5 h", "1 day"]
-    assert _request().text(100).splitlines() == [
+    assert str(_request().report(100)).splitlines() == [
         "request         16 × (512 prompt + 256 output tokens) on A100 80GB, bf16 weights",
         "TTFT            876.25 ms: 1.09e14 FLOPs of prefill at 40% of the peak (compute-bound)",
         "TPOT            9.24 ms a step at 640 tokens of context (memory-bound: memory 9.24 ms, compute 0.69 ms)",
@@ -71,8 +71,12 @@ def test_the_english_is_the_chapters_pinned_output(store):
         "alone is 34.4%")
     assert plans.estimate_corpus(7e9, tokens=140e9, mix={"chinese": 1.0}, cleaning_yield=0.2).crawl_text() == (
         "yield 20%: 140B tokens / 260M per GB = 538 GB cleaned, / 20% = 2.69 TB of raw crawl")
-    assert _corpus().text() == ("budget 1.66e22: 11.8B parameters on 235B tokens (20 per parameter)\n"
-                                "904 GB of cleaned Chinese, 3.62 TB of raw crawl at a 25% yield")
+    assert str(_corpus()).splitlines() == [
+        "64 GPUs, 30 days  1.66e22 FLOPs at 200 TFLOPS and 50% MFU; compute-optimal: 11.8B parameters on 235B tokens",
+        "parameters        11.8B (the compute-optimal model)",
+        "tokens            235B (20 per parameter)",
+        "cleaned Chinese   904 GB at 260M tokens per GB",
+        "raw crawl         3.62 TB at a 25% cleaning yield"]
     assert plans.estimate_budget(64, 30, peak_flops_per_s=200e12, mfu=0.5).tokens_text(140e9) == (
         "19.7B parameters, 7.1 tokens per parameter")
     assert str(le.material.STATUS_RULE).startswith("confirmed: the recomputed value lies within")

@@ -19,7 +19,7 @@ def _texts() -> dict:
         "attention": compute_text.attention_flops_text(["llama-3.1-70b", "deepseek-v3", "gpt-oss-120b"], 32768),
         "cost": compute_text.training_cost_text(7e9, 1e12, 256, "A100 80GB", mfu=0.4, price_low=2, price_high=3),
         # the memory table's part names are MemoryBreakdown's, not this text's
-        "training": "\n".join(est.text().splitlines()[::len(est.text().splitlines()) - 1]),
+        "training": "\n".join(str(est).splitlines()[::len(str(est).splitlines()) - 1]),
         "remember": compute_text.remember_text(),
         "how": material.boxes(["000-2-a100", "004-3.1-petaflop", "004-4.3-params", "004-3.1-attention"]),
         "serving how": material.get("000-4.3-serving").box(),

@@ -54,6 +54,9 @@ class Report:
     def to_dict(self) -> dict:
         return dict(self.data)
 
+    def _repr_pretty_(self, printer, cycle):  # IPython's text/plain: the terminal's text
+        printer.text(str(self))
+
 
 @dataclass(frozen=True)
 class Block:
@@ -93,3 +96,6 @@ class Shows:
 
     def to_dict(self) -> dict:
         return self.report().to_dict()
+
+    def _repr_pretty_(self, printer, cycle):  # IPython's text/plain: the terminal's text, not the fields
+        printer.text(str(self))

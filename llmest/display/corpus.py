@@ -32,8 +32,8 @@ def budget_report(est) -> Report:
     return Report("", tuple(fields), data)
 
 
-def corpus_report(est, cluster: str = "") -> Report:
-    """``cluster``: how the surface names the cluster of a budget ("64 × A100 80GB"), shown with its FLOPs."""
+def corpus_report(est) -> Report:
+    """With a cluster, its FLOPs and compute-optimal model first ("64 × A100 80GB, 30 days")."""
     one = next(iter(est.rates)) if len(est.rates) == 1 else None
     data = {"params": est.n_params, "tokens": est.tokens, "mix": est.mix,
             "tokens_per_gb": est.rates[one] if one else est.rates, "cleaned_bytes": est.cleaned_bytes,
@@ -46,7 +46,10 @@ def corpus_report(est, cluster: str = "") -> Report:
         n_opt, d_opt = est.budget_optimal
         data.update(budget_flops=est.budget_flops, peak_flops_per_s=est.peak_flops_per_s,
                     budget_optimal={"params": n_opt, "tokens": d_opt})
-        fields.append((cluster or _("the cluster"), _(
+        gpus, days, gpu = est.cluster
+        cluster = (_("{gpus} GPUs, {days}") if gpu is None else _("{gpus}, {days}")).format(
+            gpus=gpus if gpu is None else f"{gpus} × {gpu}", days=_shown(days, "days"))
+        fields.append((cluster, _(
             "{flops} at {peak} and {mfu} MFU; compute-optimal: {params} parameters on {tokens}").format(
             flops=_shown(est.budget_flops, "FLOPs"), peak=_shown(est.peak_flops_per_s / 1e12, "TFLOPS"),
             mfu=_shown(est.budget_mfu, "fraction"), params=_number(n_opt, "parameters"),

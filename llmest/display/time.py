@@ -8,7 +8,7 @@ from ..formulas.compute import TIME_MARGIN
 from ..core.i18n import N_, _
 from ..core.units import UNITS, format_bytes, format_flops
 from .common import price_text
-from .memory import breakdown_table
+from .memory import breakdown_block
 from ..core.report import Report
 
 
@@ -49,16 +49,14 @@ def mfu_report(est) -> Report:
 def training_report(est) -> Report:
     """The material's estimate_training: FLOPs, days with the margin, GPU-hours, memory per GPU, whether it fits."""
     low, high = est.days_with_margin
-    lines = (_("{flops} FLOPs, {days} days ({low}-{high} with margin), {hours} GPU-hours").format(
-                 flops=format_flops(est.total_flops), days=f"{est.days:.1f}", low=f"{low:.1f}", high=f"{high:.1f}",
-                 hours=f"{est.gpu_hours:,.0f}"),
-             breakdown_table(est.memory),
-             _("fits in {usable} usable: {fits}").format(usable=format_bytes(est.usable_bytes),
-                                                          fits=_(FITS[est.fits])))
+    title = _("{flops} FLOPs, {days} days ({low}-{high} with margin), {hours} GPU-hours").format(
+        flops=format_flops(est.total_flops), days=f"{est.days:.1f}", low=f"{low:.1f}", high=f"{high:.1f}",
+        hours=f"{est.gpu_hours:,.0f}")
+    fits = _("fits in {usable} usable: {fits}").format(usable=format_bytes(est.usable_bytes), fits=_(FITS[est.fits]))
     data = {"flops": est.total_flops, "days": est.days, "days_with_margin": list(est.days_with_margin),
             "gpu_hours": est.gpu_hours, "memory_parts": est.memory.parts, "memory_per_gpu_bytes": est.memory.total,
             "usable_bytes": est.usable_bytes, "fits": est.fits}
-    return Report("", data=data, lines=lines)
+    return Report(title, data=data, blocks=(breakdown_block(est.memory),), lines=(fits,))
 
 
 def time_report(est) -> Report:

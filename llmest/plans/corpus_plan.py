@@ -10,10 +10,10 @@ from ..catalog import hardware
 from ..formulas.compute import affordable_params
 from ..formulas.data import (TOKENS_PER_PARAM, WORKING_CLEANING_YIELD, chinchilla_tokens, mixture_bytes, raw_bytes,
                              tokens_per_gb)
-from ..display.corpus import LANGUAGES, corpus_report
+from ..display.corpus import corpus_report
 from ..core.report import Report, Shows
 from ..core.i18n import _
-from ..core.units import format_bytes, format_count, format_flops, format_percent
+from ..core.units import format_bytes, format_count, format_percent
 from .budget_plan import estimate_budget
 
 
@@ -38,10 +38,10 @@ class CorpusEstimate(Shows):
     budget_optimal: tuple | None  # the (N, D) that budget affords at tokens_per_param
     peak_flops_per_s: float | None  # the peak of the cluster's GPUs
     budget_mfu: float | None = None  # the cluster's MFU
+    cluster: tuple | None = None     # (GPUs, days, the GPU's name or None where a peak was given)
 
-    def report(self, cluster: str = "") -> Report:
-        """How the estimate shows itself; ``cluster`` names the cluster of a budget ("64 × A100 80GB")."""
-        return corpus_report(self, cluster)
+    def report(self) -> Report:
+        return corpus_report(self)
 
     @property
     def tokens_per_param(self) -> float:
@@ -54,20 +54,6 @@ class CorpusEstimate(Shows):
     @property
     def raw_bytes(self) -> float:
         return raw_bytes(self.cleaned_bytes, self.cleaning_yield)
-
-    def text(self) -> str:
-        """The estimate as a reader sees it: the budget's model and tokens (given a cluster), the cleaned text and
-        the raw crawl."""
-        lines = [] if self.budget_flops is None else [
-            _("budget {flops}: {params} parameters on {tokens} tokens ({per} per parameter)").format(
-                flops=format_flops(self.budget_flops), params=format_count(self.n_params),
-                tokens=format_count(self.tokens), per=f"{self.tokens_per_param:.0f}")]
-        what = (_("{cleaned} of cleaned {language}, {raw} of raw crawl at a {share} yield") if len(self.mix) == 1 else
-                _("{cleaned} of cleaned text, {raw} of raw crawl at a {share} yield"))
-        lines.append(what.format(cleaned=format_bytes(self.cleaned_bytes), raw=format_bytes(self.raw_bytes),
-                                 share=format_percent(self.cleaning_yield, 0),
-                                 language=_(LANGUAGES[next(iter(self.mix))])))
-        return "\n".join(lines)
 
     def material_tokens_text(self, tokens) -> str:
         """The model the budget affords on the material's token count instead (N = C / 6D), and its tokens per
@@ -116,4 +102,5 @@ def estimate_corpus(n_params=None, *, tokens=None, tokens_per_param=TOKENS_PER_P
     mix = dict(mix)  # the estimate keeps its own copy
     rates = {language: tokens_per_gb(language) for language in cleaned}
     return CorpusEstimate(n_params, tokens, mix, rates, cleaned, cleaning_yield, budget, optimal,
-                          peak if gpus is not None else None, mfu if gpus is not None else None)
+                          peak if gpus is not None else None, mfu if gpus is not None else None,
+                          None if gpus is None else (gpus, days, g.name if peak_flops_per_s is None else None))

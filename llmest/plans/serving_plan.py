@@ -174,9 +174,6 @@ class RequestEstimate(Shows):
         """How the estimate shows itself; with ``requests_per_s`` also the GPUs that sustain that rate."""
         return request_report(self, requests_per_s)
 
-    def text(self, requests_per_s=None) -> str:
-        return str(self.report(requests_per_s))
-
 
 @v.checked(kv_dtype=v.one_of(BYTES_PER_VALUE), **v.WHOLE)
 def estimate_request(model, gpu="A100 80GB", *, prompt_tokens, output_tokens, batch=1, tp=1, weights="bf16",

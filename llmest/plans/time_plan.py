@@ -16,13 +16,12 @@ from ..core.report import Report, Shows
 from ..display.time import mfu_report, time_report, training_report
 from ..formulas.memory import LORA_TARGETS, MEMORY_MARGIN, lora_params
 from ..core.i18n import _
-from ..core.units import SECONDS_PER_DAY, SECONDS_PER_HOUR, format_bytes, format_flops, format_percent
+from ..core.units import SECONDS_PER_DAY, SECONDS_PER_HOUR, format_percent
 
 # The material's time margin as every surface spells it: "15%-25%".
 TIME_MARGIN_TEXT = "-".join(format_percent(margin, 0) for margin in TIME_MARGIN)
 from ..formulas.model import config_from
 from .memory_plan import MemoryBreakdown, training_memory, usable_bytes
-from .serving_plan import FITS
 
 
 @dataclass(frozen=True)
@@ -202,11 +201,6 @@ class TrainingEstimate(Shows):
 
     def report(self) -> Report:
         return training_report(self)
-
-    def text(self) -> str:
-        """The estimate as a reader sees it: the FLOPs, the days without and with the time margin and the GPU-hours;
-        the memory per GPU by part; and whether it fits the usable memory."""
-        return str(self.report())
 
 
 @v.checked(**v.WHOLE)

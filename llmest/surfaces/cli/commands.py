@@ -15,7 +15,6 @@ from ... import plans
 from ...core._validate import InputError
 from ...core.report import Report
 from ...core.i18n import _
-from ...core.units import UNITS
 from ...formulas.zero import ZERO_DEFAULTS
 
 
@@ -100,11 +99,7 @@ def cmd_data(args):
     est = plans.estimate_corpus(args.params, tokens=args.tokens, tokens_per_param=args.tokens_per_param,
                                 mix={args.language: 1.0}, cleaning_yield=args.cleaning_yield, gpus=args.gpus,
                                 days=args.days, gpu=args.gpu, peak_flops_per_s=_peak_flops(args), mfu=args.mfu)
-    if args.gpus is None:
-        return est.report()
-    gpus = args.gpus if args.peak is not None else f"{args.gpus} × {hardware.gpu(args.gpu).name}"
-    cluster = _("{gpus} GPUs, {days}") if args.peak is not None else _("{gpus}, {days}")
-    return est.report(cluster.format(gpus=gpus, days=UNITS["days"].show(args.days)))
+    return est.report()
 
 
 ASSIGNMENT_NAME = re.compile(r"[A-Za-z0-9_-]{1,100}")
