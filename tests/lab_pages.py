@@ -60,8 +60,8 @@ def lab_server(work_dir: Path):
 @contextlib.contextmanager
 def voila_server():
     """The calculator app served by Voila on loopback; yields its URL."""
-    with _serve(["-m", "voila", str(ROOT / "llmest" / "app" / "llmest-calculators.ipynb"), "--no-browser",
-                 "--Voila.ip=127.0.0.1"], "/", "Voila", dict(os.environ)) as url:
+    app = ROOT / "llmest" / "surfaces" / "app" / "llmest-calculators.ipynb"
+    with _serve(["-m", "voila", str(app), "--no-browser", "--Voila.ip=127.0.0.1"], "/", "Voila", dict(os.environ)) as url:
         yield url
 
 

@@ -77,7 +77,7 @@ def test_the_wheel_holds_what_the_chapters_read(installed):
                   "print(r.files('llmest').joinpath('app', 'llmest-calculators.ipynb').is_file())"],
                  cwd=outside, env=env).split()
     assert Path(where[0]).is_relative_to(bin_dir.parent), "llmest came from somewhere other than the wheel"
-    assert int(where[1]) == len(list((ROOT / "llmest" / "configs").glob("*.json"))) > 0
+    assert int(where[1]) == len(list((ROOT / "llmest" / "catalog" / "configs").glob("*.json"))) > 0
     assert where[2] == "True"
 
 

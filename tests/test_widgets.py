@@ -605,7 +605,7 @@ def test_charts_scale_with_the_page():
     assert re.match(r'<svg viewBox="0 0 460 220" width="100%"', svg) and ' height="' not in svg.split(">")[0]
 
 
-APP = Path(__file__).resolve().parent.parent / "llmest" / "app"
+APP = Path(__file__).resolve().parent.parent / "llmest" / "surfaces" / "app"
 
 
 def _app_argv() -> list:
