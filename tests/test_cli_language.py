@@ -98,8 +98,8 @@ def test_a_chinese_locale_and_the_option_in_a_new_process(tmp_path):
 def test_the_price_says_where_it_comes_from(capsys):
     listed = run(capsys, "serve", "llama-2-7b", "--gpu", "H100 SXM", "--prompt-tokens", "512", "--output-tokens",
                  "256")
-    assert "at $4.00 per GPU-hour, the listed price of the H100 SXM (the middle of the material's ~$3-5" in listed
+    assert "at $4.00 per GPU-hour, the listed price of the H100 SXM: the middle of the material's ~$3-5" in listed
     given = run(capsys, "time", "--params", "7B", "--tokens", "1T", "--price", "3")
     assert "$3.00 per GPU-hour (given)" in given
-    assert "每卡时 $4.00，即 H100 SXM 的标价" in run(capsys, "--lang", "zh", "serve", "llama-2-7b", "--gpu", "H100 SXM",
+    assert "每卡时 $4.00（H100 SXM 的标价，资料 000 中约每小时 $3-5 的中间值）" in run(capsys, "--lang", "zh", "serve", "llama-2-7b", "--gpu", "H100 SXM",
                                                  "--prompt-tokens", "512", "--output-tokens", "256")

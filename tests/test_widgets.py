@@ -610,14 +610,14 @@ APP = Path(__file__).resolve().parent.parent / "llmest" / "surfaces" / "app"
 
 def _app_argv() -> list:
     """The arguments `make app` gives voila."""
-    recipe = (APP.parent.parent / "Makefile").read_text(encoding="utf-8").split("\napp:", 1)[1].split("\n\n", 1)[0]
+    recipe = (APP.parents[2] / "Makefile").read_text(encoding="utf-8").split("\napp:", 1)[1].split("\n\n", 1)[0]
     command = next(line.strip() for line in recipe.splitlines()[1:] if "voila" in line)
     return command.split()[1:]
 
 
 def test_the_app_culls_idle_kernels(tmp_path, monkeypatch):
     voila = pytest.importorskip("voila.app")
-    monkeypatch.chdir(APP.parent.parent)  # where make runs
+    monkeypatch.chdir(APP.parents[2])  # where make runs
     argv = _app_argv()
     assert "llmest/surfaces/app/llmest-calculators.ipynb" in argv
     app = voila.Voila()

@@ -64,7 +64,7 @@ def test_the_english_is_the_chapters_pinned_output(store):
         "KV cache        48 blocks of 16 tokens a sequence, 0 B of it in the last block's empty slots",
         "max batch       135 sequences",
         "price           $0.074 per million input tokens, $0.401 per million output tokens at $2.50 per GPU-hour, "
-        "the listed price of the A100 80GB (the middle of the material's ~$2-3 per hour (seed 000))",
+        "the listed price of the A100 80GB: the middle of the material's ~$2-3 per hour (seed 000)",
         "GPUs needed     21 for 100 requests/s"]
     assert plans.estimate_time(2e12, model="llama-2-7b", gpus=256, seq_len=4096).attention_text() == (
         "6·N·D only: 28.7 days; with the attention at 4,096 tokens: 33.4 days at the same 40% MFU, which on 6·N·D "

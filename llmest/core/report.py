@@ -99,3 +99,9 @@ class Shows:
 
     def _repr_pretty_(self, printer, cycle):  # IPython's text/plain: the terminal's text, not the fields
         printer.text(str(self))
+
+    def __init_subclass__(cls, **kwargs):
+        # IPython takes a class's own __repr__ (a dataclass's) before an inherited _repr_pretty_: give each result
+        # type its own, so that its text/plain is its text.
+        super().__init_subclass__(**kwargs)
+        cls._repr_pretty_ = Shows._repr_pretty_

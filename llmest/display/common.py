@@ -8,10 +8,10 @@ from ..core.units import format_usd
 
 
 def price_text(price: float, gpu: str, listed: bool) -> str:
-    """"$4.00 per GPU-hour, the listed price of the H100 SXM (the middle of ...)", or "(given)"."""
+    """"$4.00 per GPU-hour, the listed price of the H100 SXM: the middle of ...", or "... (given)"."""
     if not listed:
         return _("{price} per GPU-hour (given)").format(price=format_usd(price))
-    return _("{price} per GPU-hour, the listed price of the {gpu} ({source})").format(
+    return _("{price} per GPU-hour, the listed price of the {gpu}: {source}").format(
         price=format_usd(price), gpu=gpu, source=_(hardware.PRICE_PER_GPU_HOUR[gpu][1]))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..catalog import hardware
 from ..formulas.compute import TIME_MARGIN
-from ..core.i18n import N_, _
+from ..core.i18n import N_, _, speaking
 from ..core.units import UNITS, format_bytes, format_flops
 from .common import price_text
 from .memory import breakdown_block
@@ -28,7 +28,9 @@ def derivation(est) -> str:
     product is shown where the FLOPs are 6·N·D alone (no attention term, no fine-tuning's count)."""
     total = _shown(est.flops, "FLOPs")
     if abs(est.flops - 6 * est.n_params * est.tokens) <= 1e-9 * est.flops:
-        total = f"6 × {_number(est.n_params, 'parameters')} × {_number(est.tokens, 'tokens')} = {total}"
+        with speaking("en"):  # a formula's counts without their Chinese reading beside them
+            n, d = _number(est.n_params, "parameters"), _number(est.tokens, "tokens")
+        total = f"6 × {n} × {d} = {total}"
     return _("{flops} → ÷ ({peak} × {mfu}) = {hours} → ÷ {gpus} = {days}").format(
         flops=total, peak=_shown(est.peak_flops_per_s / hardware.TERA, "TFLOPS"), mfu=_shown(est.mfu, "fraction"),
         hours=_shown(est.gpu_hours, "GPU-hours"), gpus=_shown(est.gpus, "GPUs"), days=_shown(est.days, "days"))
