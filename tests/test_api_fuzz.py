@@ -78,7 +78,7 @@ GOOD_FOR = {
     ("least_gpus_text", "plan"): lambda: plans.plan_memory("training", LLAMA, zero=3, seq_len=4096),
     ("planner_text", "plan"): lambda: plans.plan_memory("training", LLAMA, zero=2, seq_len=4096),
     ("reductions_text", "steps"): lambda: answers_text.memory_reductions(LLAMA, dp=8, micro_batch=1, seq_len=1024),
-    ("micro_batch_fit_line", "plan"): lambda: plans.training_memory(LLAMA, zero=3, dp=8),
+    ("compare_memory", "variants"): [{"zero": 0}, {"zero": 3}],
     ("mla_cache_text", "model"): "deepseek-v3",
 }
 

@@ -21,11 +21,14 @@ TEXTS = {
                                                          recompute="full")),
     "least, none fits": lambda: mt.least_gpus_text(_plan(zero=0, recompute="none")),
     "traffic": lambda: mt.data_parallel_traffic_text(7e9, 2),
-    "buffers": lambda: mt.zero_buffers_text("llama-2-7b"),
+    "buffers": lambda: str(plans.compare_memory("llama-2-7b", [dict(zero=zero) for zero in range(4)], dp=8,
+                                                seq_len=4096, recompute="full")),
     "defaults": mt.zero_defaults_text,
     "largest module": lambda: mt.largest_module_text("llama-2-7b"),
     "bucket": lambda: mt.zero1_bucket_text("gpt2", dp=2),
-    "offload": lambda: mt.offload_text("llama-2-7b"),
+    "offload": lambda: str(plans.compare_memory("llama-2-7b", [dict(offload=offload) for offload in
+                                                                ("none", "optimizer", "optimizer+params")],
+                                                zero=3, dp=8, seq_len=4096, recompute="full")),
     "kv cache": lambda: str(mt.kv_cache_table()),
     "overhead": mt.runtime_overhead_text,
     "correction": mt.shared_activations_text,
@@ -46,11 +49,13 @@ def test_the_english_reads_as_the_chapter_printed_it():
     assert TEXTS["traffic"]().splitlines() == ["ZeRO-0:  28.0 GB per GPU per step", "ZeRO-1:  28.0 GB per GPU per step",
                                                "ZeRO-2:  28.0 GB per GPU per step", "ZeRO-3:  42.0 GB per GPU per step",
                                                "ZeRO-3 / plain data parallel: 1.50"]
-    assert TEXTS["buffers"]().splitlines()[3] == "ZeRO-3: buffers  1.36 GB, total  17.8 GB per GPU"
+    assert TEXTS["buffers"]().splitlines()[-1] == ("ZeRO-3   1.68 GB  3.37 GB    1.68 GB    6.74 GB  1.36 GB      "
+                                                   "2.50 GB    500 MB        17.8 GB  yes")
     assert TEXTS["bucket"]() == ("gpt2 on 2 GPUs: ZeRO-1 saves 747 MB of states and allocates a 1.00 GB bucket: "
                                  "3.80 GB per GPU against 3.55 GB without ZeRO")
-    assert TEXTS["offload"]().splitlines()[1] == ("offload=optimizer         GPU  6.04 GB per GPU; CPU  13.5 GB per "
-                                                  "GPU's process,   108 GB per node of 8")
+    assert TEXTS["offload"]().splitlines()[-2] == ("offload=optimizer         1.68 GB      0 B        0 B        0 B  "
+                                                   "1.36 GB      2.50 GB    500 MB        6.04 GB                13.5 GB "
+                                                   "            108 GB  yes")
     assert mt.kv_cache_table().column("windowed layers") == ("none", "none", "18 of 36")
     assert mt.kv_cache_table().column("131,072 tokens") == ("42.9 GB", "9.21 GB", "4.84 GB")
     assert TEXTS["overhead"]() == ("runtime overhead per GPU: 500 MB to 2.00 GB; then keep 20% free for temporaries "

@@ -13,14 +13,18 @@ _PLAN = dict(zero=3, dp=8, micro_batch=1, seq_len=4096, recompute="full")
 TEXTS = {
     "states": (lambda: mt.states_line(7e9), "7.00B parameters: states   112 GB, BF16 weights  14.0 GB"),
     "factors": (mt.activation_factors_text, "full recomputation           2  × sbh"),
-    "fits": (lambda: mt.micro_batch_fit_line(plans.training_memory("llama-2-7b", **_PLAN), 1),
-             "micro-batch 1     17.8 GB per GPU, fits an A100 80GB with 20% kept free: True"),
+    "fits": (lambda: str(plans.compare_memory("llama-2-7b", [dict(micro_batch=1)], zero=3, dp=8, seq_len=4096,
+                                              recompute="full")),
+             "micro-batch 1  1.68 GB  3.37 GB    1.68 GB    6.74 GB  1.36 GB      2.50 GB    500 MB        17.8 GB  yes"),
     "kv": (lambda: mt.kv_per_token_line("llama-2-70b"),
            "llama-2-70b  GQA   8 KV heads × 128:    320 KiB per token,  21.5 GB for 32 × 2,048 tokens"),
-    "zero": (lambda: mt.zero_stages_text("llama-2-70b", dp=8, tp=8, micro_batch=1, seq_len=4096, recompute="full",
-                                         sequence_parallel=True), "ZeRO-3:  19.9 GB per GPU"),
-    "layout": (lambda: mt.layout_memory_line("mixtral-8x7b", dp=8, ep=8, cp=2),
-               "dp 8, ep 8, cp 2 (16 GPUs)   weights  14.5 GB, activations  2.55 GB, total  68.1 GB per GPU"),
+    "zero": (lambda: str(plans.compare_memory("llama-2-70b", [dict(zero=zero) for zero in range(4)], dp=8, tp=8,
+                                              micro_batch=1, seq_len=4096, recompute="full", sequence_parallel=True)),
+             "ZeRO-3   2.16 GB  4.31 GB    2.16 GB    8.62 GB  1.17 GB       974 MB    500 MB        19.9 GB  yes"),
+    "layout": (lambda: str(plans.compare_memory("mixtral-8x7b", [dict(dp=8), dict(dp=8, ep=8), dict(dp=8, ep=8, cp=2)],
+                                                zero=1, seq_len=8192, recompute="full")),
+               "dp=8, ep=8, cp=2  14.5 GB  11.7 GB    14.5 GB    23.4 GB  1.00 GB      2.55 GB    500 MB        68.1 GB    "
+               "16  yes"),
     "bubble": (lambda: mt.bubble_line(8, 4), "p = 8, m =  4: idle 64%"),
     "mla": (mt.mla_cache_text, "4,997,120 bytes a token against 70,272: 71x"),
     "lora": (mt.lora_shapes_text, "32.8M adapter parameters"),
@@ -54,8 +58,8 @@ def test_the_chinese_names_the_parts():
 
 
 def test_bad_input_names_the_parameter():
-    with pytest.raises(InputError, match="plan"):
-        mt.micro_batch_fit_line("a plan", 1)
+    with pytest.raises(InputError, match="variants"):
+        plans.compare_memory("llama-2-7b", "zero")
     with pytest.raises(InputError, match="model"):
         mt.mla_cache_text("llama-2-7b")
 

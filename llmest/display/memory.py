@@ -4,7 +4,8 @@ GPUs that hold them and what the activations assume."""
 from __future__ import annotations
 
 from ..core.i18n import N_, _, display_width, language
-from ..core.units import UNITS, format_bytes, show
+from ..core.units import UNITS, format_bytes, format_percent, show
+from .table import Table
 from ..core.report import Block, Report
 
 # The parts as a reader reads them: in the breakdown's lines, the figures and the bars.
@@ -103,3 +104,45 @@ def memory_report(plan, gpus_per_node: int = 8) -> Report:
                 per_node=UNITS["bytes"].show(per_node), n=gpus_per_node))
     title = _("{model}, {task}").format(model=name, task=_(TASK_NAMES[plan.task]))
     return Report(title, data=data, blocks=(breakdown_block(breakdown),), lines=tuple(lines))
+
+
+def variant_label(variant: dict) -> str:
+    """A comparison's row as a reader names it: "ZeRO-3", "micro-batch 4", and other settings as typed:
+    "offload=optimizer", "dp=8, ep=8"."""
+    def one(name, value):
+        if name == "zero":
+            return f"ZeRO-{value}"
+        if name == "micro_batch":
+            return _("micro-batch {n}").format(n=value)
+        if name == "recompute":
+            return _(RECOMPUTATION[value])
+        return f"{name}={value}"
+
+    return ", ".join(one(name, value) for name, value in variant.items())
+
+
+def comparison_report(comparison) -> Report:
+    """A table: a row per variant, a column per part that any row holds, the total per GPU, the CPU memory where
+    states are offloaded, the GPUs where they differ, and whether each fits."""
+    rows = comparison.breakdowns
+    parts = [p for p in rows[0].parts if any(b.parts.get(p) for b in rows)]
+    cpu = any(b.cpu_total for b in rows)
+    gpus = len({b.gpus for b in rows}) > 1
+    labels = [variant_label(variant) for variant in comparison.variants]
+    header = [_("setting"), *(part_name(p) for p in parts), _("total per GPU")]
+    header += [_("CPU per GPU's process"), _("CPU per node of {n}").format(n=comparison.gpus_per_node)] * cpu
+    header += [_("GPUs")] * gpus + [_("fits {gpu}").format(gpu=comparison.gpu)]
+    cells = []
+    for label, b in zip(labels, rows):
+        row = [label, *(format_bytes(b.parts.get(p, 0)) for p in parts), format_bytes(b.total)]
+        row += [format_bytes(b.cpu_total), format_bytes(b.cpu_per_node(comparison.gpus_per_node))] * cpu
+        row += [str(b.gpus)] * gpus + [_("yes") if comparison.fits(b) else _("no")]
+        cells.append(tuple(row))
+    table = Table(tuple(header), tuple(cells))
+    title = _("{model}, training, {margin} of each GPU kept free").format(
+        model=comparison.model, margin=format_percent(comparison.margin))
+    data = {"model": comparison.model, "settings": comparison.settings, "variants": list(comparison.variants),
+            "labels": labels, "gpu": comparison.gpu, "usable_bytes": comparison.usable_bytes,
+            "rows": [{"parts": b.parts, "total": b.total, "cpu_parts": b.cpu, "cpu_bytes_per_gpu": b.cpu_total,
+                      "gpus": b.gpus, "fits": comparison.fits(b)} for b in rows]}
+    return Report(title, data=data, blocks=(table,))

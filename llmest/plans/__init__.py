@@ -12,6 +12,7 @@ serving_plan  decode_estimate, estimate_serving, estimate_request (TTFT, TPOT, t
               cache holds, the price of input and output tokens)
 layout_plan   search_layouts (every TP × CP × PP × DP layout of a run: memory, step time, MFU, ranked)
 corpus_plan   estimate_corpus, chinchilla_for_budget
+comparison_plan  compare_memory (one model's training memory under several settings, as one table)
 layout_time, layout_assumptions   the layout search's step time and its named, sourced constants
 published_layouts  published training runs with their layouts, and the search's prediction of each
 
@@ -19,6 +20,7 @@ Each result type shows itself (``str``, ``_repr_html_``, ``to_dict``) through it
 """
 
 from .budget_plan import BudgetEstimate, estimate_budget
+from .comparison_plan import MemoryComparison, compare_memory
 from .corpus_plan import CorpusEstimate, chinchilla_for_budget, estimate_corpus
 from .layout_plan import LayoutSearch, search_layouts
 from .memory_plan import (GPU_SEARCH_LIMIT, PARTS, SEARCHED, TASKS, MemoryBreakdown, MemoryPlan, fits, gpus_to_hold,
@@ -30,7 +32,7 @@ from .time_plan import (TIME_MARGIN_TEXT, MfuEstimate, TimeEstimate, TrainingEst
                         estimate_mfu, estimate_time, estimate_training)
 
 __all__ = ["BudgetEstimate", "CorpusEstimate", "DecodeEstimate", "GPU_SEARCH_LIMIT", "LayoutSearch",
-           "MemoryBreakdown", "MemoryPlan", "MfuEstimate", "PARTS", "PREFILL_EFFICIENCY", "RequestEstimate",
+           "MemoryComparison", "compare_memory", "MemoryBreakdown", "MemoryPlan", "MfuEstimate", "PARTS", "PREFILL_EFFICIENCY", "RequestEstimate",
            "SEARCHED", "ServingEstimate", "TASKS", "TIME_MARGIN_TEXT", "TimeEstimate", "TrainingEstimate",
            "chinchilla_for_budget", "decode_estimate",
            "estimate_budget", "estimate_corpus",

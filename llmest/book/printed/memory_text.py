@@ -14,10 +14,10 @@ from ... import plans
 from ...core._validate import InputError
 from ...core.i18n import N_, _, display_width
 from ...formulas.model import config_from
-from ...plans.memory_plan import RECOMPUTATION, MemoryBreakdown, MemoryPlan
+from ...plans.memory_plan import RECOMPUTATION, MemoryPlan
 from ...display.table import Table
 from ...core.units import format_bytes, format_count, format_int, format_percent
-from ...formulas.zero import OFFLOAD, ZERO_DEFAULTS, zero_buffer_bytes
+from ...formulas.zero import ZERO_DEFAULTS, zero_buffer_bytes
 
 # The activation settings compared, as training_memory takes them: eager attention, fused, fused and recomputed.
 ACTIVATION_SETTINGS = {N_("no recomputation"): dict(recompute="none", flash=False),
@@ -115,16 +115,6 @@ def data_parallel_traffic_text(n_params, bytes_per_value=2) -> str:
     return "\n".join([*lines, _("ZeRO-3 / plain data parallel: {ratio}").format(ratio=ratio)])
 
 
-def zero_buffers_text(model, dp=8, seq_len=4096, recompute="full") -> str:
-    """ZeRO's buffers and the total per GPU at each stage, for ``training_memory`` on ``dp`` GPUs."""
-    lines = []
-    for zero in range(4):
-        plan = plans.training_memory(model, zero=zero, dp=dp, seq_len=seq_len, recompute=recompute)
-        lines.append(_("ZeRO-{zero}: buffers {buffers}, total {total} per GPU").format(
-            zero=zero, buffers=f"{format_bytes(plan['buffers']):>8}", total=f"{format_bytes(plan.total):>8}"))
-    return "\n".join(lines)
-
-
 def zero_defaults_text() -> str:
     """DeepSpeed's ZeRO buffer settings by default, in elements."""
     return _("DeepSpeed's defaults, in elements: {defaults}").format(
@@ -148,19 +138,6 @@ def zero1_bucket_text(model="gpt2", dp=2) -> str:
              "against {plain} without ZeRO").format(
         model=config_from(model).name, dp=dp, saved=format_bytes(saved), bucket=format_bytes(small[1]["buffers"]),
         total=format_bytes(small[1].total), plain=format_bytes(small[0].total))
-
-
-def offload_text(model, dp=8, seq_len=4096, recompute="full", gpus_per_node=8) -> str:
-    """GPU and CPU memory at ZeRO-3 under each offload setting (``zero.OFFLOAD``): per GPU, per GPU's process and per
-    node."""
-    lines = []
-    for offload in OFFLOAD:
-        plan = plans.training_memory(model, zero=3, dp=dp, seq_len=seq_len, recompute=recompute, offload=offload)
-        lines.append(_("offload={offload} GPU {gpu} per GPU; CPU {cpu} per GPU's process, {node} per node of "
-                       "{gpus_per_node}").format(
-            offload=f"{offload:<17}", gpu=f"{format_bytes(plan.total):>8}", cpu=f"{format_bytes(plan.cpu_total):>8}",
-            node=f"{format_bytes(plan.cpu_per_node(gpus_per_node)):>8}", gpus_per_node=gpus_per_node))
-    return "\n".join(lines)
 
 
 def kv_cache_table(models=("llama-3.1-70b", "deepseek-v3", "gpt-oss-120b"), seq_len=131072) -> Table:
@@ -226,17 +203,6 @@ def _pad(text: str, width: int) -> str:
     return text + " " * max(0, width - display_width(text))
 
 
-def micro_batch_fit_line(plan, micro_batch, gpu="A100 80GB") -> str:
-    """A training plan's bytes per GPU, labelled by its micro-batch, and whether it fits ``gpu`` with the margin."""
-    if not isinstance(plan, MemoryBreakdown):
-        raise InputError("plan", f"plan == {v.quote(plan)}, must be a plan of plans.training_memory.")
-    v.check_whole("micro_batch", micro_batch)
-    return _("{label} {total} per GPU, fits an {gpu} with {margin} kept free: {fits}").format(
-        label=_pad(_("micro-batch {micro_batch}").format(micro_batch=micro_batch), 16),
-        total=f"{format_bytes(plan.total):>8}", gpu=hardware.gpu(gpu).name, margin=format_percent(mem.MEMORY_MARGIN),
-        fits=_(str(plans.fits(plan, gpu))))
-
-
 def serving_gpus_text(model="llama-2-70b", formats=("bf16", "int8", "int4"), devices=("H200", "B200", "MI300X"),
                       seq_len=4096, batch=16) -> str:
     """The fewest GPUs that serve ``model``, its weights and the KV cache of ``batch`` sequences of ``seq_len``
@@ -264,26 +230,6 @@ def kv_per_token_line(model, seq_len=2048, batch=32) -> str:
         model=f"{cfg.name:<12}", attention=cfg.attention_kind, kv_heads=f"{cfg.num_kv_heads:>3}",
         head_dim=f"{cfg.head_dim:>3}", per_token=f"{format_bytes(mem.kv_cache_bytes_for(cfg, 1), binary=True):>10}",
         total=f"{format_bytes(mem.kv_cache_bytes_for(cfg, seq_len, batch)):>8}", batch=batch, seq_len=f"{seq_len:,}")
-
-
-def zero_stages_text(model, **settings) -> str:
-    """The bytes per GPU of ``plans.training_memory(model, zero=..., **settings)`` at each ZeRO stage."""
-    return "\n".join(_("ZeRO-{zero}: {total} per GPU").format(
-        zero=zero, total=f"{format_bytes(plans.training_memory(model, zero=zero, **settings).total):>8}")
-        for zero in range(4))
-
-
-@v.checked
-def layout_memory_line(model, dp=8, ep=1, cp=1, zero=1, seq_len=8192, recompute="full") -> str:
-    """The weights, activations and total per GPU of a layout (data, expert and context parallel degrees)."""
-    plan = plans.training_memory(model, zero=zero, dp=dp, ep=ep, cp=cp, seq_len=seq_len, recompute=recompute)
-    layout = ", ".join(f"{name} {degree}" for name, degree in (("dp", dp), ("ep", ep), ("cp", cp))
-                       if name == "dp" or degree > 1)
-    if plan.gpus != dp:
-        layout = _("{layout} ({gpus} GPUs)").format(layout=layout, gpus=plan.gpus)
-    return _("{layout} weights {weights}, activations {activations}, total {total} per GPU").format(
-        layout=_pad(layout, 28), weights=f"{format_bytes(plan['weights']):>8}",
-        activations=f"{format_bytes(plan['activations']):>8}", total=f"{format_bytes(plan.total):>8}")
 
 
 @v.checked
