@@ -72,9 +72,9 @@ def installed(tmp_path_factory):
 
 def test_the_wheel_holds_what_the_chapters_read(installed):
     bin_dir, env, outside = installed
-    where = _run([str(bin_dir / "python"), "-c", "import llmest, llmest.formulas.readers.config_file as f, importlib.resources as r;"
-                  "print(llmest.__file__); print(len(list(f.CONFIGS.glob('*.json'))));"
-                  "print(r.files('llmest').joinpath('app', 'llmest-calculators.ipynb').is_file())"],
+    where = _run([str(bin_dir / "python"), "-c", "import llmest, llmest.formulas.readers.config_file as f, "
+                  "importlib.resources as r; print(llmest.__file__); print(len(list(f.CONFIGS.glob('*.json'))));"
+                  "print(r.files('llmest').joinpath('surfaces', 'app', 'llmest-calculators.ipynb').is_file())"],
                  cwd=outside, env=env).split()
     assert Path(where[0]).is_relative_to(bin_dir.parent), "llmest came from somewhere other than the wheel"
     assert int(where[1]) == len(list((ROOT / "llmest" / "catalog" / "configs").glob("*.json"))) > 0

@@ -173,7 +173,8 @@ def test_the_command_refuses_bad_options_in_one_line():
     assert done.returncode == 2 and "--overlap:" in done.stderr
     text = _llmest("layout", "llama-2-7b", "--gpus", "16", "--seq-len", "2048", "--global-batch-tokens",
                    "1048576", "--gpu", "a100-80gb", "--top", "3")
-    assert text.returncode == 0 and len(text.stdout.splitlines()) == 5 and hardware.gpu("A100 80GB").name in text.stdout
+    # the title, the header and its rule, and the three layouts asked for
+    assert text.returncode == 0 and len(text.stdout.splitlines()) == 6 and hardware.gpu("A100 80GB").name in text.stdout
     assert comm.SCHEDULES
 
 
