@@ -26,6 +26,8 @@ RESULTS = {
     "serving": lambda: plans.estimate_serving("llama-2-7b", "H100 SXM", batch=8),
     "request": lambda: plans.estimate_request("llama-2-7b", "A100 80GB", prompt_tokens=512, output_tokens=256,
                                               batch=16),
+    "comparison": lambda: plans.compare_memory("llama-2-7b", [dict(zero=zero) for zero in range(4)], dp=8,
+                                               seq_len=4096, recompute="full"),
     "layout search": lambda: plans.search_layouts("llama-2-7b", 16, "H100 SXM", 4096, 2**20,
                                                   micro_batch_sizes=(1,)),
 }
@@ -38,8 +40,9 @@ def _figures(text: str) -> set:
 def test_every_plan_result_type_shows_itself():
     kinds = {type(make()) for make in RESULTS.values()}
     result_types = {getattr(plans, name) for name in plans.__all__ if isinstance(getattr(plans, name), type)
-                    and name.endswith(("Estimate", "Plan", "Search"))}
+                    and name.endswith(("Estimate", "Plan", "Search", "Comparison"))}
     assert result_types <= kinds, "a plan result type with no sample here"
+    assert len(result_types) >= 12
     assert all(issubclass(kind, Shows) for kind in kinds)
 
 

@@ -31,14 +31,11 @@ from .serving_plan import (PREFILL_EFFICIENCY, DecodeEstimate, RequestEstimate, 
 from .time_plan import (TIME_MARGIN_TEXT, MfuEstimate, TimeEstimate, TrainingEstimate, estimate_finetune_time,
                         estimate_mfu, estimate_time, estimate_training)
 
-__all__ = ["BudgetEstimate", "CorpusEstimate", "DecodeEstimate", "GPU_SEARCH_LIMIT", "LayoutSearch",
-           "MemoryComparison", "compare_memory", "MemoryBreakdown", "MemoryPlan", "MfuEstimate", "PARTS", "PREFILL_EFFICIENCY", "RequestEstimate",
+__all__ = ["BudgetEstimate", "CorpusEstimate", "DecodeEstimate", "GPU_SEARCH_LIMIT", "LayoutSearch", "MemoryBreakdown",
+           "MemoryComparison", "MemoryPlan", "MfuEstimate", "PARTS", "PREFILL_EFFICIENCY", "RequestEstimate",
            "SEARCHED", "ServingEstimate", "TASKS", "TIME_MARGIN_TEXT", "TimeEstimate", "TrainingEstimate",
-           "chinchilla_for_budget", "decode_estimate",
-           "estimate_budget", "estimate_corpus",
+           "chinchilla_for_budget", "compare_memory", "decode_estimate", "estimate_budget", "estimate_corpus",
            "estimate_finetune_time", "estimate_mfu", "estimate_request", "estimate_serving", "estimate_time",
-           "estimate_training", "fits", "gpus_to_hold", "inference_memory", "largest_module_params",
-           "min_gpus",
-           "plan_memory",
-           "qlora_memory", "search_layouts", "state_gpus",
-           "training_memory", "usable_bytes", "zero_gpus"]
+           "estimate_training", "fits", "gpus_to_hold", "inference_memory", "largest_module_params", "min_gpus",
+           "plan_memory", "qlora_memory", "search_layouts", "state_gpus", "training_memory", "usable_bytes",
+           "zero_gpus"]
