@@ -1,10 +1,23 @@
-"""What several reports say alike: the price of a GPU-hour and where it comes from, a duration in milliseconds."""
+"""What several reports say alike: a figure in its unit, the price of a GPU-hour and where it comes from, a duration
+in milliseconds, a yes or no as the material's functions printed it."""
 
 from __future__ import annotations
 
 from ..catalog import hardware
-from ..core.i18n import _
-from ..core.units import format_usd
+from ..core.i18n import N_, _
+from ..core.units import UNITS, format_usd
+
+TRUE_FALSE = {True: N_("True"), False: N_("False")}   # a yes or no as the material's Python printed it
+
+
+def number(value, unit: str) -> str:
+    """The figure as the table of units writes it, without its label (a field's label names the unit)."""
+    return UNITS[unit].format(value)
+
+
+def shown(value, unit: str) -> str:
+    """The figure and its unit's label: "15.2 days", "4.2e22 FLOPs"."""
+    return UNITS[unit].show(value)
 
 
 def price_text(price: float, gpu: str, listed: bool) -> str:

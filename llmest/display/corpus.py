@@ -6,27 +6,20 @@ from __future__ import annotations
 from ..core.i18n import N_, _
 from ..core.units import UNITS
 from ..core.report import Report
+from .common import number, shown
 
 LANGUAGES = {"english": N_("English"), "chinese": N_("Chinese"), "code": N_("code")}  # as "cleaned ..." names them
-
-
-def _number(value, unit: str) -> str:
-    return UNITS[unit].format(value)
-
-
-def _shown(value, unit: str) -> str:
-    return UNITS[unit].show(value)
 
 
 def budget_report(est) -> Report:
     """A cluster's FLOPs for some days, and the compute-optimal model they buy."""
     n_opt, d_opt = est.chinchilla()
     fields = [(_("cluster"), _("{gpus} × {peak} at {mfu} MFU for {days}").format(
-                  gpus=UNITS["GPUs"].show(est.gpus), peak=_shown(est.peak_flops_per_s / 1e12, "TFLOPS"),
-                  mfu=_shown(est.mfu, "fraction"), days=_shown(est.days, "days"))),
-              ("FLOPs", _shown(est.flops, "FLOPs")),
+                  gpus=UNITS["GPUs"].show(est.gpus), peak=shown(est.peak_flops_per_s / 1e12, "TFLOPS"),
+                  mfu=shown(est.mfu, "fraction"), days=shown(est.days, "days"))),
+              ("FLOPs", shown(est.flops, "FLOPs")),
               (_("compute-optimal"), _("{params} parameters on {tokens}").format(
-                  params=_number(n_opt, "parameters"), tokens=_shown(d_opt, "tokens")))]
+                  params=number(n_opt, "parameters"), tokens=shown(d_opt, "tokens")))]
     data = {"gpus": est.gpus, "days": est.days, "peak_flops_per_s": est.peak_flops_per_s, "mfu": est.mfu,
             "flops": est.flops, "compute_optimal": {"params": n_opt, "tokens": d_opt}}
     return Report("", tuple(fields), data)
@@ -48,21 +41,21 @@ def corpus_report(est) -> Report:
                     budget_optimal={"params": n_opt, "tokens": d_opt})
         gpus, days, gpu = est.cluster
         cluster = (_("{gpus} GPUs, {days}") if gpu is None else _("{gpus}, {days}")).format(
-            gpus=gpus if gpu is None else f"{gpus} × {gpu}", days=_shown(days, "days"))
+            gpus=gpus if gpu is None else f"{gpus} × {gpu}", days=shown(days, "days"))
         fields.append((cluster, _(
             "{flops} at {peak} and {mfu} MFU; compute-optimal: {params} parameters on {tokens}").format(
-            flops=_shown(est.budget_flops, "FLOPs"), peak=_shown(est.peak_flops_per_s / 1e12, "TFLOPS"),
-            mfu=_shown(est.budget_mfu, "fraction"), params=_number(n_opt, "parameters"),
-            tokens=_shown(d_opt, "tokens"))))
+            flops=shown(est.budget_flops, "FLOPs"), peak=shown(est.peak_flops_per_s / 1e12, "TFLOPS"),
+            mfu=shown(est.budget_mfu, "fraction"), params=number(n_opt, "parameters"),
+            tokens=shown(d_opt, "tokens"))))
     optimal = est.budget_optimal is not None and est.n_params == est.budget_optimal[0]
-    fields += [(_("parameters"), _number(est.n_params, "parameters") + (_(" (the compute-optimal model)")
+    fields += [(_("parameters"), number(est.n_params, "parameters") + (_(" (the compute-optimal model)")
                                                                         if optimal else "")),
                (_("tokens"), _("{tokens} ({per} per parameter)").format(
-                   tokens=_number(est.tokens, "tokens"), per=_number(est.tokens_per_param, "tokens/param")))]
+                   tokens=number(est.tokens, "tokens"), per=number(est.tokens_per_param, "tokens/param")))]
     for language, cleaned in est.cleaned.items():
         fields.append((_("cleaned {language}").format(language=_(LANGUAGES[language])), _(
-            "{bytes} at {rate} tokens per GB").format(bytes=_shown(cleaned, "bytes"),
-                                                      rate=_number(est.rates[language], "tokens/GB"))))
+            "{bytes} at {rate} tokens per GB").format(bytes=shown(cleaned, "bytes"),
+                                                      rate=number(est.rates[language], "tokens/GB"))))
     fields.append((_("raw crawl"), _("{bytes} at a {share} cleaning yield").format(
-        bytes=_shown(est.raw_bytes, "bytes"), share=_shown(est.cleaning_yield, "fraction"))))
+        bytes=shown(est.raw_bytes, "bytes"), share=shown(est.cleaning_yield, "fraction"))))
     return Report("", tuple(fields), data)

@@ -16,7 +16,6 @@ from ..formulas.kv_cache import (BLOCK_TOKENS, BYTES_PER_VALUE, kv_blocks, kv_ca
 from ..formulas.memory import MEMORY_MARGIN, RUNTIME_OVERHEAD_BYTES, kv_cache_bytes_for, model_weight_bytes
 from ..core.report import Report, Shows
 from ..display.serving import decode_report, request_report, serving_report
-from ..core.i18n import N_
 from ..formulas.model import config_from
 from ..core.units import HOURS_PER_MONTH
 from .memory_plan import MemoryBreakdown, check_parallel, inference_memory, usable_bytes
@@ -24,9 +23,6 @@ from .memory_plan import MemoryBreakdown, check_parallel, inference_memory, usab
 # The share of the peak that prompt processing reaches, unless the reader sets one: the MFU that chapter 3 and
 # `llmest time` take by default, the low end of the material's 40-60% (seed 004 §3.2).
 PREFILL_EFFICIENCY = 0.4
-FITS = {True: N_("True"), False: N_("False")}
-
-
 @dataclass(frozen=True)
 class DecodeEstimate(Shows):
     step_seconds: float

@@ -22,7 +22,7 @@ from ...formulas.model import config_from
 from ...core.units import format_bytes, format_count, format_flops, format_int, format_percent, format_usd
 from ...plans.memory_plan import (MemoryBreakdown, inference_memory, min_gpus, qlora_memory, training_memory,
                                   usable_bytes)
-from ...plans.serving_plan import FITS
+from ...display.common import TRUE_FALSE as FITS
 from ...plans.time_plan import estimate_training
 
 
