@@ -10,7 +10,8 @@ expression shows itself in every front end.
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Callable
 
 from .i18n import display_width
 
@@ -105,3 +106,20 @@ class Shows:
         # type its own, so that its text/plain is its text.
         super().__init_subclass__(**kwargs)
         cls._repr_pretty_ = Shows._repr_pretty_
+
+
+@dataclass(frozen=True)
+class Finding(Shows):
+    """A small result a chapter shows (the GPUs that hold a model's states, the bytes each ZeRO stage sends): the
+    ``figures`` a plan of ``llmest.plans.findings`` worked out, as plain data, and ``shown_by``, the function of
+    ``llmest.display.findings`` that writes them as a report in the current language. ``finding["kept"]`` reads one
+    figure; ``to_dict()`` gives them all."""
+
+    figures: dict
+    shown_by: Callable[[dict], Report] = field(repr=False, compare=False)
+
+    def __getitem__(self, name):
+        return self.figures[name]
+
+    def report(self) -> Report:
+        return replace(self.shown_by(self.figures), data=self.figures)

@@ -1,0 +1,12 @@
+"""The small questions a chapter asks, each answered by a result that shows itself (a ``Finding``): the figures as
+plain data, written out by the function of the same name in ``llmest.display.findings``. One module a chapter:
+
+parameters  chapter 1, the parameter count
+memory      chapter 2, memory in training and serving
+compute     chapter 3, FLOPs, time and serving speed
+data        chapter 4, data and tokens
+drills      chapter 5, the interview drills' worked answers and the layout search
+measure     chapter 6, the formulas against what PyTorch measures
+
+A chapter imports its module as ``findings`` and calls it: ``findings.state_gpus(70e9, 16, "A100 80GB")``.
+"""
