@@ -82,7 +82,9 @@ def test_prices_live_with_the_hardware():
     assert plans.estimate_time(1e12, n_params=7e9).price_per_gpu_hour == 2.5
     assert plans.estimate_time(1e12, n_params=7e9, gpu="H100 SXM").price_per_gpu_hour == 4.0
     with pytest.raises(le.InputError, match="no price per GPU-hour is listed for 'RTX 4090'"):
-        plans.estimate_time(1e12, n_params=7e9, gpu="RTX 4090")
+        hardware.price_per_gpu_hour("RTX 4090")
+    # a GPU with no listed price still has hours and days, and no cost (tests/test_unpriced.py)
+    assert plans.estimate_time(1e12, n_params=7e9, gpu="RTX 4090").cost_usd is None
 
 
 def test_command_line_and_calculators_call_the_same_plans(monkeypatch, capsys):

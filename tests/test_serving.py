@@ -157,7 +157,7 @@ def test_prices_and_gpus_for_a_rate():
     (lambda: request(block_tokens=0), "block_tokens"),
     (lambda: request(prefill_efficiency=1.5), "prefill_efficiency"),
     (lambda: request(kv_dtype="fp4"), "kv_dtype"),
-    (lambda: request(gpu="L4"), "price_per_gpu_hour"),
+    (lambda: request(gpu="L4", price_per_gpu_hour=-1), "price_per_gpu_hour"),
     (lambda: request(margin=1), "margin"),
     (lambda: request().gpus_for(0), "requests_per_s"),
 ])
@@ -259,7 +259,7 @@ def test_serve_prints_a_table():
     (("--tp", "3"), "--tp: tp == 3 must divide the attention heads (32 % 3 != 0)."),
     (("--batch", "0"), "--batch: batch == 0, must be >= 1."),
     (("--prefill-efficiency", "1.5"), "--prefill-efficiency: prefill_efficiency == 1.5, must be in (0, 1]."),
-    (("--gpu", "L4"), "--price: no price per GPU-hour is listed for 'L4'"),
+    (("--gpu", "L4", "--price", "-1"), "--price: price_per_gpu_hour == -1, must be >= 0."),
     (("--block-tokens", "0"), "--block-tokens: block_tokens == 0, must be >= 1."),
 ])
 def test_serve_names_a_bad_option(argv, message):

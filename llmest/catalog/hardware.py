@@ -304,8 +304,11 @@ def _listed_price(name) -> float:
 
 def gpu_price(name, price_per_gpu_hour=None) -> tuple:
     """The price of a GPU-hour a plan uses, and whether it is the GPU's listed one: (the price given, checked,
-    False), or without one (the listed price, True). Every plan that prices takes it from here."""
-    if price_per_gpu_hour is None:
-        return _listed_price(name), True
-    gpu(name)
-    return check_number("price_per_gpu_hour", price_per_gpu_hour, low=0), False
+    False), or without one (the listed price, True), or (None, False) for a GPU with no listed price and none given:
+    its hours and latency need no price, only its cost does. Every plan that prices takes it from here."""
+    if price_per_gpu_hour is not None:
+        gpu(name)
+        return check_number("price_per_gpu_hour", price_per_gpu_hour, low=0), False
+    if gpu(name).name not in PRICE_PER_GPU_HOUR:
+        return None, False
+    return _listed_price(name), True

@@ -20,12 +20,21 @@ def shown(value, unit: str) -> str:
     return UNITS[unit].show(value)
 
 
-def price_text(price: float, gpu: str, listed: bool) -> str:
-    """"$4.00 per GPU-hour, the listed price of the H100 SXM: the middle of ...", or "... (given)"."""
+def price_text(price: float | None, gpu: str, listed: bool) -> str:
+    """"$4.00 per GPU-hour, the listed price of the H100 SXM: the middle of ...", or "... (given)", or, with no
+    price, that none is listed."""
+    if price is None:
+        return no_price_text(gpu)
     if not listed:
         return _("{price} per GPU-hour (given)").format(price=format_usd(price))
     return _("{price} per GPU-hour, the listed price of the {gpu}: {source}").format(
         price=format_usd(price), gpu=gpu, source=_(hardware.PRICE_PER_GPU_HOUR[gpu][1]))
+
+
+def no_price_text(gpu: str) -> str:
+    if not gpu:
+        return _("no price: a GPU given by its peak alone has no listed price; give a price per GPU-hour for the cost")
+    return _("no price: none is listed for the {gpu}; give a price per GPU-hour for the cost").format(gpu=gpu)
 
 
 def ms(seconds: float) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..core.i18n import N_, _
 from ..core.units import UNITS, format_bytes, format_flops, format_usd
-from .common import ms, price_text
+from .common import ms, no_price_text, price_text
 from ..core.report import Report
 
 BOUNDS = {"compute": N_("compute-bound"), "memory": N_("memory-bound")}
@@ -31,7 +31,8 @@ def serving_report(est) -> Report:
               (_("memory per GPU"), _("{memory} ({fits}: {usable} usable, {margin} kept free)").format(
                   memory=format_bytes(est.memory.total), fits=_(FITS[est.fits]), usable=format_bytes(est.usable_bytes),
                   margin=UNITS["fraction"].show(est.margin))),
-              (_("price"), _("{usd} per million tokens at {price}").format(
+              (_("price"), no_price_text(est.gpu) if est.price_per_gpu_hour is None else
+               _("{usd} per million tokens at {price}").format(
                   usd=per_million(est.usd_per_million_tokens),
                   price=price_text(est.price_per_gpu_hour, est.gpu, est.price_listed)))]
     data = {**step.data, "memory_per_gpu_bytes": est.memory.total, "memory_parts": est.memory.parts,
@@ -70,7 +71,8 @@ def request_report(est, requests_per_s=None) -> Report:
                           "slots").format(blocks=f"{est.blocks_per_sequence:,}", block=s["block_tokens"],
                                           waste=format_bytes(est.waste_bytes_per_sequence))),
         (_("max batch"), _("{n} sequences").format(n=f"{est.max_batch:,}")),
-        (_("price"), _("{input} per million input tokens, {output} per million output tokens at {price}").format(
+        (_("price"), no_price_text(s["gpu"]) if s["price_per_gpu_hour"] is None else
+         _("{input} per million input tokens, {output} per million output tokens at {price}").format(
             input=per_million(est.usd_per_million_input_tokens), output=per_million(est.usd_per_million_output_tokens),
             price=price_text(s["price_per_gpu_hour"], s["gpu"], s["price_listed"])))]
     data = {"model": s["model"], "gpu": s["gpu"], "tp": s["tp"], "weights": s["weights"],

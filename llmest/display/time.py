@@ -7,7 +7,7 @@ from ..catalog import hardware
 from ..formulas.compute import TIME_MARGIN
 from ..core.i18n import _, speaking
 from ..core.units import format_bytes, format_flops
-from .common import TRUE_FALSE, number, price_text, shown
+from .common import TRUE_FALSE, no_price_text, number, price_text, shown
 from .memory import breakdown_block
 from ..core.report import Report
 
@@ -68,16 +68,16 @@ def time_report(est) -> Report:
         (_("tokens (D)"), number(est.tokens, "tokens")),
         *flops,
         ("GPU", _("{gpus} × {gpu}, {peak} at {mfu} MFU").format(
-            gpus=f"{est.gpus:,}", gpu=est.gpu, peak=shown(est.peak_flops_per_s / hardware.TERA, "TFLOPS"),
+            gpus=f"{est.gpus:,}", gpu=est.gpu or "GPU", peak=shown(est.peak_flops_per_s / hardware.TERA, "TFLOPS"),
             mfu=shown(est.mfu, "fraction")) + mfu_note),
         (_("GPU-hours"), number(est.gpu_hours, "GPU-hours")),
         (_("days"), _("{days} ({low}-{high} with a {margin} margin for checkpoints, evaluation and restarts)").format(
             days=number(est.days, "days"), low=number(low, "days"), high=number(high, "days"), margin=margin)),
-        (_("cost"), _("{cost} at {price}").format(
+        (_("cost"), no_price_text(est.gpu) if est.cost_usd is None else _("{cost} at {price}").format(
             cost=shown(est.cost_usd, "USD"), price=price_text(est.price_per_gpu_hour, est.gpu, est.price_listed))),
         (_("derivation"), derivation(est)),
     ]
-    data = {"params": est.n_params, "tokens": est.tokens, "flops": est.flops, "gpu": est.gpu,
+    data = {"params": est.n_params, "tokens": est.tokens, "flops": est.flops, "gpu": est.gpu or None,
             "peak_flops_per_s": est.peak_flops_per_s, "mfu": est.mfu, "gpus": est.gpus, "gpu_hours": est.gpu_hours,
             "days": est.days, "days_with_margin": [low, high], "cost_usd": est.cost_usd,
             "price_per_gpu_hour": est.price_per_gpu_hour, "price_listed": est.price_listed, "seq_len": est.seq_len,

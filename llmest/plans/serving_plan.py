@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core import _validate as v
+from ..core.i18n import _
 from ..catalog import hardware
 from ..formulas.compute import (cost_per_million_tokens, decode_attention_flops_for, decode_step_seconds, flops_params,
                                 gpus_for_request_rate, prefill_flops_for, prefill_seconds)
@@ -68,8 +69,8 @@ class ServingEstimate(Shows):
     memory: MemoryBreakdown
     usable_bytes: float
     margin: float
-    price_per_gpu_hour: float
-    usd_per_million_tokens: float
+    price_per_gpu_hour: float | None   # None: no price listed for the GPU and none given
+    usd_per_million_tokens: float | None
     gpu: str = ""
     price_listed: bool = True      # the GPU's listed price (hardware.PRICE_PER_GPU_HOUR), not one given
 
@@ -87,13 +88,13 @@ class ServingEstimate(Shows):
     def monthly_cost(self, gpus) -> float:
         """Dollars a month for ``gpus`` GPUs rented around the clock at this estimate's price."""
         v.check_int("gpus", gpus)
-        return gpus * self.price_per_gpu_hour * HOURS_PER_MONTH
+        return gpus * _priced(self.price_per_gpu_hour) * HOURS_PER_MONTH
 
     def new_tokens_per_request(self, requests_per_s, usd_per_month) -> float:
         """The reverse: new tokens per request that a monthly budget sustains at a request rate."""
         v.check_positive("requests_per_s", requests_per_s)
         v.check_positive("usd_per_month", usd_per_month)
-        gpus = usd_per_month / self.price_per_gpu_hour / HOURS_PER_MONTH
+        gpus = usd_per_month / _priced(self.price_per_gpu_hour) / HOURS_PER_MONTH
         return gpus / self.decode.gpus * self.decode.tokens_per_s / requests_per_s
 
 
@@ -107,7 +108,7 @@ def estimate_serving(model, gpu="A100 80GB", *, batch=1, seq_len=2048, weights="
     price, listed = hardware.gpu_price(gpu, price_per_gpu_hour)
     memory = inference_memory(model, weights=weights, seq_len=seq_len, batch=batch, tp=tp)
     return ServingEstimate(decode, memory, usable_bytes(gpu, margin), margin, price,
-                           cost_per_million_tokens(price, tp, decode.tokens_per_s), hardware.gpu(gpu).name, listed)
+                           _per_million(price, tp, decode.tokens_per_s), hardware.gpu(gpu).name, listed)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -130,8 +131,8 @@ class RequestEstimate(Shows):
     blocks_per_sequence: int
     waste_bytes_per_sequence: float    # the empty slots of each sequence's last block, all GPUs together
     max_batch: int                 # the most sequences whose paged cache fits beside the weights; 0: none
-    usd_per_million_input_tokens: float
-    usd_per_million_output_tokens: float
+    usd_per_million_input_tokens: float | None   # None without a price
+    usd_per_million_output_tokens: float | None
 
     @property
     def tpot_s(self) -> float:
@@ -220,5 +221,17 @@ def estimate_request(model, gpu="A100 80GB", *, prompt_tokens, output_tokens, ba
     most = int(max(0, sequences_that_fit(usable, memory["weights"], per_gpu, overhead_bytes)))
     return RequestEstimate(settings, flops, ttft, "compute" if compute_bound else "memory", decode, context, memory,
                            usable, int(kv_blocks(tokens, block_tokens)), waste, most,
-                           cost_per_million_tokens(price, tp, batch * prompt_tokens / ttft),
-                           cost_per_million_tokens(price, tp, decode.tokens_per_s))
+                           _per_million(price, tp, batch * prompt_tokens / ttft),
+                           _per_million(price, tp, decode.tokens_per_s))
+
+
+def _per_million(price, gpus, tokens_per_s):
+    """Dollars per million tokens, or None where there is no price (a GPU with none listed, and none given)."""
+    return None if price is None else cost_per_million_tokens(price, gpus, tokens_per_s)
+
+
+def _priced(price):
+    if price is None:
+        raise v.InputError("price_per_gpu_hour", _("this estimate has no price per GPU-hour (none is listed for its "
+                                                   "GPU): estimate it again with price_per_gpu_hour."))
+    return price

@@ -32,10 +32,10 @@ class TimeEstimate(Shows):
     n_params_from: str          # "" when N was given; else what N counts for the model
     tokens: float
     gpus: int
-    gpu: str
+    gpu: str                    # "" for a GPU known only by its peak
     peak_flops_per_s: float
     mfu: float
-    price_per_gpu_hour: float
+    price_per_gpu_hour: float | None  # None: no price listed for the GPU and none given
     flops: float
     gpu_hours: float
     days: float
@@ -63,8 +63,9 @@ class TimeEstimate(Shows):
         return tuple(self.days * (1 + margin) for margin in TIME_MARGIN)
 
     @property
-    def cost_usd(self) -> float:
-        return cost(self.gpu_hours, self.price_per_gpu_hour)
+    def cost_usd(self) -> float | None:
+        """None where the estimate has no price (a GPU with none listed, and none given)."""
+        return None if self.price_per_gpu_hour is None else cost(self.gpu_hours, self.price_per_gpu_hour)
 
     def cost_at(self, price_per_gpu_hour) -> float:
         """The same GPU-hours at another price (a range of cloud prices)."""
@@ -100,6 +101,9 @@ class TimeEstimate(Shows):
             mfu_plain=format_percent(self.mfu_without_attention, 1))
 
 
+DEFAULT_GPU = "A100 80GB"  # the material's GPU, where a plan is given neither a GPU nor a peak
+
+
 def _peak(gpu, peak_flops_per_s) -> float:
     g = hardware.gpu(gpu)
     if peak_flops_per_s is None:
@@ -108,13 +112,15 @@ def _peak(gpu, peak_flops_per_s) -> float:
 
 
 @v.checked(**v.WHOLE)
-def estimate_time(tokens, *, n_params=None, model=None, gpus=1, gpu="A100 80GB", mfu=0.4, peak_flops_per_s=None,
+def estimate_time(tokens, *, n_params=None, model=None, gpus=1, gpu=None, mfu=0.4, peak_flops_per_s=None,
                   price_per_gpu_hour=None, seq_len=None) -> TimeEstimate:
     """Training FLOPs (6·N·D), GPU-hours, days on ``gpus`` GPUs and the cost. N is ``n_params`` as given, or a
     model's matmul weights (``flops_params``: a little less than its parameter count). With ``seq_len`` (and a
     model) the attention FLOPs of that sequence length are added (``compute.attention_flops_per_token_for``), and
-    ``mfu`` is then read as counting them too. ``peak_flops_per_s`` overrides the GPU's dense BF16 peak;
-    ``price_per_gpu_hour`` the GPU's listed price (``hardware.PRICE_PER_GPU_HOUR``)."""
+    ``mfu`` is then read as counting them too. ``gpu`` (default the A100 80GB) gives the dense BF16 peak and the
+    listed price (``hardware.PRICE_PER_GPU_HOUR``); ``peak_flops_per_s`` overrides the peak, and without ``gpu`` it
+    stands for a GPU of that peak with no name and no listed price; ``price_per_gpu_hour`` overrides the price.
+    Without a price (none given, none listed) the estimate has hours and days but no cost."""
     if (n_params is None) == (model is None):
         given = _("both were given") if model is not None else _("neither was given")
         raise v.InputError("n_params", _("give n_params (e.g. 7e9) or model (a preset or config), not both: "
@@ -131,15 +137,23 @@ def estimate_time(tokens, *, n_params=None, model=None, gpus=1, gpu="A100 80GB",
 
 
 def _time(flops, n, note, tokens, gpus, gpu, mfu, peak_flops_per_s, price_per_gpu_hour) -> TimeEstimate:
-    peak = _peak(gpu, peak_flops_per_s)
-    price, listed = hardware.gpu_price(gpu, price_per_gpu_hour)
-    return TimeEstimate(n, note, tokens, gpus, hardware.gpu(gpu).name, peak, mfu, price, flops,
+    if gpu is None and peak_flops_per_s is None:
+        gpu = DEFAULT_GPU
+    if gpu is None:  # a GPU known only by its peak: no name, and no price but one given
+        peak = v.check_positive("peak_flops_per_s", peak_flops_per_s)
+        price = None if price_per_gpu_hour is None else v.check_number("price_per_gpu_hour", price_per_gpu_hour, low=0)
+        listed, name = False, ""
+    else:
+        peak = _peak(gpu, peak_flops_per_s)
+        price, listed = hardware.gpu_price(gpu, price_per_gpu_hour)
+        name = hardware.gpu(gpu).name
+    return TimeEstimate(n, note, tokens, gpus, name, peak, mfu, price, flops,
                         gpu_hours(flops, peak, mfu), training_days(flops, gpus, peak, mfu), price_listed=listed)
 
 
 @v.checked(recompute=v.check_bool, **v.WHOLE)
 def estimate_finetune_time(model, tokens, *, rank=64, targets=LORA_TARGETS, recompute=False, gpus=1,
-                           gpu="A100 80GB", mfu=0.4, peak_flops_per_s=None, price_per_gpu_hour=None) -> TimeEstimate:
+                           gpu=None, mfu=0.4, peak_flops_per_s=None, price_per_gpu_hour=None) -> TimeEstimate:
     """LoRA (or QLoRA) fine-tuning of a model on ``tokens``: the forward and the activation gradients still run
     through every frozen weight (4·N a token, 6·N with ``recompute``), plus 6 a token per adapter parameter
     (``compute.lora_training_flops_per_token``); then GPU-hours, days and cost as ``estimate_time``."""

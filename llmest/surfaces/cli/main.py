@@ -174,6 +174,7 @@ def _time_parser(subparsers):
                    help=f"dollars per GPU-hour, {_span('price_per_gpu_hour')} (default: the GPU's listed price, "
                         f"${hardware.price_per_gpu_hour('A100 80GB'):g} for the A100 80GB)")
     _gpu_option(p)
+    p.set_defaults(gpu=None)  # the plan's default GPU, unless --peak alone describes one
 
 
 def _data_parser(subparsers):
