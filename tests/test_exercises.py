@@ -192,7 +192,7 @@ def _exercise(unit, answer, rel_tol=0.05):
     ("days", 15.2, ["15.2 天", "约 15 天", "15.2 days", "365 hours", "365 小时", "2.2 weeks", "2.2 周", "0.5 months",
                     "15.2"]),
     ("days", 14, ["2 weeks", "约 2 周", "2 个星期", "336 hours", "14 d"]),
-    ("GPU-hours", 72, ["3 days", "3 天", "72 小时", "72 h"]),
+    ("GPU-hours", 72, ["3 GPU-days", "3 卡天", "72 小时", "72 h", "72 A100-hours"]),
     ("GPUs", 4, ["4 GPUs", "约 4 张卡", "4 张 A100", "4卡", "4 A100s", "4 x A100 80GB", "4块GPU", "４", "4"]),
     ("count", 6.7e9, ["67亿", "6.7B", "6.7 billion", "约 67 亿个参数", "６.７Ｂ", "6,700,000,000 (6.70B)", "6.7e9",
                       "6.7 × 10^9", "6.7×10⁹", "6.7十亿", "6700百万"]),
@@ -323,8 +323,16 @@ def test_every_exercise_explains_what_it_cannot_read(key):
 
 
 @pytest.mark.parametrize("unit, answer, entry", [
-    ("days", 14, "两周"), ("days", 3, "三天"), ("days", 14, "约两周"), ("GPU-hours", 72, "三天"), ("GPUs", 4, "四张卡"),
+    ("days", 14, "两周"), ("days", 3, "三天"), ("days", 14, "约两周"), ("GPU-hours", 72, "七十二小时"), ("GPUs", 4, "四张卡"),
     ("GPUs", 12, "十二张卡"), ("days", 20, "二十天"), ("days", 35, "三十五天"), ("epochs", 2, "两轮"),
 ])
 def test_small_counts_in_chinese_numerals(unit, answer, entry):
     assert _exercise(unit, answer, rel_tol=0).check(entry).correct, _exercise(unit, answer).check(entry).message
+
+
+@pytest.mark.parametrize("entry", ["4.6 days", "4.6 天", "2 weeks", "90 minutes"])
+def test_a_length_of_time_for_gpu_hours_is_named_as_such(entry):
+    """A run's days are not its GPU-hours: read as work, "4.6 days" would be 110 GPU-hours and marked "too low"."""
+    verdict = _exercise("GPU-hours", 93_483).check(entry)
+    assert not verdict.correct and "too low" not in verdict.message
+    assert "that is a length of time; the question asks GPU-hours" in verdict.message

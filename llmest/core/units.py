@@ -296,6 +296,18 @@ _NOT_DOLLARS = (r"元|块钱|rmb|cny|yuan|人民币|¥|￥|€|eur|euros?|£|gbp
 _GPU_TIME_IS_WORK = N_("GPU-hours measure work, not time: divide them by the number of GPUs for the hours each runs")
 
 
+_TIME_IS_NOT_WORK = N_("that is a length of time; the question asks GPU-hours, the work of all the GPUs together: "
+                       "multiply the hours by the number of GPUs")
+
+
+def _gpu_hour_words() -> tuple:
+    """GPU time in any unit converts ("2 GPU-days"), and so do bare hours (how people write A100-hours); any other
+    bare time ("4.6 days") is a run's length, not its work, and is refused with that reason."""
+    hours = _TIME[2]
+    return tuple((words, seconds / SECONDS_PER_HOUR) for words, seconds in _GPU_TIME) + ((hours[0], 1.0),) \
+        + tuple((words, _TIME_IS_NOT_WORK) for words, _ in _TIME if words != hours[0])
+
+
 def _time_words(scale: float) -> tuple:
     """A length of time in a unit of ``scale`` seconds: any length of time converts; GPU time is refused."""
     return tuple((words, _GPU_TIME_IS_WORK) for words, _ in _GPU_TIME) \
@@ -360,9 +372,8 @@ UNITS = {
                    entry_words=_time_words(_SECONDS_PER_MONTH)),
     "GPU-hours": Unit(format_number, NC_("unit", "GPU-hours"), words=("小时", "A100 小时", "GPU 小时", "卡时"),
                       example=N_('"1,850 GPU-hours" or 1850'),
-                      name=N_("GPU-hours (GPU-hours, hours, days; 卡时, 小时, 天)"),
-                      entry_words=tuple((words, seconds / SECONDS_PER_HOUR)
-                                        for words, seconds in _GPU_TIME + list(_TIME))),
+                      name=N_("GPU-hours (GPU-hours, GPU-days, hours; 卡时, 小时)"),
+                      entry_words=_gpu_hour_words()),
     "GPUs": Unit(format_number, NC_("unit", "GPUs"), words=("x A100", "x H200", "+ A100", "张", "卡"),
                  example=N_('"37 GPUs" or 37'), name=N_("GPUs (GPUs, cards; 张卡)"),
                  entry_words=((rf"[x×*]?\s*(?:[张块台个片]\s*)?(?:{_GPU_MODEL}\s*)?(?:gpus?|cards?|devices?|显卡|卡)?",
