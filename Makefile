@@ -34,9 +34,19 @@ $(COURSE): $(WORKBOOK)
 # Jupyter refuses to run as root (containers, CI machines) unless told to.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-lab: $(WORKBOOK)
+# The address it prints opens the index too (default_url); JupyterLab's news and update prompts, which cover the
+# page, are off in the workbook's own environment (overrides.json in .venv, not the reader's settings).
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+QUIET_LAB := {"@jupyterlab/apputils-extension:notification": {"checkForUpdates": false, "fetchNews": "false"}}
+
+$(LAB_SETTINGS): $(WORKBOOK)
+	mkdir -p $(dir $@)
+	printf '%s\n' '$(QUIET_LAB)' > $@
+
+lab: $(WORKBOOK) $(LAB_SETTINGS)
 	$(BIN)/jupyter trust notebooks/*.ipynb notebooks/zh/*.ipynb
-	$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=notebooks notebooks/index.ipynb
+	$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=notebooks --LabApp.default_url=/lab/tree/index.ipynb \
+		notebooks/index.ipynb
 
 ## Run the whole test suite (library, notebooks with nbval, transformers cross-checks, the browser test).
 # Two processes, each taking whole files: a file's tests share one server, browser or course folder, and a
