@@ -242,14 +242,8 @@ class MFURange:
 
     @property
     def covers(self) -> str:
-        """Which runs the range is drawn from, grouped by how each MFU is known."""
-        bases = {}
-        for run in self.runs:
-            bases.setdefault(run.basis, []).append(run.name)
-        groups = _("; ").join(_("{names} from {basis}").format(names=_(", ").join(names), basis=_(basis))
-                              for basis, names in bases.items())
-        return _("{n} published runs ({groups}), each counting 6·N FLOPs per token, no attention term").format(
-            n=len(self.runs), groups=groups)
+        """What the range is drawn from, in a phrase; each run and how its MFU is known is in ``mfu_table``."""
+        return _("{n} published runs, each counting 6·N FLOPs per token, no attention term").format(n=len(self.runs))
 
     def __str__(self) -> str:
         return _("{low} ({low_run}) to {high} ({high_run}), middle half {q1} to {q3}, median {median}, over "
