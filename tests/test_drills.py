@@ -371,3 +371,34 @@ def test_the_timed_session_asks_and_grades_a_chained_problem_step_by_step():
     assert "step (b)" in session.header.value
     assert session.answer(first.parts[1].answer_text).grade == "correct"
     assert [k for *_, k in session.results] == [0, 1]
+
+
+def _cited_cells():
+    """Every section a drill's worked step cites: (notebook, cell id) -> the cell's text, from the solved chapters."""
+    import nbformat
+    from pathlib import Path
+
+    from llmest.learn.drills import compute, data, memory, parameters, serving
+
+    root = Path(__file__).resolve().parent.parent / "solutions"
+    cited = {}
+    for module in (compute, data, memory, parameters, serving):
+        for value in vars(module).values():
+            found = re.search(r"\((\w+\.ipynb)#cell-id=([\w-]+)\)$", value) if isinstance(value, str) else None
+            if found:
+                cells = {cell.get("id"): cell.source for cell in nbformat.read(root / found[1], as_version=4).cells}
+                cited[value] = cells.get(found[2])
+    return cited
+
+
+def test_every_cited_section_is_a_cell_of_its_chapter():
+    cited = _cited_cells()
+    assert len(cited) >= 10 and all(text is not None for text in cited.values()), cited
+
+
+def test_the_kv_cache_drill_cites_where_the_kv_cache_is_taught():
+    cells = _cited_cells()
+    for seed in range(5):
+        for part in drills.generate("kv-cache", seed, "hard").parts:
+            cite = re.search(r"chapter .*\)$", part.steps[-1]).group()
+            assert "The KV cache" in cells[cite] and "keys and values" in cells[cite], cells[cite][:200]

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ._validate import InputError, checked, lookup, quote
+from .clock import (DAYS_PER_YEAR, HOURS_PER_MONTH, SECONDS_PER_DAY, SECONDS_PER_HOUR,  # noqa: F401 (re-exported)
+                    _SECONDS_PER_MONTH, gpu_hour_words, time_words)
 from .i18n import C_, N_, NC_, _, language
 
 COUNT_SCALES = {"": 1.0, "k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9,
@@ -249,13 +251,6 @@ def format_usd(value: float) -> str:
     return f"${value:,.2f}" if abs(value) < 100 else f"${value:,.0f}"
 
 
-SECONDS_PER_HOUR = 3600
-SECONDS_PER_DAY = 86_400
-DAYS_PER_YEAR = 365
-HOURS_PER_MONTH = DAYS_PER_YEAR * 24 / 12  # 730: a rented GPU's month
-_SECONDS_PER_MONTH = DAYS_PER_YEAR / 12 * SECONDS_PER_DAY
-
-
 @dataclass(frozen=True)
 class Unit:
     format: Callable[[float], str]   # the number, as every surface writes it
@@ -279,12 +274,6 @@ class Unit:
 
 # The words a person types after a number, in English and Chinese (the grader matches them case-insensitively, at
 # the end of the entry). Lengths of time, in seconds:
-_TIME = ((r"seconds?|secs?|s|秒钟?", 1), (r"minutes?|mins?|分钟", 60), (r"hours?|hrs?|h|个?小时|钟头", SECONDS_PER_HOUR),
-         (r"days?|d|天|日", SECONDS_PER_DAY), (r"weeks?|wks?|个?(?:星期|礼拜)|周", 7 * SECONDS_PER_DAY),
-         (r"months?|个月", _SECONDS_PER_MONTH), (r"years?|yrs?|年", DAYS_PER_YEAR * SECONDS_PER_DAY))
-_GPU = r"(?:gpus?|cards?|卡|(?:nvidia\s*)?[abhlv]\d{2,3}s?)"   # an "A100-hour" is a GPU-hour
-_GPU_TIME = [(rf"{_GPU}\s*[-·・ ]?\s*(?:{words})", seconds) for words, seconds in _TIME[2:]] \
-    + [(rf"{_GPU}\s*时", SECONDS_PER_HOUR)]
 _GPU_MODEL = r"(?:nvidia\s*)?(?:[abhlv]\d{2,3}|rtx\s*\d{4})(?:\s*(?:sxm\d?|pcie|nvl))?(?:\s*\d+\s*gb)?s?"
 SI_PREFIXES = {"": 1.0, "k": 1e3, "kilo": 1e3, "m": 1e6, "mega": 1e6, "g": 1e9, "giga": 1e9, "t": 1e12, "tera": 1e12,
                "p": 1e15, "peta": 1e15, "e": 1e18, "exa": 1e18, "z": 1e21, "zetta": 1e21}
@@ -293,27 +282,6 @@ _TOKEN = r"(?:个\s*)?(?:tokens?|toks?|t|词元)"
 _PER = r"\s*(?:/|per|a|each|每)\s*"
 _DOLLARS = r"us\s*dollars?|dollars?|usd|美元|美金"
 _NOT_DOLLARS = (r"元|块钱|rmb|cny|yuan|人民币|¥|￥|€|eur|euros?|£|gbp", N_("this asks for US dollars: type $ or 美元"))
-_GPU_TIME_IS_WORK = N_("GPU-hours measure work, not time: divide them by the number of GPUs for the hours each runs")
-
-
-_TIME_IS_NOT_WORK = N_("that is a length of time; the question asks GPU-hours, the work of all the GPUs together: "
-                       "multiply the hours by the number of GPUs")
-
-
-def _gpu_hour_words() -> tuple:
-    """GPU time in any unit converts ("2 GPU-days"), and so do bare hours (how people write A100-hours); any other
-    bare time ("4.6 days") is a run's length, not its work, and is refused with that reason."""
-    hours = _TIME[2]
-    return tuple((words, seconds / SECONDS_PER_HOUR) for words, seconds in _GPU_TIME) + ((hours[0], 1.0),) \
-        + tuple((words, _TIME_IS_NOT_WORK) for words, _ in _TIME if words != hours[0])
-
-
-def _time_words(scale: float) -> tuple:
-    """A length of time in a unit of ``scale`` seconds: any length of time converts; GPU time is refused."""
-    return tuple((words, _GPU_TIME_IS_WORK) for words, _ in _GPU_TIME) \
-        + tuple((words, seconds / scale) for words, seconds in _TIME)
-
-
 _FLOP_PER_S = rf"{_SI}\s*flops?(?:\s*/\s*s(?:ec)?|\s+per\s+second)?|次(?:浮点)?(?:运算)?(?:/|每)秒"
 _USD_BEFORE = ((r"us\s*\$|\$|usd", 1.0), _NOT_DOLLARS)
 
@@ -354,26 +322,26 @@ UNITS = {
                    name=N_("TFLOPS (TFLOPS, FLOP/s ...)"), entry_words=((_FLOP_PER_S, 1e-12),)),
     "seconds": Unit(format_number, NC_("unit", "seconds"), "time", 1, words=("秒",), example=N_('"45 seconds" or 45'),
                     name=N_("seconds (seconds, minutes, hours; 秒, 分钟, 小时, 天, 周, 个月)"),
-                    entry_words=_time_words(1)),
+                    entry_words=time_words(1)),
     "hours": Unit(format_number, NC_("unit", "hours"), "time", SECONDS_PER_HOUR, words=("小时",),
                   example=N_('"45 hours" or 45'),
                   name=N_("hours of clock time (hours, days, minutes; 秒, 分钟, 小时, 天, 周, 个月)"),
-                  entry_words=_time_words(SECONDS_PER_HOUR)),
+                  entry_words=time_words(SECONDS_PER_HOUR)),
     "days": Unit(format_number, NC_("unit", "days"), "time", SECONDS_PER_DAY, words=("天",),
                  example=N_('"41.5 days", "6 weeks" or 41.5'),
                  name=N_("days (days, weeks, hours, months; 秒, 分钟, 小时, 天, 周, 个月)"),
-                 entry_words=_time_words(SECONDS_PER_DAY)),
+                 entry_words=time_words(SECONDS_PER_DAY)),
     "weeks": Unit(format_number, NC_("unit", "weeks"), "time", 7 * SECONDS_PER_DAY, words=("周",),
                   example=N_('"6 weeks" or 6'), name=N_("weeks (weeks, days, months; 秒, 分钟, 小时, 天, 周, 个月)"),
-                  entry_words=_time_words(7 * SECONDS_PER_DAY)),
+                  entry_words=time_words(7 * SECONDS_PER_DAY)),
     "months": Unit(format_number, NC_("unit", "months"), "time", _SECONDS_PER_MONTH, words=("个月", "月"),
                    example=N_('"5 months" or 5'),
                    name=N_("months (months, weeks, days, years; 秒, 分钟, 小时, 天, 周, 个月)"),
-                   entry_words=_time_words(_SECONDS_PER_MONTH)),
+                   entry_words=time_words(_SECONDS_PER_MONTH)),
     "GPU-hours": Unit(format_number, NC_("unit", "GPU-hours"), words=("小时", "A100 小时", "GPU 小时", "卡时"),
                       example=N_('"1,850 GPU-hours" or 1850'),
                       name=N_("GPU-hours (GPU-hours, GPU-days, hours; 卡时, 小时)"),
-                      entry_words=_gpu_hour_words()),
+                      entry_words=gpu_hour_words()),
     "GPUs": Unit(format_number, NC_("unit", "GPUs"), words=("x A100", "x H200", "+ A100", "张", "卡"),
                  example=N_('"37 GPUs" or 37'), name=N_("GPUs (GPUs, cards; 张卡)"),
                  entry_words=((rf"[x×*]?\s*(?:[张块台个片]\s*)?(?:{_GPU_MODEL}\s*)?(?:gpus?|cards?|devices?|显卡|卡)?",

@@ -17,6 +17,7 @@ S21 = N_("chapter 2, §2.1 (02_memory.ipynb#cell-id=d633d166)")
 S22 = N_("chapter 2, §2.2 (02_memory.ipynb#cell-id=a5a119c9)")
 S_PARALLEL = N_("chapter 2, Parallel strategies (02_memory.ipynb#cell-id=58be6083)")
 S2_SERVING = N_("chapter 2, Serving: weights and quantisation (02_memory.ipynb#cell-id=cc59844e)")
+S2_KV = N_("chapter 2, The KV cache (02_memory.ipynb#cell-id=e99710b6)")
 S2_LORA = N_("chapter 2, LoRA and QLoRA (02_memory.ipynb#cell-id=11f2a9f5)")
 S41 = N_("chapter 4, §4.1 (04_data_and_tokens.ipynb#cell-id=9d9488e5)")
 
@@ -208,10 +209,10 @@ def _kv_cache(rng, level):
     if level == "hard":
         parts = (Part(_("How many bytes of BF16 KV cache does one token take?"), per_token, "count",
                       (_("kv_cache_bytes(L, kv_heads, head_dim, 1) = 2 × {layers} × {kv_heads} × {head_dim} × 2 bytes "
-                         "= {per_token} bytes; {cite}").format(**shape, cite=_(S2_SERVING)),)),
+                         "= {per_token} bytes; {cite}").format(**shape, cite=_(S2_KV)),)),
                  Part(_("How much do {requests} of {seq_len} tokens each need? (GB)").format(**shape), answer,
                       "bytes", (_("kv_cache_bytes(L, kv_heads, head_dim, seq_len, batch) = {per_token} × {seq_len} × "
-                                  "{batch} = {cache}; {cite}").format(**shape, batch=batch, cite=_(S2_SERVING)),)))
+                                  "{batch} = {cache}; {cite}").format(**shape, batch=batch, cite=_(S2_KV)),)))
         return _chained("kv-cache", level,
                         _("The model {name} has {layers} layers and {kv_heads} key/value heads of width "
                           "{head_dim}.").format(**shape), inputs, parts,
