@@ -373,6 +373,14 @@ def test_the_timed_session_asks_and_grades_a_chained_problem_step_by_step():
     assert [k for *_, k in session.results] == [0, 1]
 
 
+@pytest.mark.parametrize("key", ["gpus-for-states", "gpus-for-deadline", "serving-gpus"])
+def test_a_drill_that_asks_for_gpus_needs_more_than_one(key):
+    for level in LEVELS:
+        for seed in range(150):
+            problem = drills.generate(key, seed, level)
+            assert problem.unit != "GPUs" or problem.answer >= 2, (level, seed, problem.question)
+
+
 def _cited_cells():
     """Every section a drill's worked step cites: (notebook, cell id) -> the cell's text, from the solved chapters."""
     import nbformat

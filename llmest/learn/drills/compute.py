@@ -168,8 +168,8 @@ def _gpus_for_deadline(rng, level):
     days = _pick(rng, level, [30], [14, 30, 60], [21, 45, 90])
     est = plans.estimate_time(tokens, n_params=n, gpu=gpu, mfu=mfu)
     answer = est.gpus_for(days)
-    if answer > 20_000:
-        raise _Regenerate  # larger than any cluster of these GPUs
+    if answer > 20_000 or answer < 2:
+        raise _Regenerate  # larger than any cluster of these GPUs, or one GPU (no question)
     inputs = dict(n=n, tokens=tokens, days=days, peak=gpu_peak(gpu), mfu=mfu)
     exact = f"{est.gpu_seconds / (days * SECONDS_PER_DAY):,.1f}"
     if level == "hard":

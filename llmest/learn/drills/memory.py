@@ -150,6 +150,8 @@ def _gpus_for_states(rng, level):
     if level == "hard":  # a model from a budget, then its states, then the GPUs that hold them
         return _gpus_for_states_chained(rng, level, gpu, margin)
     answer = plans.state_gpus(n, 16, gpu, margin)
+    if answer < 2:
+        raise _Regenerate  # one GPU is no question: the states fit a single card
     usable = plans.usable_bytes(gpu, margin)
     kept = _(", keeping {margin} of each free").format(margin=format_percent(margin, 0)) if margin else ""
     states, usable_text = format_bytes(16 * n), format_bytes(usable)
