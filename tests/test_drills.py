@@ -381,6 +381,16 @@ def test_a_drill_that_asks_for_gpus_needs_more_than_one(key):
             assert problem.unit != "GPUs" or problem.answer >= 2, (level, seed, problem.question)
 
 
+def test_a_step_is_asked_in_the_unit_of_what_it_asks():
+    """Bytes a parameter are bytes/param ("18 bytes" is read), and a count of bytes takes "bytes" after it."""
+    states = drills.generate("training-states", 3, "hard")
+    assert states.parts[0].unit == "bytes/param"
+    assert [states.check_part(0, entry).correct for entry in ("18", "18 bytes", "18 字节")] == [True] * 3
+    cache = drills.generate("kv-cache", 3, "hard")
+    per_token = f"{cache.parts[0].answer:,.0f}"
+    assert [cache.check_part(0, f"{per_token}{unit}").correct for unit in ("", " bytes", " 字节")] == [True] * 3
+
+
 def _cited_cells():
     """Every section a drill's worked step cites: (notebook, cell id) -> the cell's text, from the solved chapters."""
     import nbformat

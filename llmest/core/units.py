@@ -23,8 +23,8 @@ BYTE_SCALES = {"b": 1.0, "byte": 1.0, "bytes": 1.0, "kb": 1e3, "mb": 1e6, "gb": 
                "kib": 2.0**10, "mib": 2.0**20, "gib": 2.0**30, "tib": 2.0**40, "pib": 2.0**50}
 # Words a reader may add after a count ("7B params", "67亿个参数"), longer first ("个参数" is taken whole); no value.
 COUNT_NOUNS = ("tokens per parameter", "tokens/parameter", "tokens per param", "tokens/param", "parameters",
-               "parameter", "params", "param", "tokens", "token", "flops", "flop", "sequences", "sequence",
-               "个参数", "参数", "个词元", "词元", "条序列", "序列", "个")
+               "parameter", "params", "param", "tokens", "token", "flops", "flop", "sequences", "sequence", "bytes",
+               "个参数", "参数", "个词元", "词元", "条序列", "序列", "个字节", "字节", "个")
 
 # Fullwidth forms, as a Chinese input method types them ("７Ｂ", "４２％", "１，０００"), read as their ASCII twins.
 _HALFWIDTH = {0xFF01 + i: 0x21 + i for i in range(94)} | {0x3000: 0x20}

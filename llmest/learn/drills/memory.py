@@ -84,7 +84,7 @@ def _training_states(rng, level):
     states = _("{n} × {total} bytes = {states}").format(n=_size(n), total=copies["total"], states=format_bytes(answer))
     if level == "hard":
         parts = (Part(_("How many bytes a parameter do the weights, master copy, gradients and moments take?"),
-                      per_param.total, "count",
+                      per_param.total, "bytes/param",
                       (_("state_bytes_per_param(convention, 'adamw'): weights {weights} + master copy {master} + "
                          "gradients {grads} + moments {moments} = {total}; {cite}").format(**copies, cite=_(S21)),)),
                  Part(_("How much memory is that for the whole model, unsharded? (GB)"), answer, "bytes",
