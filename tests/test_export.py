@@ -218,3 +218,17 @@ def test_the_chinese_edition_is_written_below_the_english_one_and_reads_in_chine
     assert "正确" in chapter and "Correct:" not in chapter, "the solved exercises grade in Chinese"
     assert chapter.count(note) >= 1 and export.widget_note() not in chapter
     assert "练习册" in pages[3].read_text(encoding="utf-8") and "第1章" in pages[3].read_text(encoding="utf-8")
+
+
+def test_each_worked_answer_is_folded_below_its_question(pages):
+    """A reader tries the question first: the cell that held the solution opens on a click (as scaling-book does)."""
+    chapter_1 = pages[1].read_text(encoding="utf-8")
+    solved = [cell for cell in nbformat.read(ROOT / "solutions" / CHAPTERS[0], as_version=4).cells
+              if export.BEGIN in cell.source]
+    folds = re.findall(r'<details class="llmest-worked"><summary>Worked answer</summary>(.*?)</details>', chapter_1,
+                       re.DOTALL)
+    assert len(folds) == len(solved) >= 6
+    assert "rule_params(2048, 24, 50000)" in re.sub(r"<[^>]+>", "", folds[0])  # exercise 1.1's working
+    assert all("Correct:" in fold for fold in folds if "exercise(" in re.sub(r"<[^>]+>", "", fold))
+    question = chapter_1.index("<b>Exercise 1.1.</b>")
+    assert question < chapter_1.index('<details class="llmest-worked">'), "the question stays open above its fold"

@@ -48,6 +48,8 @@ def readable(nb):
     self_study(nb)  # the autograder's test cells are a class's, not a reader's
     nb.metadata.pop("widgets", None)  # else nbconvert's template would load a widget manager from the web
     for cell in nb.cells:
+        if BEGIN in cell.source:
+            cell.metadata["llmest_worked"] = True  # folded on the page (export_page.TEMPLATE)
         cell.source = "\n".join(line for line in cell.source.splitlines()
                                 if line.strip() not in HIDDEN_LINES).strip()
         for out in cell.get("outputs", []):
@@ -122,7 +124,8 @@ def export(out_dir, source: Path = SOLUTIONS, language: str = "en", mathjax: str
         for i, (nb, (name, title)) in enumerate(zip(notebooks, pages[1:]), 1):
             print(f"[{i}/{len(paths)}] {name}", file=sys.stderr)  # nbconvert takes a few seconds a chapter
             page, _resources = exporter.from_notebook_node(nb, resources={"metadata": {"name": title},
-                                                                          "llmest_nav": navigation(pages, i)})
+                                                                          "llmest_nav": navigation(pages, i),
+                                                                          "llmest_worked": _("Worked answer")})
             written.append(out / name)
             written[-1].write_text(page, encoding="utf-8")
         index = out / INDEX

@@ -3,7 +3,8 @@
 nbconvert's template loads require.js, MathJax and mermaid from a CDN. The pages need no AMD loader (no widget
 manager and no JavaScript outputs: widgets are drawn from their saved state) and hold no mermaid diagram, so those
 two are left out; MathJax 2.7 comes from the ``jupyter-server-mathjax`` package (installed with the workbook) and is
-copied beside the pages. Each page also gets the book's navigation bar at its top and bottom.
+copied beside the pages. Each page also gets the book's navigation bar at its top and bottom, and each worked answer
+(a cell that held a solution) is folded under a "Worked answer" line, so the question can be tried first.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ STYLE = """
 .llmest-w input[type=text],.llmest-w textarea{flex:1 1 auto;min-width:0}
 .llmest-w input,.llmest-w select,.llmest-w textarea,.llmest-w button{font:inherit}
 .llmest-w button[aria-pressed]{font-weight:bold}
+.llmest-worked{border-left:3px solid #bca;margin:.4em 0;padding:.2em .8em}
+.llmest-worked>summary{cursor:pointer;color:var(--jp-content-link-color,#1a5fb4);
+  font-family:var(--jp-ui-font-family,sans-serif)}
 """
 
 MATHJAX_CONFIG = r"""
@@ -70,6 +74,15 @@ TEMPLATE = """{%- extends 'index.html.j2' -%}
 {{ super() }}
 {{ resources.llmest_nav }}
 {%- endblock body_header -%}
+{%- block any_cell scoped -%}
+{%- if cell.metadata.get("llmest_worked") -%}
+<details class="llmest-worked"><summary>{{ resources.llmest_worked }}</summary>
+{{ super() }}
+</details>
+{%- else -%}
+{{ super() }}
+{%- endif -%}
+{%- endblock any_cell -%}
 {% block body_footer %}
 {{ resources.llmest_nav }}
 {{ super() }}
