@@ -664,3 +664,17 @@ def test_layout_explorer_shows_the_librarys_best_layout_and_follows_the_gpus():
         "llama-2-7b", 256, "H100 SXM", 4096, 2**20).best
     explorer.inputs["batch_tokens"].value = "1M"  # decimal: not a whole number of 4,096-token sequences
     assert explorer.search is None and "1,048,576" in explorer.errors["batch_tokens"].value
+
+
+@pytest.mark.parametrize("name", ["llmest-calculators.ipynb", "llmest-calculators-zh.ipynb"])
+def test_the_calculators_page_lets_a_reader_jump_to_each_calculator(name):
+    """The app is one long column of seven calculators: its opening links to each, and each heading links back."""
+    import nbformat
+
+    cells = nbformat.read(Path(__file__).resolve().parent.parent / "llmest/surfaces/app" / name, as_version=4).cells
+    links = re.findall(r"\]\(#([\w-]+)\)", cells[0].source)
+    calculators = [i for i, cell in enumerate(cells) if cell.cell_type == "code" and "le.widgets." in cell.source]
+    anchors = [re.search(r'^## <a id="([\w-]+)"></a>', cells[i - 1].source, re.MULTILINE) for i in calculators]
+    assert len(calculators) == 7 and all(anchors)
+    assert links == [anchor.group(1) for anchor in anchors] and 'id="contents"' in cells[0].source
+    assert all('href="#contents"' in cells[i - 1].source for i in calculators)
