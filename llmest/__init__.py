@@ -8,13 +8,14 @@ still point up):
                 readers/ reads config.json files
     catalog/    GPUs and prices, published runs, corpora, the presets' config.json files
     display/    how a result shows itself (text, HTML, JSON, in the current language), and plots
-    plans/      one function per question, each returning a result that shows itself; published layouts
+    plans/      one function per question, each returning a result that shows itself; published layouts;
+                findings/ the small questions each chapter asks (display/findings/ shows them)
     learn/      exercises, drills, flashcards, worksheets, grading, progress
-    book/       the material's figures, what the chapters print, and the tools that build the book
+    book/       the material's figures and the tools that build the book
     surfaces/   the command line, the notebook calculators, the calculator app
 
 The numeric API below imports only the standard library and NumPy. The modules a reader types by their short name
-(``llmest.hardware``, ``from llmest import memory_text``) load from their layer on first use, as the material's
+(``llmest.hardware``, ``from llmest import plans``) load from their layer on first use, as the material's
 figures, widgets, plots, tables and exercises do.
 """
 
@@ -44,8 +45,6 @@ SHORT_NAMES = {
     **{name: f"learn.{name}" for name in ("exercises", "drills", "progress", "flashcards", "worksheets", "grading",
                                           "verdict", "sealed", "course_mode")},
     **{name: f"book.{name}" for name in ("material", "authoring", "edition", "export", "course")},
-    **{name: f"book.printed.{name}" for name in ("memory_text", "compute_text", "data_text", "measure_text",
-                                                 "model_text", "layout_tables", "tables", "answers_text")},
     "cli": "surfaces.cli.main", "widgets": "surfaces.widgets",
     **{name: name for name in ("core", "formulas", "catalog", "display", "plans", "learn", "book", "surfaces")},
 }

@@ -2,6 +2,7 @@
 
 import importlib
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -37,3 +38,23 @@ def require(module: str):
     if IN_CI:
         return importlib.import_module(module)
     return pytest.importorskip(module)
+
+
+def chinese_text(make) -> str:
+    """What ``make()`` shows under speaking("zh"), checked to read in Chinese: no English prose, some Chinese."""
+    from llmest.book.edition import english_prose
+    from llmest.core.i18n import speaking
+
+    with speaking("zh"):
+        text = str(make())
+    assert not english_prose(text), english_prose(text)
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in text)
+    return text
+
+
+def assert_keeps_the_figures(english: str, chinese: str) -> None:
+    """A Chinese text keeps every figure of the English, and no English word but "token(s)"."""
+    words = re.findall(r"(?<![\w.\-/:`'])[a-z]{3,}(?![\w.\-/:`'(])", chinese)
+    assert set(words) <= {"token", "tokens"}, words
+    figures = re.compile(r"\d+(?:[,.]\d+)*")
+    assert set(figures.findall(english)) <= set(figures.findall(chinese))

@@ -20,12 +20,13 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from llmest import (InputError, comm, compute, compute_text, data, hardware, kv_cache, memory, memory_text, model,
-                    params, plans, runs, units, zero)
+from llmest import InputError, comm, compute, data, hardware, kv_cache, memory, model, params, plans, runs, units, zero
 from llmest.formulas.readers.config_file import CONFIGS
+from llmest.plans.findings import compute as compute_findings
+from llmest.plans.findings import memory as memory_findings
 
-MODULES = (params, model, kv_cache, memory, zero, comm, compute, compute_text, data, hardware, runs, plans, units,
-           memory_text)
+MODULES = (params, model, kv_cache, memory, zero, comm, compute, data, hardware, runs, plans, units, compute_findings,
+           memory_findings)
 # Functions that take text, not numbers, or that do not take input at all; each is fuzzed elsewhere.
 ELSEWHERE = {"tokens_per_byte", "measured_tokens_per_gb", "measured_spread", "halfwidth", "check_length"}
 CONFIG = str(CONFIGS / "llama-2-7b.json")
@@ -75,11 +76,12 @@ GOOD_FOR = {
     ("config_from", "model"): "llama-2-7b", ("parse_bytes", "text"): "80 GB", ("parse_count", "text"): "7B",
     ("show", "value"): 2.5e9, ("format_int", "value"): 1234, ("plan_memory", "model"): "llama-2-7b",
     ("search_layouts", "micro_batch_sizes"): (1, 2), ("search_layouts", "gpus"): 16,
-    ("least_gpus_text", "plan"): lambda: plans.plan_memory("training", LLAMA, zero=3, seq_len=4096),
-    ("planner_text", "plan"): lambda: plans.plan_memory("training", LLAMA, zero=2, seq_len=4096),
-    ("reductions_text", "steps"): lambda: answers_text.memory_reductions(LLAMA, dp=8, micro_batch=1, seq_len=1024),
     ("compare_memory", "variants"): [{"zero": 0}, {"zero": 3}],
-    ("mla_cache_text", "model"): "deepseek-v3",
+    ("bubbles", "micro_batches"): (1, 4, 16), ("decode_limits", "gpus"): ["A100 80GB", "H100 SXM"],
+    ("gpu_memory", "gpus"): ["A100 80GB", "H100 SXM"], ("largest_batches", "prompts"): (256, 1024),
+    ("least_gpus", "variants"): [{"micro_batch": 1}, {"micro_batch": 2}], ("mla_cache", "model"): "deepseek-v3",
+    ("planner", "variants"): [{"zero": 2}, {"zero": 3}], ("states", "n_params"): (7e9, 70e9),
+    ("checkpoint_storage", "keeps"): (None, 5),
 }
 
 
@@ -173,7 +175,15 @@ def _bad_values(good) -> list[Bad]:
         return DICT_BAD
     if isinstance(good, model.ModelConfig):
         return MODEL_BAD
+    if isinstance(good, (list, tuple)) and any(item is not None for item in good):
+        return list_bad(next(item for item in good if item is not None))
     return WRONG_TYPES
+
+
+def list_bad(item) -> list[Bad]:
+    """A list of values: not a list, an empty one, or a list holding a bad value of the kind of its items."""
+    inside = [Bad([bad.value], bad.must, f"[{bad.label}]") for bad in _bad_values(item) if bad.value is not None]
+    return [Bad(None), Bad(7), Bad("7"), Bad([]), *inside]
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -194,6 +204,8 @@ def numbers_in(result, depth=0):
         for f in dataclasses.fields(result):
             if f.name != "model":  # the model a result names was checked when it was built
                 yield from numbers_in(getattr(result, f.name), depth + 1)
+    elif isinstance(getattr(result, "figures", None), dict):  # a chapter's finding: its figures
+        yield from numbers_in(result.figures, depth + 1)
     elif isinstance(result, dict):
         for value in result.values():
             yield from numbers_in(value, depth + 1)

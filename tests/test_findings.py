@@ -69,6 +69,9 @@ def test_text_html_and_json_come_from_one_report(key, lang):
     assert isinstance(report, Report)
     assert text == str(report) and page == report._repr_html_() and data == report.to_dict() == finding.figures
     assert json.loads(json.dumps(data)) == data  # plain JSON: numbers, text, lists and dicts
-    assert _figures(text) <= _figures(html.unescape(re.sub(r"<[^>]+>", " ", page)))
+    shown = html.unescape(re.sub(r"<[^>]+>", " ", page))
+    # a table's text form breaks a word longer than its column (a web address: ".../issues/2" and "55" on the next
+    # line), so a figure of the text may be a piece of one of the page's
+    assert all(figure in shown for figure in _figures(text)), _figures(text) - _figures(shown)
     if lang == "zh":
         assert english_prose(text) == [], text

@@ -83,6 +83,27 @@ def test_the_reader_sees_no_test_markers(path):
         assert "NBVAL" not in cell.source, f"{path.name}: a test marker in\n{cell.source}"
 
 
+# A call that formats a result into text for the cell to print: a chapter calls the plan or the finding instead,
+# and the result shows itself (``llmest.plans.findings``).
+FORMATTER = re.compile(r"\b\w+_(?:text|line)\(|\.\w*text\(\)|\b(?:memory|compute|data|measure|model|answers)_text\b"
+                       r"|\blayout_tables\b|\bbook\.printed\b|\bimport [^\n]*\btables\b")
+
+
+@pytest.mark.parametrize("path", SOLVED, ids=ids)
+def test_no_chapter_cell_calls_a_text_formatter(path):
+    calls = [(i, FORMATTER.search(cell.source).group()) for i, cell in enumerate(read(path).cells)
+             if cell.cell_type == "code" and FORMATTER.search(cell.source)]
+    assert calls == []
+
+
+def test_a_formatter_call_is_seen():
+    seen = ['print(memory_text.state_gpus_text(70e9))', 'print(plan.text())', 'from llmest import plans, tables',
+            'print(mt.rule_parts_text(4096))', 'print(memory_text.states_line(n))', 'x.crawl_text()',
+            'from llmest import layout_tables']
+    assert all(FORMATTER.search(source) for source in seen)
+    assert not FORMATTER.search('findings.state_gpus(70e9, 16, "A100 80GB")\nprint(le.count_params(tiny))')
+
+
 @pytest.mark.parametrize("path", SOLVED, ids=ids)
 def test_money_in_prose_is_not_read_as_mathematics(path):
     """Markdown reads "$4 an hour ... $3-5" as a formula between the two dollar signs: money is written \\$4."""
@@ -158,3 +179,15 @@ def test_make_lab_trusts_the_student_copies_before_opening_them():
     lines = [line.strip() for line in recipe.splitlines()]
     trust = lines.index("$(BIN)/jupyter trust notebooks/*.ipynb notebooks/zh/*.ipynb")
     assert any(line.startswith("$(BIN)/jupyter lab") for line in lines[trust + 1:])
+
+
+def test_make_lab_opens_the_index_with_no_news_prompt_over_it():
+    """The address JupyterLab prints opens the index of both editions, and the news and update prompts (a toast
+    over every chapter) are off in the workbook's own environment, not in the reader's settings."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = re.search(r"^lab:(.*)\n((?:\t.*\n)+)", makefile, re.MULTILINE)
+    assert "$(LAB_SETTINGS)" in recipe.group(1)
+    assert "--LabApp.default_url=/lab/tree/index.ipynb" in recipe.group(2)
+    assert re.search(r"^LAB_SETTINGS := \$\(VENV\)/share/jupyter/lab/settings/overrides.json$", makefile, re.MULTILINE)
+    quiet = json.loads(re.search(r"^QUIET_LAB := (.*)$", makefile, re.MULTILINE).group(1))
+    assert quiet == {"@jupyterlab/apputils-extension:notification": {"checkForUpdates": False, "fetchNews": "false"}}

@@ -385,7 +385,7 @@ def test_a_study_plan_fills_each_day_and_favours_the_weak_topics(store):
     for d in plan.days:
         assert all(due_by_day[cid] <= d.day for cid in d.reviews)
     assert plan.days[0].reviews  # the overdue ones come first
-    assert plan.text().splitlines()[0].startswith("Study plan: 21 days")
+    assert str(plan).splitlines()[0].startswith("Study plan: 21 days")
 
 
 @pytest.mark.parametrize("kwargs, param", [

@@ -11,6 +11,8 @@ import llmest as le
 from llmest import plans, progress
 from llmest.book.edition import english_prose
 from llmest.core.i18n import speaking
+from llmest.plans.findings import compute as compute_findings
+from llmest.plans.findings import data as data_findings
 
 START = datetime(2026, 6, 1, 18, 0, tzinfo=timezone.utc)
 TODAY = START + timedelta(days=14)
@@ -42,12 +44,13 @@ def _shown():
     """Every text of these modules a chapter prints, as a reader sees it in the current language."""
     yield from (progress.next_review_text(timedelta(minutes=m)) for m in (10, 300, 1440, 46 * 1440))
     yield str(_request().report(100))
-    yield plans.estimate_time(2e12, model="llama-2-7b", gpus=256, seq_len=4096).attention_text()
-    yield plans.estimate_corpus(7e9, tokens=140e9, mix={"chinese": 1.0}, cleaning_yield=0.2).crawl_text()
-    yield plans.estimate_corpus(7e9, mix={"english": 0.5, "code": 0.5}).crawl_text()
+    yield str(compute_findings.attention_time(2e12, model="llama-2-7b", gpus=256, seq_len=4096))
+    yield str(data_findings.crawls([plans.estimate_corpus(7e9, tokens=140e9, mix={"chinese": 1.0},
+                                                          cleaning_yield=0.2)]))
+    yield str(data_findings.crawls([plans.estimate_corpus(7e9, mix={"english": 0.5, "code": 0.5})]))
     yield str(plans.estimate_corpus(7e9, mix={"english": 0.5, "code": 0.5}))
     yield str(_corpus())
-    yield plans.estimate_budget(64, 30, peak_flops_per_s=200e12, mfu=0.5).tokens_text(140e9)
+    yield str(data_findings.material_tokens(_corpus(), 140e9))
     yield textwrap.fill(le.material.STATUS_RULE, 100)
     yield f"{le.material.STATUS_RULE}"
 
@@ -66,10 +69,11 @@ def test_the_english_is_the_chapters_pinned_output(store):
         "price           $0.074 per million input tokens, $0.401 per million output tokens at $2.50 per GPU-hour, "
         "the listed price of the A100 80GB: the middle of the material's ~$2-3 per hour (seed 000)",
         "GPUs needed     21 for 100 requests/s"]
-    assert plans.estimate_time(2e12, model="llama-2-7b", gpus=256, seq_len=4096).attention_text() == (
+    assert str(compute_findings.attention_time(2e12, model="llama-2-7b", gpus=256, seq_len=4096)) == (
         "6·N·D only: 28.7 days; with the attention at 4,096 tokens: 33.4 days at the same 40% MFU, which on 6·N·D "
         "alone is 34.4%")
-    assert plans.estimate_corpus(7e9, tokens=140e9, mix={"chinese": 1.0}, cleaning_yield=0.2).crawl_text() == (
+    assert str(data_findings.crawls([plans.estimate_corpus(7e9, tokens=140e9, mix={"chinese": 1.0},
+                                                           cleaning_yield=0.2)])) == (
         "yield 20%: 140B tokens / 260M per GB = 538 GB cleaned, / 20% = 2.69 TB of raw crawl")
     assert str(_corpus()).splitlines() == [
         "64 GPUs, 30 days  1.66e22 FLOPs at 200 TFLOPS and 50% MFU; compute-optimal: 11.8B parameters on 235B tokens",
@@ -77,37 +81,37 @@ def test_the_english_is_the_chapters_pinned_output(store):
         "tokens            235B (20 per parameter)",
         "cleaned Chinese   904 GB at 260M tokens per GB",
         "raw crawl         3.62 TB at a 25% cleaning yield"]
-    assert plans.estimate_budget(64, 30, peak_flops_per_s=200e12, mfu=0.5).tokens_text(140e9) == (
-        "19.7B parameters, 7.1 tokens per parameter")
+    assert str(data_findings.material_tokens(_corpus(), 140e9)) == (
+        "the material's 140B tokens instead: 19.7B parameters, 7.1 tokens per parameter")
     assert str(le.material.STATUS_RULE).startswith("confirmed: the recomputed value lies within")
     assert textwrap.fill(le.material.STATUS_RULE, 100) == textwrap.fill(str(le.material.STATUS_RULE), 100)
-    seen = progress.progress(store, TODAY).text(TODAY)
+    seen = str(progress.progress(store, TODAY))
     assert seen.startswith("2026-06-15: 11 cards due, 31 new\n") and "\nReview next:\n" in seen
     assert "  serving    30% right of its last 20; 8 to review today" in seen.splitlines()
     plan = progress.study_plan(store, interview=TODAY.date() + timedelta(days=10), minutes_per_day=30, today=TODAY)
-    assert plan.text().splitlines()[:2] == [
+    assert str(plan).splitlines()[:2] == [
         "Study plan: 10 days to the interview on 2026-06-25, 30 minutes a day; weakest topics first: serving, memory, "
         "data, parameters, compute.",
         "2026-06-15 Mon: review 11 due cards (13 min); serving drills (17 min)"]
-    assert plan.text().splitlines()[-1] == "2026-06-24 Wed: a mixed timed session (30 min)"
+    assert str(plan).splitlines()[-1] == "2026-06-24 Wed: a mixed timed session (30 min)"
 
 
 def test_what_a_reader_sees_reads_in_chinese(store):
     english = list(_shown())
     with speaking("zh"):
         chinese = list(_shown())
-        seen = progress.progress(store, TODAY).text(TODAY)
-        plan = progress.study_plan(store, interview=TODAY.date() + timedelta(days=10), minutes_per_day=30,
-                                   today=TODAY).text()
-        rest = progress.study_plan(store, interview=TODAY.date() + timedelta(days=1), minutes_per_day=5,
-                                   today=TODAY).text()
+        seen = str(progress.progress(store, TODAY))
+        plan = str(progress.study_plan(store, interview=TODAY.date() + timedelta(days=10), minutes_per_day=30,
+                                       today=TODAY))
+        rest = str(progress.study_plan(store, interview=TODAY.date() + timedelta(days=1), minutes_per_day=5,
+                                       today=TODAY))
     for text in chinese + plan.splitlines() + rest.splitlines():
         assert not english_prose(text), text
     for line in seen.splitlines():
         if not line.startswith("  ") or ":" not in line[:8]:  # the due cards list their fronts, the flashcards' own
             assert not english_prose(line), line
     assert "推理服务" in seen and "今天待复习" in seen and "周一" in plan and "、" in plan
-    assert "核实无误" in chinese[-1] and "算力受限" in chinese[4]
+    assert "核实无误" in chinese[-1] and "计算受限" in chinese[4]
     assert list(_shown()) == english  # the English again outside the block
 
 
@@ -118,6 +122,6 @@ def test_the_status_rule_stays_a_text_that_compares_as_its_english():
         assert rule.startswith("confirmed:") and str(rule).startswith("核实无误")
 
 
-def test_attention_text_needs_a_sequence_length():
+def test_attention_time_needs_a_sequence_length():
     with pytest.raises(le.InputError, match="seq_len"):
-        plans.estimate_time(2e12, model="llama-2-7b", gpus=256).attention_text()
+        compute_findings.attention_time(2e12, model="llama-2-7b", gpus=256, seq_len=None)

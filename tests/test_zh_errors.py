@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from llmest import hardware, plans, tables
+from llmest import hardware, plans
+from llmest.display import table as tables
 from llmest.core._validate import InputError
 from llmest.book.edition import english_prose
 from llmest.core.i18n import speaking

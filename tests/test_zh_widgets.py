@@ -8,7 +8,7 @@ import re
 import pytest
 
 from conftest import require
-from llmest import flashcards, plans, tables
+from llmest import flashcards, plans
 from llmest.book.edition import english_prose
 from llmest.core.i18n import speaking
 from llmest.formulas.model import preset
@@ -204,24 +204,6 @@ def test_the_progress_view_in_chinese(tmp_path):
     assert _english(texts) == [] and view.refresh_button.description == "刷新"
 
 
-def test_tables_in_chinese_have_chinese_headers_and_captions():
-    def made():
-        return [tables.conventions(), tables.state_bytes_by_optimizer(), tables.weight_formats(),
-                tables.gpu_catalog(), tables.gpu_sources(),
-                tables.decode_limits("llama-3-8b", ["A100 80GB", "H100 SXM"], batch=4)]
-
-    with speaking("zh"):
-        chinese = made()
-    english = made()
-    assert chinese[0].headers[:2] == ("精度约定", "权重") and english[0].headers[:2] == ("convention", "weights")
-    assert "带宽 (TB/s)" in chinese[3].headers and "bandwidth (TB/s)" in english[3].headers
-    for zh, en in zip(chinese, english):
-        assert _english([zh.caption, *zh.headers]) == []
-        assert zh.rows != () and len(zh.rows) == len(en.rows)
-        assert all(CJK.search(h) for h in zh.headers if h != en.headers[zh.headers.index(h)])
-    assert chinese[-1].column("瓶颈") == ("显存", "显存")
-
-
 def _drawn(ax) -> list[str]:
     legend = ax.get_legend()
     return [ax.get_title(), ax.get_xlabel(), ax.get_ylabel(), *(t.get_text() for t in ax.texts),
@@ -270,29 +252,6 @@ def test_published_mfu_in_chinese_says_its_own_words():
     bases = {run.basis for run in runs.mfu_range().runs}
     assert _english([t for t in texts if not any(basis in t for basis in bases)]) == []
     assert any(t.startswith("依据：") for t in texts)
-
-
-def test_a_chinese_table_as_text_lines_up_in_a_terminal():
-    """A Chinese character takes two columns of a terminal: the plain text pads and wraps by columns, not
-    characters, so the cells stay under their headers and the lines within the width."""
-    from llmest.book.printed.tables import TEXT_WIDTH, _width
-
-    with speaking("zh"):
-        made = [tables.conventions(), tables.gpu_sources(), tables.decode_limits("llama-3-8b", ["H100 SXM"], batch=4)]
-    for table in made:
-        lines = table.text().splitlines()
-        rule = next(line for line in lines if set(line) <= {"-", " "})
-        assert all(_width(line) <= TEXT_WIDTH for line in lines)
-        header = lines[lines.index(rule) - 1]
-        starts = [m.start() for m in re.finditer(r"(?<=  )-|^-", rule)]
-        assert [m.start() for m in re.finditer(r"(?:(?<=  )|^)\S", _columns(header))] == starts
-
-
-def _columns(line: str) -> str:
-    """A line with each wide character written as two, so that positions are columns."""
-    from llmest.book.printed.tables import _width
-
-    return "".join(ch * _width(ch) for ch in line)
 
 
 def test_a_flashcard_keeps_its_progress_when_the_language_changes():

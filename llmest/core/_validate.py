@@ -7,6 +7,7 @@ Formulas also accept SymPy expressions; those are not checked, since their sign 
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import functools
 import inspect
@@ -255,6 +256,37 @@ RULES = {
     "efficiency": check_fraction, "prefill_efficiency": check_fraction, "share": check_open_fraction,
     "margin": check_margin,
 }
+
+def check_list(name: str, values, what: str = "values") -> list:
+    """A non-empty list or tuple, as a list."""
+    if not isinstance(values, (list, tuple)) or not values:
+        raise InputError(name, _("{name} == {value}, must be a non-empty list of {what}.").format(
+            name=name, value=quote(values), what=_(what)))
+    return list(values)
+
+
+@contextlib.contextmanager
+def item_of(name: str, i: int):
+    """An error about one item of the list ``name`` names the list, as the caller wrote it, and the item:
+    "gpus[1]: gpu == 'H1OO', ..." (the check inside may call the value by its own name)."""
+    try:
+        yield
+    except InputError as err:
+        message = str(err) if str(err).startswith(f"{name}[") else f"{name}[{i}]: {err}"
+        raise InputError(name, message) from None
+
+
+def each(check, what: str = "values"):
+    """A rule for a non-empty list of values, each checked by ``check``: ``n_params=[7e9, 70e9]``."""
+    def rule(name, values):
+        out = []
+        for i, value in enumerate(check_list(name, values, what)):
+            with item_of(name, i):
+                out.append(check(name, value))
+        return out
+
+    return rule
+
 
 def one_of(catalogue):
     """A rule for a name from ``catalogue``, checked where the caller gave it (so the message uses the caller's

@@ -3,6 +3,7 @@ for a layout given, its step time in parts, MFU, memory and rank."""
 
 from __future__ import annotations
 
+from ..core._validate import check_int
 from ..core.i18n import N_, _
 from ..core.units import UNITS, format_bytes, format_percent
 from .memory import RECOMPUTATION
@@ -15,9 +16,25 @@ SHOWN = ("tp", "cp", "pp", "dp", "ep", "vp", "zero", "micro_batch", "micro_batch
 RECOMPUTE_SHORT = {"none": N_("none"), "selective": N_("selective"), "full": N_("full")}
 
 
+def layout_name(zero, dp, tp=1, pp=1) -> str:
+    """A layout as a table names it: "data parallel", "ZeRO-3 / FSDP", "TP 8 × PP 4 × ZeRO-1 over 2"."""
+    check_int("zero", zero, minimum=0, maximum=3)
+    data = _("data parallel") if zero == 0 else _("ZeRO-3 / FSDP") if zero == 3 else f"ZeRO-{zero}"
+    split = [f"TP {tp}"] * (tp > 1) + [f"PP {pp}"] * (pp > 1)
+    if not split:
+        return data
+    return _("{split} × {data} over {dp}").format(split=" × ".join(split), data=data, dp=dp)
+
+
 def evaluated_text(row, found) -> str:
-    """A layout that ``LayoutSearch.evaluate`` returned: its step time in parts, MFU, memory and rank, and how much
-    longer it takes than the search's best."""
+    """A layout that ``found.evaluate`` returned, as ``evaluated_line`` writes it."""
+    return evaluated_line(row, len(found), found.best)
+
+
+def evaluated_line(row, count, best) -> str:
+    """A layout that ``LayoutSearch.evaluate`` returned (``row``, with its ``rank`` among the ``count`` layouts
+    searched): its step time in parts, MFU, memory and rank, and how much longer it takes than the search's
+    ``best`` (a row, or None when no layout fits)."""
     layout = f"TP {row['tp']} × CP {row['cp']} × PP {row['pp']} × DP {row['dp']}"
     layout += f" × EP {row['ep']}" * (row["ep"] > 1) + f", VP {row['vp']}" * (row["vp"] > 1)
     text = _("The layout {layout}, ZeRO-{zero}, micro-batches of {sequences}, {recompute}: {step} s a step (compute "
@@ -27,8 +44,7 @@ def evaluated_text(row, found) -> str:
         step=f"{row['step_time_s']:.3f}", compute=f"{row['compute_s']:.3f}", bubble=f"{row['bubble_s']:.3f}",
         exposed=f"{row['exposed_comm_s']:.3f}", mfu=format_percent(row["mfu"], 1),
         memory=format_bytes(row["memory_per_gpu_bytes"]), fits=_("fits") if row["fits"] else _("does not fit"),
-        rank=f"{row['rank']:,}", count=f"{len(found):,}")
-    best = found.best
+        rank=f"{row['rank']:,}", count=f"{count:,}")
     if best is not None and row["rank"] > 1:
         text += _(" It takes {longer} longer than the best ({step} s, MFU {mfu}).").format(
             longer=format_percent(row["step_time_s"] / best["step_time_s"] - 1, 1),
@@ -72,6 +88,6 @@ def search_report(found, top=10, **given) -> Report:
     if given:
         chosen = found.evaluate(**given)
         data["layout"] = {k: chosen[k] for k in (*SHOWN, "rank")}
-        lines += ["", evaluated_text(chosen, found)]
+        lines += ["", evaluated_line(chosen, len(found), found.best)]
     table = layouts_table(rows, experts, s["schedule"] == "interleaved")
     return Report(title, data=data, blocks=(table,), lines=tuple(lines))

@@ -14,6 +14,7 @@ from .. import plans
 from ..catalog import runs
 from ..core._validate import InputError, quote
 from ..core.i18n import N_, _, language, speaking
+from ..core.report import Finding, Report
 from .drills import TOPIC_NAMES
 from .drills.problem import TOPICS, chosen_topics, tflops_text
 from ..core.units import format_bytes, format_count, format_flops, format_int, format_percent
@@ -60,16 +61,23 @@ def cards(topics=None) -> list[Card]:
     return [card for card in deck if card.topic in chosen]
 
 
-def deck_text(example: str = "mixed-precision AdamW") -> str:
-    """The deck in two lines: its cards by topic, then the first card whose English front contains ``example``."""
+def deck_summary(example: str = "mixed-precision AdamW") -> Finding:
+    """The deck, showing itself in two lines: its cards by topic, then the first card whose English front contains
+    ``example``."""
     deck = cards()
     shown = [card for card in deck if example in card.key] if isinstance(example, str) else []
     if not shown:
         raise InputError("example", f"example == {quote(example)}, must be a part of a card's English front.")
-    by_topic = _(", ").join(_("{n} {topic}").format(n=sum(card.topic == topic for card in deck),
-                                                     topic=_(TOPIC_NAMES[topic])) for topic in TOPICS)
-    return "\n".join([_("{n} cards: {topics}").format(n=len(deck), topics=by_topic),
-                      _("for example: {front} -> {back}").format(front=shown[0].front, back=shown[0].back)])
+    return Finding(dict(cards=len(deck), topics={topic: sum(card.topic == topic for card in deck) for topic in TOPICS},
+                        example=dict(key=shown[0].key, front=shown[0].front, back=shown[0].back)), _deck_summary)
+
+
+def _deck_summary(f: dict) -> Report:
+    by_topic = _(", ").join(_("{n} {topic}").format(n=n, topic=_(TOPIC_NAMES[topic]))
+                            for topic, n in f["topics"].items())
+    return Report("", lines=(_("{n} cards: {topics}").format(n=f["cards"], topics=by_topic),
+                             _("for example: {front} -> {back}").format(front=f["example"]["front"],
+                                                                        back=f["example"]["back"])))
 
 
 def _deck() -> list[Card]:

@@ -12,7 +12,8 @@ serving_plan  decode_estimate, estimate_serving, estimate_request (TTFT, TPOT, t
               cache holds, the price of input and output tokens)
 layout_plan   search_layouts (every TP × CP × PP × DP layout of a run: memory, step time, MFU, ranked)
 corpus_plan   estimate_corpus, chinchilla_for_budget
-comparison_plan  compare_memory (one model's training memory under several settings, as one table)
+comparison_plan  compare_memory (one model's training memory under several settings, as one table),
+                 memory_reductions (the sheet's memory reductions one after another)
 layout_time, layout_assumptions   the layout search's step time and its named, sourced constants
 published_layouts  published training runs with their layouts, and the search's prediction of each
 
@@ -20,7 +21,7 @@ Each result type shows itself (``str``, ``_repr_html_``, ``to_dict``) through it
 """
 
 from .budget_plan import BudgetEstimate, estimate_budget
-from .comparison_plan import MemoryComparison, compare_memory
+from .comparison_plan import MemoryComparison, compare_memory, memory_reductions
 from .corpus_plan import CorpusEstimate, chinchilla_for_budget, estimate_corpus
 from .layout_plan import LayoutSearch, search_layouts
 from .memory_plan import (GPU_SEARCH_LIMIT, PARTS, SEARCHED, TASKS, MemoryBreakdown, MemoryPlan, fits, gpus_to_hold,
@@ -36,6 +37,6 @@ __all__ = ["BudgetEstimate", "CorpusEstimate", "DecodeEstimate", "GPU_SEARCH_LIM
            "SEARCHED", "ServingEstimate", "TASKS", "TIME_MARGIN_TEXT", "TimeEstimate", "TrainingEstimate",
            "chinchilla_for_budget", "compare_memory", "decode_estimate", "estimate_budget", "estimate_corpus",
            "estimate_finetune_time", "estimate_mfu", "estimate_request", "estimate_serving", "estimate_time",
-           "estimate_training", "fits", "gpus_to_hold", "inference_memory", "largest_module_params", "min_gpus",
-           "plan_memory", "qlora_memory", "search_layouts", "state_gpus", "training_memory", "usable_bytes",
-           "zero_gpus"]
+           "estimate_training", "fits", "gpus_to_hold", "inference_memory", "largest_module_params",
+           "memory_reductions", "min_gpus", "plan_memory", "qlora_memory", "search_layouts", "state_gpus",
+           "training_memory", "usable_bytes", "zero_gpus"]

@@ -9,10 +9,8 @@ from ..core import _validate as v
 from ..catalog import hardware
 from ..formulas.compute import affordable_params, affordable_tokens, compute_budget
 from ..formulas.data import TOKENS_PER_PARAM, chinchilla_params_for_flops
-from ..core.i18n import _
 from ..core.report import Report, Shows
 from ..display.corpus import budget_report
-from ..core.units import format_count
 
 
 @dataclass(frozen=True)
@@ -35,12 +33,6 @@ class BudgetEstimate(Shows):
     def affordable_tokens(self, n_params) -> float:
         """The tokens the budget buys a model of ``n_params``: C / (6·N)."""
         return affordable_tokens(self.flops, n_params)
-
-    def tokens_text(self, tokens) -> str:
-        """The largest model the budget trains on ``tokens``, as a reader sees it, with its tokens per parameter."""
-        n = self.affordable_params(tokens)
-        return _("{params} parameters, {per} tokens per parameter").format(params=format_count(n),
-                                                                           per=f"{tokens / n:.1f}")
 
     def chinchilla(self, tokens_per_param=TOKENS_PER_PARAM) -> tuple:
         """The compute-optimal (N, D) at ``tokens_per_param``: N = √(C / (6 · tokens_per_param))."""

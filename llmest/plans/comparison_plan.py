@@ -1,18 +1,24 @@
 """Comparisons: one question asked of several settings at once ("the memory per GPU at each ZeRO stage"), as one
-result that shows itself as a table (``compare_memory``)."""
+result that shows itself as a table (``compare_memory``), and the sheet's memory reductions one after another
+(``memory_reductions``)."""
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 
 from ..catalog import hardware
 from ..core import _validate as v
 from ..core._validate import InputError
+from ..core.i18n import _
 from ..core.report import Report, Shows
 from ..display.memory import comparison_report
 from ..formulas.memory import MEMORY_MARGIN
 from ..formulas.model import config_from
-from .memory_plan import MemoryBreakdown, training_memory, usable_bytes
+from .memory_plan import MemoryBreakdown, qlora_memory, training_memory, usable_bytes
+
+# What a variant of a training run may change: the keywords of training_memory.
+TRAINING_SETTINGS = frozenset(inspect.signature(training_memory).parameters) - {"model"}
 
 
 @dataclass(frozen=True)
@@ -49,18 +55,49 @@ def compare_memory(model, variants, *, gpu="A100 80GB", margin=MEMORY_MARGIN, gp
                    **settings) -> MemoryComparison:
     """``training_memory(model, **settings, **variant)`` for each variant (a dict of the settings it changes:
     ``[dict(zero=z) for z in range(4)]``), and whether each fits ``gpu`` with ``margin`` kept free."""
-    if not isinstance(variants, (list, tuple)) or not variants or not all(
-            isinstance(variant, dict) and variant for variant in variants):
-        raise InputError("variants", f"variants == {v.quote(variants)}, must be a list of dicts of settings, such "
-                                     "as [dict(zero=0), dict(zero=3)].")
+    cfg = config_from(model)
+    variants = training_variants(variants, settings, "[dict(zero=0), dict(zero=3)]")
     usable_bytes(gpu, margin)  # checks the GPU and the margin first
     v.check_int("gpus_per_node", gpus_per_node)
     breakdowns = []
     for i, variant in enumerate(variants):
-        shared = set(variant) & set(settings)
-        if shared:
-            raise InputError("variants", f"variants[{i}] sets {sorted(shared)[0]!r}, which is also given for all: "
-                                         "give it in one place.")
-        breakdowns.append(training_memory(model, **settings, **variant))
-    return MemoryComparison(config_from(model).name, dict(settings), tuple(dict(x) for x in variants),
+        with v.item_of("variants", i):
+            breakdowns.append(training_memory(cfg, **settings, **variant))
+    return MemoryComparison(cfg.name, dict(settings), tuple(dict(x) for x in variants),
                             tuple(breakdowns), hardware.gpu(gpu).name, margin, gpus_per_node)
+
+
+def training_variants(variants, settings: dict, example: str) -> list[dict]:
+    """The variants of a comparison of training runs: each a non-empty dict of the keywords of ``training_memory``
+    that it changes, none of them also among the ``settings`` all variants share."""
+    if not isinstance(variants, (list, tuple)) or not variants or not all(
+            isinstance(variant, dict) and variant for variant in variants):
+        raise InputError("variants", f"variants == {v.quote(variants)}, must be a list of dicts of settings, such "
+                                     f"as {example}.")
+    for i, variant in enumerate(variants):
+        shared, unknown = sorted(set(variant) & set(settings)), sorted(set(variant) - TRAINING_SETTINGS, key=str)
+        if shared:
+            raise InputError("variants", f"variants[{i}] sets {shared[0]!r}, which is also given for all: give it "
+                                         "in one place.")
+        if unknown:
+            raise InputError("variants", f"variants[{i}] sets {unknown[0]!r}, which is not a setting of a training "
+                                         f"run: {', '.join(sorted(TRAINING_SETTINGS))}.")
+    return [dict(variant) for variant in variants]
+
+
+@v.checked(**v.WHOLE)
+def memory_reductions(model, *, dp=8, micro_batch=4, seq_len=4096) -> dict:
+    """The sheet's four answers to "how do you reduce training memory?" applied one after another, each named in
+    the language shown: plain data parallelism over ``dp`` GPUs with eager attention, + FlashAttention, + full
+    recomputation (gradient checkpointing), + ZeRO-3 over the same GPUs (``training_memory``); and QLoRA instead
+    (``qlora_memory``), which answers for fine-tuning only. Name -> MemoryBreakdown per GPU, what a plot of memory
+    stacks takes."""
+    cfg = config_from(model)
+    setup = dict(dp=dp, micro_batch=micro_batch, seq_len=seq_len)
+    return {
+        _("plain data parallel"): training_memory(cfg, flash=False, **setup),
+        _("+ FlashAttention"): training_memory(cfg, flash=True, **setup),
+        _("+ gradient checkpointing"): training_memory(cfg, flash=True, recompute="full", **setup),
+        _("+ ZeRO-3 over {dp} GPUs").format(dp=dp): training_memory(cfg, flash=True, recompute="full", zero=3, **setup),
+        _("QLoRA instead (fine-tuning)"): qlora_memory(cfg, micro_batch=micro_batch, seq_len=seq_len),
+    }

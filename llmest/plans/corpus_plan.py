@@ -7,13 +7,11 @@ from dataclasses import dataclass
 
 from ..core import _validate as v
 from ..catalog import hardware
-from ..formulas.compute import affordable_params
 from ..formulas.data import (TOKENS_PER_PARAM, WORKING_CLEANING_YIELD, chinchilla_tokens, mixture_bytes, raw_bytes,
                              tokens_per_gb)
 from ..display.corpus import corpus_report
 from ..core.report import Report, Shows
 from ..core.i18n import _
-from ..core.units import format_bytes, format_count, format_percent
 from .budget_plan import estimate_budget
 
 
@@ -55,26 +53,6 @@ class CorpusEstimate(Shows):
     def raw_bytes(self) -> float:
         return raw_bytes(self.cleaned_bytes, self.cleaning_yield)
 
-    def material_tokens_text(self, tokens) -> str:
-        """The model the budget affords on the material's token count instead (N = C / 6D), and its tokens per
-        parameter."""
-        if self.budget_flops is None:
-            raise v.InputError("tokens", "this estimate has no budget (give estimate_corpus gpus): no model to "
-                                         "afford on other tokens.")
-        n_params = affordable_params(self.budget_flops, v.check_positive("tokens", tokens))
-        return _("the material's {tokens} tokens instead: {params} parameters, {per} tokens per parameter").format(
-            tokens=format_count(tokens), params=format_count(n_params), per=f"{tokens / n_params:.1f}")
-
-    def crawl_text(self) -> str:
-        """The raw crawl worked out, as a reader sees it: tokens / tokens per GB = cleaned, / yield = raw."""
-        share = format_percent(self.cleaning_yield, 0)
-        if len(self.rates) != 1:
-            return _("yield {share}: {cleaned} cleaned, / {share} = {raw} of raw crawl").format(
-                share=share, cleaned=format_bytes(self.cleaned_bytes), raw=format_bytes(self.raw_bytes))
-        return _("yield {share}: {tokens} tokens / {rate} per GB = {cleaned} cleaned, / {share} = {raw} of raw "
-                 "crawl").format(share=share, tokens=format_count(self.tokens),
-                                 rate=format_count(next(iter(self.rates.values()))),
-                                 cleaned=format_bytes(self.cleaned_bytes), raw=format_bytes(self.raw_bytes))
 
 
 @v.checked(**v.WHOLE)

@@ -89,17 +89,6 @@ class TimeEstimate(Shows):
         """The fewest GPUs of the run's kind that finish it within ``days``."""
         return gpus_for_deadline(self.flops, v.check_positive("days", days), self.peak_flops_per_s, self.mfu)
 
-    def attention_text(self) -> str:
-        """What counting the attention changes, as a reader sees it: the days on 6·N·D alone and with the
-        attention at the same MFU, and that MFU counted on 6·N·D alone (a run estimated with ``seq_len``)."""
-        if self.seq_len is None:
-            raise v.InputError("seq_len", _("attention_text needs an estimate with seq_len: none was given."))
-        return _("6·N·D only: {plain} days; with the attention at {seq_len} tokens: {days} days at the same {mfu} "
-                 "MFU, which on 6·N·D alone is {mfu_plain}").format(
-            plain=f"{self.days * self.matmul_flops / self.flops:.1f}", seq_len=f"{self.seq_len:,}",
-            days=f"{self.days:.1f}", mfu=format_percent(self.mfu, 0),
-            mfu_plain=format_percent(self.mfu_without_attention, 1))
-
 
 DEFAULT_GPU = "A100 80GB"  # the material's GPU, where a plan is given neither a GPU nor a peak
 

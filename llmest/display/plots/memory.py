@@ -86,11 +86,22 @@ def memory_by_zero_stage(model, gpu="A100 80GB", stages=(0, 1, 2, 3), ax=None, *
     return ax
 
 
-def parallel_layouts(model, layouts: dict, gpu="A100 80GB", ax=None, xmax=None, **settings):
-    """Memory per GPU of training ``model`` in each layout, ``layouts`` a dict of name: (zero, dp, tp, pp)
-    (``plans.training_memory`` with ``settings``), against the GPU. ``xmax`` defaults to twice the GPU's memory."""
+def parallel_layouts(model, layouts, gpu="A100 80GB", ax=None, xmax=None, **settings):
+    """Memory per GPU of training ``model`` in each layout, ``layouts`` a dict of name: (zero, dp, tp, pp), or a
+    list of (zero, dp, tp, pp) named as a table names them (``layout_name``), with ``plans.training_memory`` and
+    ``settings``, against the GPU. ``xmax`` defaults to twice the GPU's memory."""
     from ...catalog import hardware
     from ... import plans
+    from ..layout import layout_name
+
+    def named(layout) -> str:
+        try:
+            return layout_name(*layout)
+        except (InputError, TypeError):  # not a layout: refused below, under "layouts"
+            return repr(layout)
+
+    if isinstance(layouts, (list, tuple)):
+        layouts = {named(layout): layout for layout in layouts}
 
     def plan(layout):
         zero, dp, tp, pp = layout

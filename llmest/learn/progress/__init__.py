@@ -7,12 +7,13 @@ writes to it unless a store is passed (``flashcard_deck(store=...)``, ``timed_se
 ``llmest review``)."""
 
 from .plan import (MINUTES, PlanDay, Progress, StudyPlan, TopicStanding, accuracy_by_topic, next_topics, plan_inputs,
-                   progress, reviews_text, study_plan)
+                   progress, store_summary, study_plan)
 from .schedule import (Due, Item, catalog, due, due_flashcards, flashcard_id, interval_text, next_review_text, rating,
-                       review_drill, review_flashcard, review_text, scheduler)
+                       review_drill, review_flashcard, review_log, scheduler)
 from .store import ENV_VAR, SCHEMA_VERSION, ProgressWarning, Store, default_path
 
 __all__ = ["ENV_VAR", "MINUTES", "SCHEMA_VERSION", "Due", "Item", "PlanDay", "Progress", "ProgressWarning", "Store",
            "StudyPlan", "TopicStanding", "accuracy_by_topic", "catalog", "default_path", "due", "due_flashcards",
            "flashcard_id", "interval_text", "next_review_text", "next_topics", "plan_inputs", "progress", "rating",
-           "review_drill", "review_flashcard", "review_text", "reviews_text", "scheduler", "study_plan"]
+           "review_drill", "review_flashcard", "review_log", "scheduler",
+           "store_summary", "study_plan"]

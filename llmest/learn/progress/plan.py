@@ -10,6 +10,7 @@ from datetime import date, datetime, timedelta, timezone
 from ...core._validate import InputError, check_int, quote
 from ..drills import chosen_topics
 from ...core.i18n import N_, _, language
+from ...core.report import Finding, Report, Shows
 from ...core.units import format_percent
 from .schedule import Due, as_utc, catalog, due
 from .store import Store
@@ -30,11 +31,16 @@ def topic_name(topic: str) -> str:
     return _(TOPIC_NAMES[topic]) if topic in TOPIC_NAMES else topic
 
 
-def reviews_text(store) -> str:
-    """How much a store holds: its reviews and the cards they scheduled."""
+def store_summary(store) -> Finding:
+    """How much a store holds, showing itself: its reviews and the cards they scheduled."""
     if not isinstance(store, Store):
         raise InputError("store", f"store == {quote(store)}, must be a progress.Store.")
-    return _("{reviews} reviews of {cards} cards").format(reviews=len(store.reviews()), cards=len(store.cards()))
+    return Finding(dict(reviews=len(store.reviews()), cards=len(store.cards())),
+                   _store_summary)
+
+
+def _store_summary(f: dict) -> Report:
+    return Report("", lines=(_("{reviews} reviews of {cards} cards").format(reviews=f["reviews"], cards=f["cards"]),))
 
 
 def _padded(text: str, width: int) -> str:
@@ -86,10 +92,14 @@ def next_topics(store, now=None, topics=None, due_cards=None) -> list[TopicStand
 
 
 @dataclass(frozen=True)
-class Progress:
+class Progress(Shows):
+    """What the reviews say on ``today`` (a date): the cards due (due ones first, then new), accuracy by topic over
+    time and the topics to review next, weakest first."""
+
     due: list[Due]
     accuracy: dict
     next_topics: list[TopicStanding]
+    today: date | None = None
 
     @property
     def scheduled(self) -> list[Due]:
@@ -100,26 +110,34 @@ class Progress:
     def new(self) -> int:
         return len(self.due) - len(self.scheduled)
 
-    def text(self, today) -> str:
-        """What a reader sees on ``today`` (a date): the cards due, the first few of them, the topics to review
-        next, weakest first."""
-        lines = [_("{day}: {due} cards due, {new} new").format(day=f"{today:%Y-%m-%d}", due=len(self.scheduled),
-                                                               new=self.new)]
-        lines += [f"  {d.due:%H:%M} {_padded(topic_name(d.item.topic), 10)} {d.item.prompt[:70]}"
-                  for d in self.scheduled[:SHOWN_DUE]]
-        lines.append(_("Review next:"))
+    def report(self) -> Report:
+        """What a reader sees: the cards due on ``today``, the first few of them, the topics to review next,
+        weakest first."""
+        shown_due = [f"  {d.due:%H:%M} {_padded(topic_name(d.item.topic), 10)} {d.item.prompt[:70]}"
+                     for d in self.scheduled[:SHOWN_DUE]]
+        lines = [_("Review next:")]
         for s in self.next_topics:
             shown = (_("not reviewed yet") if s.accuracy is None else _("{share} right of its last {n}").format(
                 share=format_percent(s.accuracy, 0), n=min(s.reviews, RECENT)))
             lines.append("  " + _("{topic} {accuracy}; {due} to review today").format(
                 topic=_padded(topic_name(s.topic), 10), accuracy=shown, due=s.due))
-        return "\n".join(lines)
+        day = "" if self.today is None else f"{self.today:%Y-%m-%d}"
+        data = {"today": day or None, "due": len(self.scheduled), "new": self.new,
+                "shown": [{"due": d.due.isoformat(), "topic": d.item.topic, "id": d.item.id}
+                          for d in self.scheduled[:SHOWN_DUE]],
+                "next_topics": [{"topic": s.topic, "accuracy": s.accuracy, "reviews": s.reviews, "due": s.due}
+                                for s in self.next_topics]}
+        # Lined up in columns: a block each, kept as written on a page too.
+        blocks = tuple("\n".join(part) for part in (shown_due, lines) if part)
+        return Report(_("{day}: {due} cards due, {new} new").format(day=day, due=len(self.scheduled), new=self.new),
+                      blocks=blocks, data=data)
 
 
 def progress(store, now=None, topics=None) -> Progress:
     """The cards due (due ones first, then new), accuracy by topic over time and the topics to review next."""
     due_cards = due(store, now, topics)
-    return Progress(due_cards, accuracy_by_topic(store, topics), next_topics(store, now, topics, due_cards))
+    today = as_utc(datetime.now(timezone.utc) if now is None else now).date()
+    return Progress(due_cards, accuracy_by_topic(store, topics), next_topics(store, now, topics, due_cards), today)
 
 
 @dataclass(frozen=True)
@@ -132,19 +150,21 @@ class PlanDay:
 
 
 @dataclass(frozen=True)
-class StudyPlan:
+class StudyPlan(Shows):
+    """A day-by-day plan to the ``interview``: each day's reviews and practice (``PlanDay``), the topics weakest
+    first. It shows itself: its first line, then one a day."""
+
     interview: date
     minutes_per_day: int
     order: tuple                      # the topics, weakest first
     days: list = field(default_factory=list)
 
-    def text(self) -> str:
+    def report(self) -> Report:
         head = (_("Study plan: {days} day to the interview on {interview}, {minutes} minutes a day; weakest topics "
                   "first: {order}.") if len(self.days) == 1 else
                 _("Study plan: {days} days to the interview on {interview}, {minutes} minutes a day; weakest topics "
                   "first: {order}."))
-        lines = [head.format(days=len(self.days), interview=self.interview.isoformat(), minutes=self.minutes_per_day,
-                             order=_joined(map(topic_name, self.order), ", ", "、"))]
+        lines = []
         for d in self.days:
             review = _("review {n} due card ({minutes} min)") if len(d.reviews) == 1 else \
                 _("review {n} due cards ({minutes} min)")
@@ -156,7 +176,13 @@ class StudyPlan:
             lines.append(_("{day} {weekday}: {plan}").format(
                 day=d.day.isoformat(), weekday=_(WEEKDAYS[d.day.weekday()]),
                 plan=_joined(parts, "; ", "；") or _("rest")))
-        return "\n".join(lines)
+        data = {"interview": self.interview.isoformat(), "minutes_per_day": self.minutes_per_day,
+                "order": list(self.order),
+                "days": [{"day": d.day.isoformat(), "reviews": list(d.reviews), "review_minutes": d.review_minutes,
+                          "topic": d.topic, "practice_minutes": d.practice_minutes} for d in self.days]}
+        order = _joined(map(topic_name, self.order), ", ", "、")
+        return Report(head.format(days=len(self.days), interview=self.interview.isoformat(),
+                                  minutes=self.minutes_per_day, order=order), lines=tuple(lines), data=data)
 
 
 def _day(value, param: str) -> date:

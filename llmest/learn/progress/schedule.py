@@ -14,6 +14,7 @@ from datetime import datetime, timedelta, timezone
 
 from ...core._validate import InputError, check_choice, quote
 from ...core.i18n import N_, _
+from ...core.report import Finding, Report
 
 GRADES = ("correct", "close", "wrong", "empty", "invalid")
 GRADE_NAMES = {"correct": N_("correct"), "close": N_("close"), "wrong": N_("wrong"), "empty": N_("empty"),
@@ -58,12 +59,25 @@ def next_review_text(delta: timedelta) -> str:
     return _("next review in {interval}").format(interval=interval_text(delta))
 
 
-def review_text(when, grade: str, due) -> str:
-    """One review as a log line: when, the grade (in the language shown) and its FSRS rating, and when the card
-    comes back (``due``, the card's next due time)."""
-    when, due = as_utc(when), as_utc(due, "due")
-    rated = rating(grade)
-    return f"{when:%Y-%m-%d %H:%M}  {_(GRADE_NAMES[grade]):>7} ({rated.name:>5})  {next_review_text(due - when)}"
+def review_log(reviews) -> Finding:
+    """Reviews as a log that shows itself, a line each: when, the grade (in the language shown) and its FSRS
+    rating, and when the card comes back. ``reviews``: (when, grade, due) each, ``due`` the card's next due time
+    after that review (what ``Store.review`` returns)."""
+    if not isinstance(reviews, (list, tuple)) or not reviews or not all(
+            isinstance(entry, (list, tuple)) and len(entry) == 3 for entry in reviews):
+        raise InputError("reviews", f"reviews == {quote(reviews)}, must be a list of (when, grade, due).")
+    rows = []
+    for when, grade, due in reviews:
+        when, due = as_utc(when, "when"), as_utc(due, "due")
+        rows.append(dict(when=when.isoformat(), grade=grade, rating=rating(grade).name, due=due.isoformat(),
+                         wait_s=(due - when).total_seconds()))
+    return Finding(dict(reviews=rows), _review_log)
+
+
+def _review_log(f: dict) -> Report:
+    lines = [f"{datetime.fromisoformat(r['when']):%Y-%m-%d %H:%M}  {_(GRADE_NAMES[r['grade']]):>7} "
+             f"({r['rating']:>5})  {next_review_text(timedelta(seconds=r['wait_s']))}" for r in f["reviews"]]
+    return Report("", blocks=("\n".join(lines),))  # lined up in columns: kept as written on a page too
 
 
 def as_utc(when, param: str = "now") -> datetime:

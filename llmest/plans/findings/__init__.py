@@ -10,3 +10,12 @@ measure     chapter 6, the formulas against what PyTorch measures
 
 A chapter imports its module as ``findings`` and calls it: ``findings.state_gpus(70e9, 16, "A100 80GB")``.
 """
+
+from ...catalog import hardware
+from ...core import _validate as v
+from ...core.i18n import N_
+from ...formulas.model import config_from
+
+# Rules for the lists a finding compares, each item checked and a bad one named as the caller wrote it ("gpus[1]").
+configs = v.each(lambda name, model: config_from(model), N_("models (presets or configs)"))
+gpu_names = v.each(lambda name, gpu: hardware.gpu(gpu) and gpu, N_("GPU names"))

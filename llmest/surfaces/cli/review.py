@@ -65,13 +65,7 @@ def _cmd_review(args):
         if args.interview is None:
             raise InputError("interview", "--plan needs the interview's date, e.g. --interview 2027-01-15.")
         progress.plan_inputs(args.interview, args.minutes_per_day, args.today, topics)  # before the file
-        plan = progress.study_plan(_store(args), args.interview, args.minutes_per_day, args.today, topics)
-        return Report(plan.text(), data={"interview": plan.interview.isoformat(),
-                                         "minutes_per_day": plan.minutes_per_day,
-                             "order": list(plan.order),
-                             "days": [{"day": d.day.isoformat(), "reviews": list(d.reviews),
-                                       "review_minutes": d.review_minutes, "topic": d.topic,
-                                       "practice_minutes": d.practice_minutes} for d in plan.days]})
+        return progress.study_plan(_store(args), args.interview, args.minutes_per_day, args.today, topics).report()
     check_int("n", args.n, maximum=200)
     check_choice("level", args.level, LEVELS)
     store = _store(args)
