@@ -56,7 +56,7 @@ ENGLISH = {
     "layer_activations": " 16384 tokens: one layer keeps  20.2 GB eager,  3.05 GB with FlashAttention (6.6×)",
     "plain_data_parallel": "68.7 GB usable / 16 bytes = 4.29B parameters, before any activations",
     "cost_steps": "2. V100-hours at 125 TFLOPS and 40% MFU = 1,750,000\n3. at $3 an hour: $5,250,000",
-    "chinchilla": "Chinchilla's rule would give a 175B 3.50T tokens; GPT-3 saw 1.7 per parameter.",
+    "chinchilla": "Chinchilla's rule would give a 175B model 3.50T tokens; GPT-3 saw 1.7 per parameter.",
     "training_estimate": "7.2 days by the formula, 8.2-9.0 with the margin; 6.04 GB per GPU of 68.7 GB usable: fits "
                          "True",
     "checkpoints": "a 70B resumable checkpoint: 980 GB; every 30 minutes for 30 days, keeping all: 1.41 PB, keeping "

@@ -154,3 +154,13 @@ def test_every_recalled_figure_has_a_readers_name():
     for run in runs.RUNS:
         assert set(run.recalled) <= set(runs.FIGURE_WORDS), run.name
         assert run.recalled_words == (", ".join(runs.FIGURE_WORDS[f] for f in run.recalled) or "-")
+
+
+def test_deepseek_v3_with_another_n_also_says_the_tables_figure():
+    """Chapter 3 shows the MFU with llmest's count of the active matmul weights beside the table's 35% (the report's
+    37B): both appear, each with the N it counts, so the reader sees why they differ."""
+    shown = str(runs.deepseek_v3_example(n_params=36.6e9)).splitlines()
+    assert shown[1].startswith("pre-training MFU with N = 36.6B: 34.3%")
+    assert shown[2] == ("with the report's N = 37.0B: 34.6% of the dense BF16 peak, as the table of published runs "
+                        "counts it")
+    assert len(str(runs.deepseek_v3_example()).splitlines()) == 2

@@ -99,7 +99,7 @@ def _rows():
             tf32_flops_per_s=None, fp32_flops_per_s=15.7 * TERA, interconnect_bytes_per_s=300e9,
             interconnect=N_("NVLink 2 (300 GB/s)"), source=N_("NVIDIA V100 datasheet (SXM2)"),
             note=N_("No BF16: 125 TFLOPS is FP16 tensor; 16 GB and 32 GB versions exist. Some drivers report "
-                    "32,510 MiB (recalled)."),
+                    "32,510 MiB (unconfirmed)."),
             label_bytes=32e9, recalled=("bandwidth",), **_smi(32_768, "Tesla V100-SXM2-32GB")),
         GPU("A100 80GB", bandwidth_bytes_per_s=2039e9, bf16_flops_per_s=312 * TERA, fp8_flops_per_s=None,
             tf32_flops_per_s=156 * TERA, fp32_flops_per_s=19.5 * TERA, interconnect_bytes_per_s=600e9,
@@ -109,10 +109,10 @@ def _rows():
         GPU("A100 40GB", bandwidth_bytes_per_s=1555e9, bf16_flops_per_s=312 * TERA, fp8_flops_per_s=None,
             tf32_flops_per_s=156 * TERA, fp32_flops_per_s=19.5 * TERA, interconnect_bytes_per_s=600e9,
             interconnect=N_("NVLink 3 (600 GB/s)"),
-            source=N_("NVIDIA A100 datasheet (SXM, 40GB), not found in a stored copy; bandwidth, BF16 and FP32 read in "
-                      "a public GPU catalog (huggingface.co/RajBhope/gpu-runtime-predictor, gpu_catalog.json)"),
+            source=N_("NVIDIA A100 datasheet (SXM, 40GB); bandwidth, BF16 and FP32 as a public GPU catalog gives them "
+                      "(huggingface.co/RajBhope/gpu-runtime-predictor, gpu_catalog.json)"),
             note=N_("624 TFLOPS BF16 is the sparse figure. Same compute as the A100 80GB, HBM2 at 1,555 GB/s. Older "
-                    "drivers report 40,536 MiB (recalled)."),
+                    "drivers report 40,536 MiB (unconfirmed)."),
             label_bytes=40e9, recalled=("TF32", "interconnect"), **_smi(40_960, "NVIDIA A100-SXM4-40GB")),
         GPU("A800 80GB", bandwidth_bytes_per_s=2039e9, bf16_flops_per_s=312 * TERA, fp8_flops_per_s=None,
             tf32_flops_per_s=156 * TERA, fp32_flops_per_s=19.5 * TERA, interconnect_bytes_per_s=400e9,
@@ -184,7 +184,7 @@ def _rows():
             **_smi(46_068, "NVIDIA L40S", N_("in github.com/akash-network/provider-configs/pull/99"))),
         GPU("L4", bandwidth_bytes_per_s=300e9, bf16_flops_per_s=121 * TERA, fp8_flops_per_s=242.5 * TERA,
             tf32_flops_per_s=60 * TERA, fp32_flops_per_s=30.3 * TERA, interconnect_bytes_per_s=None,
-            interconnect=N_("none (PCIe Gen4 x16)"), source=N_("NVIDIA L4 datasheet, not found in a stored copy"),
+            interconnect=N_("none (PCIe Gen4 x16)"), source=N_("NVIDIA L4 datasheet (its figures unconfirmed)"),
             note=N_("242 TFLOPS BF16 is the sparse figure (485 for FP8). 24 GB of GDDR6, 72 W; no FP64."),
             label_bytes=24e9, recalled=("bandwidth", "BF16", "FP8", "TF32", "FP32", "interconnect"),
             **_smi(23_034, "NVIDIA L4")),

@@ -187,7 +187,7 @@ def gpu_sources(f: dict) -> Report:
     rows = [(g["name"], _("{source}; exposed memory: {memory_source}").format(source=_(g["source"]),
                                                                             memory_source=_memory_source(g)),
              _(g["note"]), ", ".join(_(field) for field in g["recalled"]) or "-") for g in f["gpus"]]
-    return _table(("GPU", _("source"), _("note"), _("not found in a stored copy")), rows)
+    return _table(("GPU", _("source"), _("note"), _("unconfirmed: check before relying on them")), rows)
 
 
 def _tokens(limit) -> str:

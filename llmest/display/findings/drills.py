@@ -122,7 +122,7 @@ def lora_adapters(f: dict) -> Report:
 
 def chinchilla(f: dict) -> Report:
     return Report("", lines=(
-        _("Chinchilla's rule would give a {size} {rule} tokens; {name} saw {per} per parameter.").format(
+        _("Chinchilla's rule would give a {size} model {rule} tokens; {name} saw {per} per parameter.").format(
             size=_size(f["n_params"]), rule=format_count(f["rule_tokens"]), name=f["name"] or _("the model"),
             per=f"{f['tokens_per_param']:.1f}"),))
 
