@@ -420,3 +420,17 @@ def test_the_kv_cache_drill_cites_where_the_kv_cache_is_taught():
         for part in drills.generate("kv-cache", seed, "hard").parts:
             cite = re.search(r"chapter .*\)$", part.steps[-1]).group()
             assert "The KV cache" in cells[cite] and "keys and values" in cells[cite], cells[cite][:200]
+
+
+def test_a_finished_timed_session_asks_nothing():
+    """Once every question is answered, current and current_part are None (they raised IndexError)."""
+    from llmest.surfaces.widgets import TimedSession
+
+    session = TimedSession(n=1, seed=4, level="easy", seconds_per_question=60)
+    session.start()
+    assert session.current is not None and not session.done
+    for problem, k in list(session.items):
+        part = problem.graded[k]
+        assert session.answer(part.answer_text).grade == "correct"
+        session.next.click()
+    assert session.done and session.current is None and session.current_part is None

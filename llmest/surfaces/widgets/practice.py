@@ -231,12 +231,21 @@ class TimedSession:
         return self._started is not None
 
     @property
+    def done(self) -> bool:
+        """Every question answered: the summary is shown and nothing is asked."""
+        return self.index >= len(self.items)
+
+    @property
     def current(self):
-        return self.items[self.index][0]
+        """The problem being asked; None once the session is done."""
+        return None if self.done else self.items[self.index][0]
 
     @property
     def current_part(self):
-        """The step being asked: a part of a chained problem, or the whole problem as its one part."""
+        """The step being asked: a part of a chained problem, or the whole problem as its one part; None once the
+        session is done."""
+        if self.done:
+            return None
         problem, k = self.items[self.index]
         return problem.graded[k]
 
@@ -272,7 +281,7 @@ class TimedSession:
         if len(self.results) <= self.index:
             return  # the current question is not graded yet
         self.index += 1
-        if self.index >= len(self.items):
+        if self.done:
             self._finish()
         else:
             self._show_question()
