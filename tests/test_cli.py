@@ -49,12 +49,26 @@ def test_params_of_a_preset_and_of_a_config_file(capsys):
     (["llama-2-70b", "--task", "inference", "--weights", "int4", "--seq-len", "2048", "--batch", "32"],
      lambda cfg: plans.inference_memory(cfg, weights="int4", seq_len=2048, batch=32)),
     (["llama-2-70b", "--task", "qlora", "--rank", "64"], lambda cfg: plans.qlora_memory(cfg, rank=64)),
+    (["llama-3-8b", "--task", "lora", "--rank", "16", "--gpu", "RTX 4090"],
+     lambda cfg: plans.lora_memory(cfg, rank=16)),
 ])
 def test_memory_matches_the_library(capsys, argv, plan):
     out = run_json(capsys, "memory", *argv)
     expected = plan(le.preset(argv[0]))
     assert out["parts"] == expected.parts and out["total"] == expected.total
-    assert out["fits"] == plans.fits(expected, "A100 80GB")
+    assert out["fits"] == plans.fits(expected, "--gpu" in argv and argv[argv.index("--gpu") + 1] or "A100 80GB")
+
+
+def test_memory_plain_lora_keeps_a_bf16_base_on_one_gpu(capsys):
+    """Plain LoRA: QLoRA's adapters, states and activations over a frozen base kept in BF16, not quantised."""
+    cfg = le.preset("llama-3-8b")
+    out = run_json(capsys, "memory", "llama-3-8b", "--task", "lora", "--rank", "16", "--gpu", "RTX 4090")
+    assert out["parts"]["weights"] == mem.model_weight_bytes(cfg, "bf16") and out["base"] == "bf16"
+    assert out["parts"] == plans.qlora_memory(cfg, rank=16, base="bf16").parts
+    assert out["trainable_params"] == mem.lora_params(cfg, 16, mem.LORA_TARGETS)
+    assert out["fits"] and out["least_gpus"] == 1
+    assert cli.main(["memory", "llama-3-8b", "--task", "lora", "--rank", "16", "--gpu", "RTX 4090"]) == 0
+    assert "least GPUs that hold it: 1: LoRA here runs on a single GPU" in capsys.readouterr().out
 
 
 def test_memory_reports_the_least_gpus_that_hold_the_run(capsys):
@@ -392,7 +406,7 @@ def test_the_help_states_the_bare_count_threshold(capsys):
     (("memory", "llama-2-7b", "--task", "inference", "--zero", "3"), "--zero: --task inference does not use it"),
     (("memory", "llama-2-7b", "--task", "inference", "--optimizer", "sgd-momentum"), "--optimizer: --task inference"),
     (("memory", "llama-2-7b", "--task", "inference", "--rank", "8"), "--rank: --task inference does not use it "
-                                                                     "(only --task qlora)"),
+                                                                     "(only --task lora or --task qlora)"),
     (("memory", "llama-2-7b", "--task", "training", "--weights", "int4", "--batch", "8"), "--weights: --task training"),
     (("memory", "llama-2-7b", "--batch", "8"), "--batch: --task training does not use it (only --task inference)"),
     (("memory", "llama-2-7b", "--task", "inference", "--no-flash"), "--no-flash: --task inference does not use it"),

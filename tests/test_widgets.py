@@ -127,6 +127,23 @@ def test_planner_serving_shows_the_kv_cache(planner):
     assert planner.rows["zero"].layout.display == "none" and planner.rows["tokens"].layout.display == ""
 
 
+def test_planner_fine_tunes_with_lora_and_qlora_as_the_command_line_does(planner):
+    """The planner's LoRA and QLoRA tasks: the adapters' fields only, the same plan as ``llmest memory --task``."""
+    planner.inputs["model"].value, planner.inputs["gpu"].value = "llama-3-8b", "RTX 4090"
+    planner.inputs["seq_len"].value, planner.inputs["recompute"].value = 2048, "full"
+    for task, base in (("lora", "bf16"), ("qlora", "nf4-dq")):
+        planner.inputs["task"].value = task
+        expected = plans.plan_memory(task, "llama-3-8b", gpu="RTX 4090", rank=16, seq_len=2048, recompute="full",
+                                     targets=mem.LORA_TARGETS)
+        assert planner.plan.breakdown == expected.breakdown and planner.plan.settings["base"] == base
+        assert planner.breakdown["weights"] == mem.model_weight_bytes("llama-3-8b", base)
+        assert planner.rows["rank"].layout.display == "" and planner.rows["zero"].layout.display == "none"
+        assert planner.rows["tp"].layout.display == "none" and "Fits" in planner.verdict.value
+        assert "runs on one GPU: 41.9M trainable adapter parameters, rank 16" in planner.verdict.value
+    planner.inputs["task"].value = "training"
+    assert planner.rows["rank"].layout.display == "none" and planner.rows["tp"].layout.display == ""
+
+
 def test_planner_reads_a_pasted_config(planner):
     planner.inputs["config"].value = (CONFIGS / "mistral-7b-v0.1.json").read_text(encoding="utf-8")
     assert planner.breakdown.total == plans.training_memory("mistral-7b", zero=3, dp=8, seq_len=4096).total

@@ -142,10 +142,12 @@ def test_a_quoted_field_in_chinese_is_named_by_its_chinese_label():
 def test_the_toggle_keeps_its_values_and_shows_chinese_labels():
     with speaking("zh"):
         planner = W.MemoryPlanner()
-    assert planner.inputs["task"].options == (("训练", "training"), ("推理", "inference"))
+    assert planner.inputs["task"].options == (("训练", "training"), ("推理", "inference"), ("LoRA", "lora"),
+                                              ("QLoRA", "qlora"))
     planner.inputs["task"].value = "inference"
     assert planner.plan.task == "inference" and planner.rows["tokens"].layout.display == ""
-    assert W.MemoryPlanner().inputs["task"].options == ("training", "inference")
+    assert W.MemoryPlanner().inputs["task"].options == (("training", "training"), ("inference", "inference"),
+                                                        ("LoRA", "lora"), ("QLoRA", "qlora"))
 
 
 def test_the_exercise_box_in_chinese():

@@ -14,7 +14,7 @@ MEMORY_PART_NAMES = {"weights": N_("weights"), "master": N_("master"), "gradient
                      "activations": N_("activations"), "kv_cache": N_("kv cache"), "overhead": N_("overhead")}
 RECOMPUTATION = {"none": N_("no recomputation"), "selective": N_("selective recomputation"),
                  "full": N_("full recomputation")}
-TASK_NAMES = {"training": N_("training"), "inference": N_("inference"), "qlora": "QLoRA"}
+TASK_NAMES = {"training": N_("training"), "inference": N_("inference"), "lora": "LoRA", "qlora": "QLoRA"}
 
 
 def part_name(part: str) -> str:
@@ -51,8 +51,8 @@ def least_gpus_text(plan) -> str:
     """The least GPUs of a plan, with how they are split."""
     if plan.least_gpus is None:
         return _("none: {reason}").format(reason=plan.no_fit_reason)
-    if plan.task == "qlora":
-        return _("1: QLoRA here runs on a single GPU")
+    if plan.fine_tuning:
+        return _("1: {task} here runs on a single GPU").format(task=TASK_NAMES[plan.task])
     if plan.task == "inference":
         return _("{n} (tensor parallelism over {n}, which divides the {heads} heads)").format(
             n=plan.least, heads=plan.model.num_heads)
@@ -77,7 +77,7 @@ def memory_report(plan, gpus_per_node: int = 8) -> Report:
              _("least GPUs that hold it: {least}").format(least=least_gpus_text(plan))]
     if plan.task == "training":
         lines.append(_("GPUs that hold the states alone, sharded evenly (ZeRO-3): {n}").format(n=plan.state_gpus))
-    if plan.task == "qlora":
+    if plan.fine_tuning:
         lines.append(_("trainable (adapter) parameters: {n}, rank {rank} on {targets}").format(
             n=show(plan.trainable_params, "count"), rank=plan.settings["rank"],
             targets=", ".join(plan.settings["targets"])))
@@ -90,8 +90,8 @@ def memory_report(plan, gpus_per_node: int = 8) -> Report:
         data[f"least_{plan.searched}"] = plan.least
     if plan.task == "training":
         data["state_gpus"] = plan.state_gpus
-    if plan.task == "qlora":
-        data["targets"] = list(plan.settings["targets"])
+    if plan.fine_tuning:
+        data.update(targets=list(plan.settings["targets"]), base=plan.settings["base"])
     if plan.task != "inference":
         data["activations_per_gpu"] = breakdown["activations"]
     if plan.task == "training":

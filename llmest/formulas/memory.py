@@ -276,6 +276,14 @@ def model_weight_bytes(model, weights="bf16") -> float:
 # ----------------------------------------------------------------------------------------------------------------
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+# Adapters on expert FFNs are not modelled: a mixture of experts gets them on its attention projections only.
+ATTENTION_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj")
+
+
+def default_lora_targets(model) -> tuple:
+    """The matrices a LoRA adapter goes on when none are named: all seven projections, or attention's four for a
+    mixture of experts."""
+    return ATTENTION_TARGETS if config_from(model).is_moe else LORA_TARGETS
 
 
 @v.checked

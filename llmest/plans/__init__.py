@@ -2,9 +2,10 @@
 returning a result with every figure and the inputs it assumed. The command line, the calculators, the exercises,
 the material's figures and the drills call these; none composes formulas itself. Every plan checks all it takes.
 
-memory_plan   training_memory, inference_memory, qlora_memory, plan_memory, and the decisions: usable_bytes, fits,
+memory_plan   training_memory, inference_memory, lora_memory, qlora_memory, and the decisions: usable_bytes, fits,
               min_gpus, gpus_to_hold, state_gpus,
               zero_gpus (the least GPUs for a parameter count's states at a ZeRO stage, activations shared out)
+memory_task_plan  plan_memory (a task's memory per GPU, whether it fits, and the least GPUs that hold it)
 time_plan     estimate_time (FLOPs -> GPU-hours -> days -> margin -> cost), estimate_finetune_time (LoRA),
               estimate_mfu (the MFU a run implies), estimate_training
 budget_plan   estimate_budget (a cluster's FLOPs for some days, and the model or tokens they buy)
@@ -24,9 +25,10 @@ from .budget_plan import BudgetEstimate, estimate_budget
 from .comparison_plan import MemoryComparison, compare_memory, memory_reductions
 from .corpus_plan import CorpusEstimate, chinchilla_for_budget, estimate_corpus
 from .layout_plan import LayoutSearch, search_layouts
-from .memory_plan import (GPU_SEARCH_LIMIT, PARTS, SEARCHED, TASKS, MemoryBreakdown, MemoryPlan, fits, gpus_to_hold,
-                          inference_memory, largest_module_params, min_gpus, plan_memory, qlora_memory, state_gpus,
-                          training_memory, usable_bytes, zero_gpus)
+from .memory_plan import (GPU_SEARCH_LIMIT, PARTS, MemoryBreakdown, fits, gpus_to_hold, inference_memory,
+                          largest_module_params, lora_memory, min_gpus, qlora_memory, state_gpus, training_memory,
+                          usable_bytes, zero_gpus)
+from .memory_task_plan import SEARCHED, TASKS, MemoryPlan, plan_memory
 from .serving_plan import (PREFILL_EFFICIENCY, DecodeEstimate, RequestEstimate, ServingEstimate, decode_estimate,
                            estimate_request, estimate_serving)
 from .time_plan import (TIME_MARGIN_TEXT, MfuEstimate, TimeEstimate, TrainingEstimate, estimate_finetune_time,
@@ -38,5 +40,5 @@ __all__ = ["BudgetEstimate", "CorpusEstimate", "DecodeEstimate", "GPU_SEARCH_LIM
            "chinchilla_for_budget", "compare_memory", "decode_estimate", "estimate_budget", "estimate_corpus",
            "estimate_finetune_time", "estimate_mfu", "estimate_request", "estimate_serving", "estimate_time",
            "estimate_training", "fits", "gpus_to_hold", "inference_memory", "largest_module_params",
-           "memory_reductions", "min_gpus", "plan_memory", "qlora_memory", "search_layouts", "state_gpus",
-           "training_memory", "usable_bytes", "zero_gpus"]
+           "lora_memory", "memory_reductions", "min_gpus", "plan_memory", "qlora_memory", "search_layouts",
+           "state_gpus", "training_memory", "usable_bytes", "zero_gpus"]

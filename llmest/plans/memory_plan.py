@@ -1,9 +1,9 @@
-"""Memory plans: a task's memory per GPU (training, inference, QLoRA), whether it fits a GPU, and the least GPUs
-that hold it. They apply the formulas of ``llmest.memory`` to a ModelConfig and check every setting they take."""
+"""Memory per GPU of each task (training, inference, LoRA and QLoRA), whether it fits a GPU, and the least GPUs
+that hold it (``memory_task_plan`` puts them together as one plan). They apply the formulas of ``llmest.memory`` to
+a ModelConfig and check every setting they take."""
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass, field
 
 from ..core import _validate as v
@@ -15,10 +15,8 @@ from ..formulas.memory import (BYTES_PER_VALUE, CONVENTIONS, LORA_TARGETS, MEMOR
                                training_state_bytes)
 from ..formulas.kv_cache import kv_cache_shards
 from ..formulas.model import ModelConfig, config_from, count_params
-from ..display.memory import RECOMPUTATION, breakdown_table, memory_report
-from ..core.report import Report, Shows
+from ..display.memory import breakdown_table
 from ..core.i18n import _
-from ..core.units import format_bytes
 from ..formulas.zero import OFFLOAD, ZERO_DEFAULTS, _check_offload, offloaded_state_bytes, zero_buffer_bytes
 
 PARTS = ("weights", "master", "gradients", "optimizer", "adapters", "buffers", "activations", "kv_cache", "overhead")
@@ -214,6 +212,15 @@ def qlora_memory(model, *, rank=64, targets=LORA_TARGETS, micro_batch=1, seq_len
     return MemoryBreakdown(parts)
 
 
+@v.checked(base=v.one_of(WEIGHT_FORMATS), adapters=v.one_of(CONVENTIONS), **v.WHOLE)
+def lora_memory(model, *, rank=64, targets=LORA_TARGETS, micro_batch=1, seq_len=2048, base="bf16",
+                adapters="fp32", recompute="full", flash=True,
+                overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> MemoryBreakdown:
+    """LoRA on one GPU: QLoRA's accounting with the frozen base kept in ``base`` (BF16, not quantised)."""
+    return qlora_memory(model, rank=rank, targets=targets, micro_batch=micro_batch, seq_len=seq_len, base=base,
+                        adapters=adapters, recompute=recompute, flash=flash, overhead_bytes=overhead_bytes)
+
+
 @v.checked(**v.WHOLE)
 def usable_bytes(gpu, margin=MEMORY_MARGIN) -> float:
     """A GPU's memory less the safety margin (20% in the material)."""
@@ -271,117 +278,3 @@ def zero_gpus(n_params, gpu="A100 80GB", *, zero=2, convention="mixed", optimize
     return min_gpus(lambda n: MemoryBreakdown({**sharded_state_bytes(n_params, per_param, zero, n),
                                                "activations": activations_shared_bytes / n}, gpus=n),
                     gpu, margin, limit)
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# The plan: a task's memory per GPU, whether it fits, and the least GPUs that hold it
-# ----------------------------------------------------------------------------------------------------------------
-
-TASKS = {"training": training_memory, "inference": inference_memory, "qlora": qlora_memory}
-# The GPU count each task's least-GPU search varies: data-parallel replicas (ZeRO shards over them) or the
-# tensor-parallel split; QLoRA runs on one GPU.
-SEARCHED = {"training": "dp", "inference": "tp", "qlora": None}
-
-
-@dataclass(frozen=True)
-class MemoryPlan(Shows):
-    task: str
-    model: ModelConfig
-    settings: dict              # what the task's function was given, the GPU count included
-    breakdown: MemoryBreakdown  # per GPU, at the settings' GPU count
-    gpu: str
-    margin: float
-    least: int | None           # the least dp (training, at its ZeRO stage) or tp (inference); None: none fits
-    state_gpus: int | None      # training: GPUs that hold the states alone, sharded evenly (ZeRO-3), same margin
-    trainable_params: int       # training: every parameter; QLoRA: the adapters; inference: none
-
-    @property
-    def usable_bytes(self) -> float:
-        return usable_bytes(self.gpu, self.margin)
-
-    def report(self, gpus_per_node: int = 8) -> Report:
-        """How the plan shows itself; ``gpus_per_node`` for the CPU memory a node holds."""
-        return memory_report(self, gpus_per_node)
-
-    @property
-    def fits(self) -> bool:
-        return self.breakdown.total <= self.usable_bytes
-
-    @property
-    def searched(self) -> str | None:
-        """The parallel degree the least-GPU search varies: "dp", "tp", or None (QLoRA)."""
-        return SEARCHED[self.task]
-
-    @property
-    def other_gpus(self) -> int:
-        """The GPUs per replica that the search does not vary (tp · pp · cp for training)."""
-        if self.task != "training":
-            return 1
-        return self.settings["tp"] * self.settings["pp"] * self.settings["cp"]
-
-    @property
-    def least_gpus(self) -> int | None:
-        """The least number of GPUs that hold the run; for QLoRA 1 when it fits its GPU."""
-        if self.task == "qlora":
-            return 1 if self.fits else None
-        return None if self.least is None else self.least * self.other_gpus
-
-    @property
-    def no_fit_reason(self) -> str:
-        """Why no GPU count up to the search limit holds the run ("" when one does)."""
-        if self.least_gpus is not None:
-            return ""
-        if self.task == "training" and not self.settings["zero"]:
-            return _("without ZeRO every data-parallel GPU holds all the states, so more of them do not help")
-        if self.task == "qlora":
-            return _("it does not fit one {gpu}").format(gpu=self.gpu)
-        return _("no {searched} up to {limit} fits with these settings").format(searched=self.searched,
-                                                                                 limit=f"{GPU_SEARCH_LIMIT:,}")
-
-    @property
-    def activations_note(self) -> str:
-        """What the activation memory assumes, which decides the GPU count of a training run."""
-        if self.task == "inference":
-            return ""
-        s = self.settings
-        attention = "FlashAttention" if s["flash"] else _("eager attention")
-        note = _("activations: {bytes} per GPU, for one micro-batch of {micro_batch} × {seq_len} tokens "
-                 "({recompute}, {attention})").format(
-            bytes=format_bytes(self.breakdown["activations"]), micro_batch=s["micro_batch"],
-            seq_len=f"{s['seq_len']:,}", recompute=_(RECOMPUTATION[s["recompute"]]), attention=attention)
-        if s.get("cp", 1) > 1:
-            note += _(", each sequence split over cp = {cp} GPUs").format(cp=s["cp"])
-        if self.task == "training":
-            note += _("; they do not shrink as GPUs are added, as a fixed batch shared out over the GPUs would")
-        return note
-
-
-
-
-@v.checked(**v.WHOLE)
-def plan_memory(task, model, *, gpu="A100 80GB", margin=MEMORY_MARGIN, limit=GPU_SEARCH_LIMIT,
-                **settings) -> MemoryPlan:
-    """Memory per GPU for ``task`` ("training", "inference" or "qlora") with ``settings`` (the keywords of
-    training_memory, inference_memory or qlora_memory), whether it fits ``gpu`` with ``margin`` kept free, and the
-    least GPUs that hold it: the least dp at the chosen ZeRO stage (tp and pp as given) for training, the least tp
-    that divides the heads for inference."""
-    v.check_choice("task", task, TASKS)
-    cfg = config_from(model)
-    usable_bytes(gpu, margin)  # checks the GPU and the margin before anything is computed
-    planner, searched = TASKS[task], SEARCHED[task]
-    bound = inspect.signature(planner).bind(cfg, **settings)
-    bound.apply_defaults()  # the plan records every setting it assumed, defaults included
-    settings = {name: value for name, value in bound.arguments.items() if name != "model"}
-    breakdown = planner(cfg, **settings)
-    least = None if searched is None else min_gpus(lambda n: planner(cfg, **{**settings, searched: n}), gpu,
-                                                   margin, limit)
-    states, trainable = None, 0
-    if task == "training":
-        trainable = count_params(cfg).total
-        per_param = state_bytes_per_param(settings["convention"], settings["optimizer"])
-        states = state_gpus(trainable, per_param.total, gpu, margin)
-    elif task == "qlora":
-        trainable = lora_params(cfg, settings["rank"], settings["targets"])
-    return MemoryPlan(task, cfg, settings, breakdown, hardware.gpu(gpu).name, margin, least, states, trainable)
-
-

@@ -12,8 +12,9 @@ from ...display.findings import memory as shown
 from ...formulas import memory as mem
 from ...formulas.model import config_from, count_params
 from ...formulas.zero import ZERO_DEFAULTS, zero_buffer_bytes
-from ..memory_plan import (GPU_SEARCH_LIMIT, inference_memory, largest_module_params, min_gpus, plan_memory,
-                           qlora_memory, training_memory, usable_bytes, zero_gpus)
+from ..memory_plan import (GPU_SEARCH_LIMIT, inference_memory, largest_module_params, min_gpus, qlora_memory,
+                           training_memory, usable_bytes, zero_gpus)
+from ..memory_task_plan import plan_memory
 from ..memory_plan import state_gpus as gpus_for_states
 from ..comparison_plan import training_variants
 from . import configs, gpu_names

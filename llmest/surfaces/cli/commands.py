@@ -59,8 +59,8 @@ def _memory_settings(args) -> dict:
 
 def cmd_memory(args):
     cfg = model_of(args.model)
-    if args.task == "qlora" and args.targets is None:
-        args.targets = lora_targets(cfg)
+    if args.task in ("lora", "qlora") and args.targets is None:
+        args.targets = mem.default_lora_targets(cfg)
     plan = plans.plan_memory(args.task, cfg, gpu=args.gpu, margin=args.margin, **_memory_settings(args))
     report = _named(plan.report(gpus_per_node=args.gpus_per_node), args)
     hints = []  # what to type next, in the command line's own options
@@ -70,15 +70,6 @@ def cmd_memory(args):
         hints.append(_("note: ZeRO-{zero} shards over the --dp data-parallel GPUs; with --dp 1 nothing is "
                        "sharded").format(zero=args.zero))
     return replace(report, notes=report.notes + tuple(hints))
-
-
-# Adapters on expert FFNs are not modelled: a mixture of experts gets them on its attention projections only.
-ATTENTION_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj")
-
-
-def lora_targets(cfg: m.ModelConfig) -> tuple:
-    """--targets by default: all seven projections, or attention's four for a mixture of experts."""
-    return ATTENTION_TARGETS if cfg.is_moe else mem.LORA_TARGETS
 
 
 def cmd_time(args):

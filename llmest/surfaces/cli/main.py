@@ -51,14 +51,14 @@ MEMORY_DEFAULTS = {
     "dp": {"training": 1},
     "pp": {"training": 1},
     "tp": {"training": 1, "inference": 1},
-    "micro_batch": {"training": 1, "qlora": 1},
-    "seq_len": {"training": 2048, "inference": 2048, "qlora": 2048},
-    "recompute": {"training": "none", "qlora": "full"},
-    "no_flash": {"training": False, "qlora": False},
+    "micro_batch": {"training": 1, "lora": 1, "qlora": 1},
+    "seq_len": {"training": 2048, "inference": 2048, "lora": 2048, "qlora": 2048},
+    "recompute": {"training": "none", "lora": "full", "qlora": "full"},
+    "no_flash": {"training": False, "lora": False, "qlora": False},
     "weights": {"inference": "bf16"},
     "batch": {"inference": 1},
-    "rank": {"qlora": 64},
-    "targets": {"qlora": None},
+    "rank": {"lora": 64, "qlora": 64},
+    "targets": {"lora": None, "qlora": None},
     **{dest: {"training": default} for dest, default in
        {"cp": 1, "ep": 1, "offload": "none", "gpus_per_node": 8, **ZERO_DEFAULTS}.items()},
 }
@@ -108,14 +108,15 @@ _PEAK_HELP = f"peak TFLOPS, {_span('peak_tflops', '-')}, instead of the GPU's de
 
 
 def _memory_parser(subparsers):
-    p = _subparser(subparsers, "memory", cmd_memory, "memory per GPU for training, inference or QLoRA",
+    p = _subparser(subparsers, "memory", cmd_memory, "memory per GPU for training, inference, LoRA or QLoRA",
                    "  llmest memory llama-2-7b --zero 3 --dp 8 --micro-batch 4 --seq-len 4096 --recompute full\n"
                    "  llmest memory llama-2-70b --task inference --weights int4 --seq-len 2048 --batch 32\n"
                    "  llmest memory llama-2-70b --task qlora --rank 64 --gpu \"H100 SXM\"\n"
+                   "  llmest memory llama-3-8b --task lora --rank 16 --gpu \"RTX 4090\"   (a BF16 base)\n"
                    "An option the task does not use (--zero for inference, --batch for training) is refused.",
                    settle_memory)
     p.add_argument("model", type=_text, help="a preset or a config.json (or the folder that holds one)")
-    p.add_argument("--task", default="training", choices=["training", "inference", "qlora"])
+    p.add_argument("--task", default="training", choices=["training", "inference", "lora", "qlora"])
     p.add_argument("--convention", choices=list(mem.CONVENTIONS), help="training: how states are stored (mixed)")
     p.add_argument("--optimizer", choices=list(mem.OPTIMIZERS), help="training (default adamw)")
     p.add_argument("--zero", type=_whole("zero"), help="training: ZeRO stage 0-3 (default 0)")
@@ -134,19 +135,20 @@ def _memory_parser(subparsers):
         p.add_argument(f"--{name.replace('_', '-')}", type=_real(name),
                        help=f"training, --zero >= 1: DeepSpeed's {name} in elements (default {default:.0e})")
     p.add_argument("--micro-batch", type=_whole("micro_batch"),
-                   help=f"training, qlora: sequences per micro-batch, {_span('micro_batch')} (default 1)")
+                   help=f"training, lora, qlora: sequences per micro-batch, {_span('micro_batch')} (default 1)")
     p.add_argument("--seq-len", type=_whole("seq_len"),
                    help=f"tokens per sequence or request, {_span('seq_len')} (default 2048)")
     p.add_argument("--batch", type=_whole("batch"),
                    help=f"inference: concurrent requests, {_span('batch')} (default 1)")
     p.add_argument("--recompute", choices=list(mem.RECOMPUTE),
-                   help="training, qlora: activation recomputation (default none for training, full for qlora)")
+                   help="training, lora, qlora: activation recomputation (default none for training, full for "
+                        "lora and qlora)")
     p.add_argument("--no-flash", action="store_true", default=None,
-                   help="training, qlora: eager attention, keeping the s × s scores")
+                   help="training, lora, qlora: eager attention, keeping the s × s scores")
     p.add_argument("--weights", choices=list(mem.WEIGHT_FORMATS), help="inference: weight format (default bf16)")
-    p.add_argument("--rank", type=_whole("rank"), help=f"qlora: LoRA rank, {_span('rank')} (default 64)")
+    p.add_argument("--rank", type=_whole("rank"), help=f"lora, qlora: LoRA rank, {_span('rank')} (default 64)")
     p.add_argument("--targets", type=_targets,
-                   help=f"qlora: comma-separated, from {','.join(mem.LORA_TARGETS)} (default all seven; for a "
+                   help=f"lora, qlora: comma-separated, from {','.join(mem.LORA_TARGETS)} (default all seven; for a "
                         "mixture of experts q_proj,k_proj,v_proj,o_proj, as adapters on expert FFNs are not modelled)")
     p.add_argument("--margin", type=_real("margin"), default=mem.MEMORY_MARGIN,
                    help=f"share of the GPU kept free, 0 to under 1 ({mem.MEMORY_MARGIN:g})")

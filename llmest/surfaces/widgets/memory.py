@@ -11,15 +11,16 @@ from ...formulas import memory as mem
 from ...formulas import model as m
 from ... import plans
 from ...core._validate import InputError
-from ...core.i18n import N_, _
+from ...core.i18n import _
 from ...core.units import format_bytes, format_count
 from ...formulas.zero import OFFLOAD
-from .form import FIT, changed_field, choices, check_limits, error_field, field_labels, labelled, option, row
+from .form import FIT, changed_field, check_limits, error_field, field_labels, labelled, option, row
 from .render import error_html, memory_bar_html
 
 
 class MemoryPlanner:
-    """Will it fit? Memory per GPU for training or serving a model, and the smallest GPU count that fits."""
+    """Will it fit? Memory per GPU for training, serving or fine-tuning a model (LoRA, QLoRA), and the smallest GPU
+    count that fits."""
 
     def __init__(self, model: str = "llama-2-7b", gpu: str = "A100 80GB"):
         style = {"description_width": "9em"}
@@ -36,7 +37,8 @@ class MemoryPlanner:
             "model": dropdown(_("model"), list(m.PRESETS), option("model", model, m.PRESETS)),
             "config": w.Textarea(placeholder=_("…or paste a config.json here"),
                                  layout=w.Layout(width="32em", max_width=FIT, height="4em")),
-            "task": w.ToggleButtons(options=choices([N_("training"), N_("inference")]), value="training"),
+            "task": w.ToggleButtons(options=[(_("training"), "training"), (_("inference"), "inference"),
+                                             ("LoRA", "lora"), ("QLoRA", "qlora")], value="training"),
             "gpu": dropdown("GPU", list(hardware.CATALOG), option("gpu", gpu, hardware.CATALOG)),
             "convention": dropdown(_("precision"), list(mem.CONVENTIONS), "mixed"),
             "optimizer": dropdown(_("optimizer"), list(mem.OPTIMIZERS), "adamw"),
@@ -54,13 +56,16 @@ class MemoryPlanner:
             "weights": dropdown(_("weights"), list(mem.WEIGHT_FORMATS), "bf16"),
             "tokens": number(_("tokens / request"), 2048),
             "batch": number(_("requests"), 1),
+            "rank": number(_("LoRA rank"), 16),
         }
         self.errors = {name: w.HTML() for name in self.inputs}
         self.general_error, self.bar, self.verdict = w.HTML(), w.HTML(), w.HTML()
         self.plan = self.breakdown = self.smallest = None
-        self._training_only = ("convention", "optimizer", "micro_batch", "seq_len", "recompute", "flash", "zero",
-                               "dp", "pp", "cp", "ep", "offload")
-        self._inference_only = ("weights", "tokens", "batch")
+        adapters = ("micro_batch", "seq_len", "recompute", "flash", "rank")
+        self._fields = {"training": ("convention", "optimizer", "micro_batch", "seq_len", "recompute", "flash", "zero",
+                                     "dp", "tp", "pp", "cp", "ep", "offload"),
+                        "inference": ("weights", "tokens", "batch", "tp"), "lora": adapters, "qlora": adapters}
+        self._every_task = ("model", "config", "task", "gpu")
         self.rows = {name: row(box, self.errors[name]) for name, box in self.inputs.items()}
         for box in self.inputs.values():
             box.observe(self._recompute, names="value")
@@ -81,29 +86,30 @@ class MemoryPlanner:
                 raise InputError("config", str(err)) from None
         return m.preset(self.inputs["model"].value)
 
-    def _settings(self) -> dict:
+    def _settings(self, cfg) -> dict:
         """The fields as the keywords of the task's memory function."""
         value = {name: box.value for name, box in self.inputs.items()}
-        if value["task"] == "training":
-            names = ("convention", "optimizer", "zero", "dp", "tp", "pp", "cp", "ep", "micro_batch", "seq_len",
-                     "recompute", "flash", "offload")
-            return {name: value[name] for name in names}
-        return dict(weights=value["weights"], seq_len=value["tokens"], batch=value["batch"], tp=value["tp"])
+        if value["task"] == "inference":
+            return dict(weights=value["weights"], seq_len=value["tokens"], batch=value["batch"], tp=value["tp"])
+        settings = {name: value[name] for name in self._fields[value["task"]]}
+        if value["task"] != "training":  # the adapters go where the command line puts them by default
+            settings["targets"] = mem.default_lora_targets(cfg)
+        return settings
 
     def _recompute(self, change=None):
-        training = self.inputs["task"].value == "training"
-        for name in self._training_only:
-            self.rows[name].layout.display = "" if training else "none"
-        for name in self._inference_only:
-            self.rows[name].layout.display = "none" if training else ""
+        task = self.inputs["task"].value
+        training = task == "training"
+        for name, box_row in self.rows.items():
+            box_row.layout.display = "" if name in self._every_task or name in self._fields[task] else "none"
         for label in (*self.errors.values(), self.general_error):
             label.value = ""
         gpu = self.inputs["gpu"].value
-        aliases = {} if training else {"seq_len": "tokens"}
+        aliases = {"seq_len": "tokens"} if task == "inference" else {}
         try:
             shown = {name: box.value for name, box in self.inputs.items() if self.rows[name].layout.display != "none"}
             check_limits(shown, aliases)
-            plan = plans.plan_memory(self.inputs["task"].value, self._config(), gpu=gpu, **self._settings())
+            cfg = self._config()
+            plan = plans.plan_memory(task, cfg, gpu=gpu, **self._settings(cfg))
         except InputError as err:
             self.plan = self.breakdown = self.smallest = None
             self.bar.value, self.verdict.value = "", ""
@@ -120,8 +126,12 @@ class MemoryPlanner:
         detail = (_("{per_gpu}, within the {usable} usable.") if plan.fits else
                   _("{per_gpu}, over the {usable} usable.")).format(per_gpu=per_gpu, usable=usable)
         verdict = _("{verdict}: {detail}").format(verdict=f'<b style="color:{color}">{word}</b>', detail=detail)
-        if plan.least is None:
+        if plan.least_gpus is None:
             smallest = _("No count fits: {reason}.").format(reason=plan.no_fit_reason)
+        elif plan.fine_tuning:
+            smallest = _("{task} here runs on one GPU: {params} trainable adapter parameters, rank {rank}.").format(
+                task=dict(lora="LoRA", qlora="QLoRA")[task], params=format_count(plan.trainable_params),
+                rank=plan.settings["rank"])
         elif training:
             split = "TP·PP·CP" if plan.settings["cp"] > 1 else "TP·PP"
             smallest = _("Smallest that fits: data parallel {dp} × {split} {other} = {gpus} GPUs (ZeRO stage "
