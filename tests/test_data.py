@@ -183,3 +183,11 @@ def test_bad_input_names_the_parameter(call, message):
     with pytest.raises(le.InputError) as err:
         call()
     assert message in str(err.value)
+
+
+def test_llama_7b_and_llama_2_7b_share_one_count():
+    """LLaMA-7B has Llama 2 7B's shapes: the trained-models table gives both the count of that architecture (the
+    LLaMA paper rounds it to 6.7B), to the 0.01B it shows."""
+    exact = le.count_params(le.preset("llama-2-7b")).total
+    trained = {model.name: model.params for model in dt.TRAINED}
+    assert trained["LLaMA-7B"] == trained["Llama 2 7B"] == pytest.approx(exact, rel=1e-3)

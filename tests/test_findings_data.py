@@ -130,7 +130,7 @@ def test_the_chinese_has_no_english_prose(name):
 def test_the_chinese_keeps_the_figures():
     with speaking("zh"):
         assert "7.1" in str(TEXTS["material_tokens"]())
-        assert "10.1×" in str(TEXTS["optimal_instead"]())
+        assert "10.1 倍" in str(TEXTS["optimal_instead"]())
         assert "True" not in str(TEXTS["closed_form_checks"]())
 
 

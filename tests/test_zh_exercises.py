@@ -106,7 +106,7 @@ def test_an_exact_count_a_least_count_and_a_close_miss_say_so_in_chinese(zh):
     least = Exercise("t", "Q?", lambda: 8, "GPUs", rel_tol=0.05, minimum=True)
     assert least.check("七张卡").shown.startswith("不够：7 张卡 偏低")
     days = Exercise("t", "Q?", lambda: 41.5, "days")
-    assert days.check("约 41 天").shown == "正确：41 天 与 41.5 天 相差在 5% 以内。"
+    assert days.check("约 41 天").shown == "正确：41 天 与 41.5 天 相差不超过 5%。"
     assert days.check("两个月").shown.startswith("接近了：") and "倍以内" in days.check("两个月").shown
     assert days.check("三天").shown == "还不对：3 天 偏低，差了 10～1,000 倍。"
     count = Exercise("t", "Q?", lambda: 6.7e9, hints=("h",))

@@ -28,7 +28,7 @@ CALCULATORS = (W.ParamCalculator, W.MemoryPlanner, W.TrainingPlanner, W.Roofline
                W.DataPlanner, W.ScalingExplorer, W.LayoutExplorer)
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # Labels that stay as they are in Chinese: names of the library's settings, of GPUs and of methods.
-KEPT = {"GPU", "FlashAttention", ""}
+KEPT = {"GPU", "FlashAttention", "batch size", ""}  # batch size: the glossary keeps it, as the material does
 
 
 def _plain(markup: str) -> str:
@@ -117,7 +117,7 @@ def test_a_calculator_in_chinese_after_a_change(cls, setting):
     (W.TrainingPlanner, "tokens", "lots", "训练 token 数 = "),
     (W.LayoutExplorer, "batch_tokens", "4.5", "每步 token 数 = 4.5，必须是整数个 token。"),
     (W.DataPlanner, "english", 0.9, "各占比之和为 120%"),
-    (W.ServingPlanner, "batch", 0, "批大小 = 0"),
+    (W.ServingPlanner, "batch", 0, "batch size = 0"),
 ])
 def test_a_bad_entry_in_chinese_names_the_chinese_label_beside_its_field(cls, field, value, starts):
     with speaking("zh"):

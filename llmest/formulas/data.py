@@ -104,7 +104,9 @@ class TrainedModel:
 TRAINED = [
     TrainedModel("GPT-3 175B", 174.6e9, 300e9, "Brown et al. 2020"),
     TrainedModel("Chinchilla 70B", 70e9, 1.4e12, "Hoffmann et al. 2022"),
-    TrainedModel("LLaMA-7B", 6.7e9, 1.0e12, "Touvron et al. 2023"),
+    # LLaMA-7B's shapes are Llama 2 7B's (32 layers, hidden 4,096, FFN 11,008, 32,000 tokens): the same count, which
+    # the paper rounds to 6.7B
+    TrainedModel("LLaMA-7B", 6.74e9, 1.0e12, "Touvron et al. 2023"),
     TrainedModel("LLaMA-65B", 65.2e9, 1.4e12, "Touvron et al. 2023"),
     TrainedModel("Llama 2 7B", 6.74e9, 2.0e12, "Touvron et al. 2023 (Llama 2)"),
     TrainedModel("Llama 2 70B", 68.98e9, 2.0e12, "Touvron et al. 2023 (Llama 2)"),

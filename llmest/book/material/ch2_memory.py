@@ -64,6 +64,8 @@ register(
     Figure("000-ex1-gpus", 2, "000", _EX1, N_("A100 80GB GPUs for 7B full training with ZeRO-2"),
            "需要 2x A100 80GB（使用 ZeRO-2）", 2, lambda: _zero2_gpus_ex1(50 * _GB),
            N_("the smallest n with ZeRO-2 states + 50 GB / n of activations ≤ 80% of 80 GiB"), unit="GPUs",
+           depends_on=N_("how the activations are counted: the material's 50-100 GB shared out over the GPUs, or "
+                         "one micro-batch kept on each GPU with full recomputation"),
            cause=_ex1_gpu_cause),
     # seed 000 exercise 2: QLoRA of a 70B
     Figure("000-ex2-base", 2, "000", _EX2, N_("a 70B base in 4 bits"), "基座模型（4-bit）：~35 GB", 35 * _GB,
