@@ -94,6 +94,19 @@ def test_due_lists_the_cards_due_today_earliest_first_then_the_new(store):
     assert [c.front for c in progress.due_flashcards(store, deck, T0)[:2]] == [deck[1].front, deck[0].front]
 
 
+def test_the_progress_says_a_review_takes_the_days_cards_at_once(store):
+    """A card due at 13:04 is shown by a review at 12:55: the listing says that the day's cards are taken together,
+    earliest first, and that each time is when the card falls due."""
+    deck = cards("memory")
+    progress.review_flashcard(store, deck[0], False, T0)   # Again: due a minute after T0
+    shown = str(progress.progress(store, T0, "memory")).splitlines()
+    assert shown[1].startswith(f"  {(T0 + timedelta(minutes=1)):%H:%M} ")
+    assert shown[-1] == ("A review (llmest review, the flashcards) takes all of the day's cards now, earliest first; "
+                         "the times are when each falls due.")
+    assert progress.due(store, T0, "memory")[0].item.id == progress.flashcard_id(deck[0])
+    assert "falls due" not in str(progress.progress(progress.Store(store.path.with_name("empty.db")), T0))
+
+
 # -- the file --------------------------------------------------------------------------------------------------
 def test_a_missing_file_is_made_with_its_schema_version(tmp_path):
     path = tmp_path / "new" / "p.sqlite3"

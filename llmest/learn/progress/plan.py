@@ -129,8 +129,11 @@ class Progress(Shows):
                                 for s in self.next_topics]}
         # Lined up in columns: a block each, kept as written on a page too.
         blocks = tuple("\n".join(part) for part in (shown_due, lines) if part)
+        # A review takes every card due by the end of the day at once: the times say when each falls due.
+        notes = (_("A review (llmest review, the flashcards) takes all of the day's cards now, earliest first; the "
+                   "times are when each falls due."),) if self.scheduled else ()
         return Report(_("{day}: {due} cards due, {new} new").format(day=day, due=len(self.scheduled), new=self.new),
-                      blocks=blocks, data=data)
+                      blocks=blocks, notes=notes, data=data)
 
 
 def progress(store, now=None, topics=None) -> Progress:
