@@ -1,7 +1,8 @@
 """Progress between sessions (llmest.learn.progress): the schedule is FSRS's own (the package's Scheduler run directly
 on the same reviews), intervals grow on success and reset on failure, and the SQLite file survives a writer
-killed mid-transaction, garbage bytes, tables not ours and concurrent writers, with no review lost. Then the
-surfaces: ``llmest review`` on piped stdin, the widgets' records, the progress view and the study plan."""
+killed mid-transaction, concurrent writers and a full disk with no review lost; a file the store did not make (a text,
+another application's database, a newer llmest's store, a damaged one, a symbolic link) is refused and left as it
+is. Then the surfaces: ``llmest review`` on piped stdin, the widgets' records, the progress view and the study plan."""
 
 import os
 import signal
@@ -9,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from contextlib import closing
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -126,29 +128,205 @@ def test_the_path_comes_from_the_environment(tmp_path, monkeypatch):
     assert progress.default_path().name == "progress.sqlite3" and "llmest" in str(progress.default_path())
 
 
-@pytest.mark.parametrize("content", [os.urandom(4096), b"SQLite format 3\x00" + b"\x01" * 4000, b"not a database"])
-def test_a_corrupt_file_is_moved_aside_and_made_again(tmp_path, content):
-    path = tmp_path / "progress.sqlite3"
+NOT_OURS = "is not an llmest progress file: left as it is; choose another --db."
+
+
+def _files(folder):
+    """{name: bytes, or a link's target} of every file in ``folder``: what a refusal must leave as it was."""
+    return {p.name: os.readlink(p) if p.is_symlink() else p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+@pytest.mark.parametrize("content", [os.urandom(4096), b"SQLite format 3\x00" + b"\x01" * 4000, b"not a database",
+                                     b"SQLite format 3\x00"])
+def test_a_file_that_is_not_a_store_is_refused_and_left_as_it_is(tmp_path, content):
+    path = tmp_path / "notes.txt"
     path.write_bytes(content)
-    with pytest.warns(progress.ProgressWarning, match="could not be read"):
-        fresh = progress.Store(path)
-    kept = list(tmp_path.glob("progress.sqlite3.corrupt-*Z"))
-    assert len(kept) == 1 and kept[0].read_bytes() == content and kept[0].name in fresh.notice
-    fresh.review("drill:x", "memory", Rating.Good, True, T0)
-    assert len(progress.Store(path).reviews()) == 1
+    with pytest.raises(InputError) as err:
+        progress.Store(path, param="--db")
+    assert err.value.param == "--db" and str(err.value) == f"{path} {NOT_OURS}"
+    assert _files(tmp_path) == {"notes.txt": content}   # not renamed, not rewritten, nothing made beside it
 
 
-def test_tables_that_are_not_ours_are_moved_aside(tmp_path):
+def _sqlite(path, *statements, wal=False):
+    with closing(sqlite3.connect(path)) as db:
+        if wal:
+            db.execute("PRAGMA journal_mode = WAL")
+        for statement in statements:
+            db.execute(statement)
+        db.commit()
+
+
+@pytest.mark.parametrize("statements, wal", [
+    (["CREATE TABLE notes (what TEXT)", "INSERT INTO notes VALUES ('mine')"], False),
+    (["CREATE TABLE notes (what TEXT)", "INSERT INTO notes VALUES ('mine')"], True),     # another app, in WAL
+    (["CREATE TABLE reviews (what TEXT)"], False),                                       # one of our names
+    (["PRAGMA application_id = 1234", "CREATE TABLE t (x)"], False),                     # another app's id
+    (["PRAGMA user_version = 3"], False),                                                # tables none, a version
+    ([statement for statement in progress.store.SCHEMA.split(";") if statement.strip()]
+     + ["INSERT INTO meta VALUES ('schema_version', '1')", "CREATE TABLE notes (what TEXT)"], False),  # and more
+    ([statement for statement in progress.store.SCHEMA.split(";") if statement.strip()], False),  # no version
+])
+def test_another_applications_database_is_refused_untouched(tmp_path, statements, wal):
+    """Never given tables, switched to WAL, renamed or rewritten; no journal is left beside it."""
+    path = tmp_path / "theirs.db"
+    _sqlite(path, *statements, wal=wal)
+    before = _files(tmp_path)
+    with pytest.raises(InputError, match="is not an llmest progress file: left as it is; choose another --db"):
+        progress.Store(path, param="--db")
+    assert _files(tmp_path) == before
+    with closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == ("wal" if wal else "delete")
+        assert db.execute("PRAGMA application_id").fetchone()[0] in (0, 1234)
+
+
+def _store_with_reviews(path, n=3):
+    store = progress.Store(path)
+    for i in range(n):
+        store.review(f"drill:card-{i % 50}", "memory", Rating.Good, True, T0 + timedelta(minutes=i))
+    return store
+
+
+@pytest.mark.parametrize("version", [2, 99])
+def test_a_newer_llmests_store_is_refused_read_only_and_left_as_it_is(tmp_path, version):
     path = tmp_path / "progress.sqlite3"
-    with sqlite3.connect(path) as db:
-        db.execute("CREATE TABLE reviews (what TEXT)")
-    with pytest.warns(progress.ProgressWarning, match="table reviews"):
+    _store_with_reviews(path)
+    _sqlite(path, f"PRAGMA user_version = {version}")   # as a newer llmest marks its schema
+    before = _files(tmp_path)
+    with pytest.raises(InputError) as err:
+        progress.Store(path, param="--db")
+    assert str(err.value) == (f"{path}: this progress was written by a newer llmest (schema {version}); update llmest "
+                              "to read it (the file is left as it is).")
+    assert _files(tmp_path) == before
+    _sqlite(path, "PRAGMA user_version = 1")
+    assert len(progress.Store(path).reviews()) == 3                    # nothing was lost
+
+
+def test_a_store_made_before_its_marks_is_marked_and_kept_and_an_older_one_refused(tmp_path):
+    """A store of the first llmest (meta says schema 1, no application_id) keeps its reviews; one marked with
+    an older schema than this llmest reads is refused, left as it is; so is one whose meta says a newer one."""
+    path = tmp_path / "progress.sqlite3"
+    _store_with_reviews(path)
+    _sqlite(path, "PRAGMA application_id = 0", "PRAGMA user_version = 0")
+    store = progress.Store(path)
+    assert store.notice == "" and len(store.reviews()) == 3 and store.schema_version() == 1
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("PRAGMA application_id").fetchone()[0] == progress.store.APPLICATION_ID
+        assert db.execute("PRAGMA user_version").fetchone()[0] == progress.SCHEMA_VERSION
+    _sqlite(path, "PRAGMA user_version = 0")
+    with pytest.raises(InputError, match=r"written by an older llmest \(schema 0\) that this one cannot read: left"):
         progress.Store(path)
-    with sqlite3.connect(path) as db:  # a newer version's file is not written over either
-        db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
-    with pytest.warns(progress.ProgressWarning, match="schema version 99"):
-        assert progress.Store(path).schema_version() == progress.SCHEMA_VERSION
-    assert len(list(tmp_path.glob("progress.sqlite3.corrupt-*Z"))) == 2   # each with its -wal and -shm
+    _sqlite(path, "PRAGMA application_id = 0", "UPDATE meta SET value = '7' WHERE key = 'schema_version'")
+    with pytest.raises(InputError, match=r"written by a newer llmest \(schema 7\); update llmest to read it"):
+        progress.Store(path)
+
+
+@pytest.mark.parametrize("change", ["ALTER TABLE reviews ADD COLUMN note TEXT", "CREATE TABLE notes (what TEXT)"])
+def test_a_store_whose_tables_were_changed_is_refused_untouched_not_started_again(tmp_path, change):
+    path = tmp_path / "progress.sqlite3"
+    _store_with_reviews(path)
+    _sqlite(path, change)
+    before = _files(tmp_path)
+    with pytest.raises(InputError, match="is an llmest progress file whose tables were changed .*: left as it is"):
+        progress.Store(path)
+    assert _files(tmp_path) == before
+
+
+@pytest.mark.parametrize("target", ["empty", "missing", "store"])
+def test_a_symbolic_link_is_refused_never_written_through(tmp_path, target):
+    path, link = tmp_path / target, tmp_path / "link.sqlite3"
+    if target == "empty":
+        path.touch()
+    elif target == "store":
+        _store_with_reviews(path)
+    link.symlink_to(path)
+    before = _files(tmp_path)
+    with pytest.raises(InputError) as err:
+        progress.Store(link, param="--db")
+    assert err.value.param == "--db" and str(err.value) == (
+        f"{link} is a symbolic link (to {path}): a progress file is never written through a link; give the file "
+        "itself as --db.")
+    assert _files(tmp_path) == before and not (tmp_path / "missing").exists()
+    done = _review("--db", str(link), "--n", "1")
+    assert done.returncode == 2 and "is a symbolic link" in done.stderr and _files(tmp_path) == before
+
+
+def test_an_empty_file_is_made_a_store(tmp_path):
+    path = tmp_path / "progress.sqlite3"
+    path.touch()
+    store = progress.Store(path)
+    assert "new progress file" in store.notice and store.schema_version() == progress.SCHEMA_VERSION
+
+
+class _DiskFull(sqlite3.Connection):
+    """A connection whose first INSERT fills its disk (max_page_count, so SQLite itself answers "database or disk
+    is full" and rolls the transaction back) before the INSERT runs."""
+
+    def execute(self, sql, *args):
+        if sql.startswith("INSERT"):
+            pages = super().execute("PRAGMA page_count").fetchone()[0]
+            super().execute(f"PRAGMA max_page_count = {pages}")
+            super().execute("INSERT INTO attempts (exercise, correct, answer, at) VALUES ('-', 0, ?, '-')",
+                            ("x" * 1_000_000,))
+        return super().execute(sql, *args)
+
+
+def _fill_the_disk(monkeypatch):
+    def connect(self):
+        return sqlite3.connect(self.path, timeout=60, isolation_level=None, factory=_DiskFull)
+
+    monkeypatch.setattr(progress.Store, "_connect", connect)
+
+
+def test_a_full_disk_is_one_message_naming_the_file_and_keeps_every_earlier_review(tmp_path, monkeypatch):
+    path = tmp_path / "progress.sqlite3"
+    store = _store_with_reviews(path)
+    with monkeypatch.context() as patch:
+        _fill_the_disk(patch)
+        for write in (lambda: store.review("drill:x", "memory", Rating.Good, True, T0),
+                      lambda: store.record_attempt("5.1", False, "100 days", T0)):
+            with pytest.raises(InputError) as err:
+                write()
+            assert err.value.param == "path" and str(err.value) == (
+                f"{path} could not be written (database or disk is full): nothing of this write was kept, every "
+                "earlier one is; free some space and try again.")
+    assert len(store.reviews()) == 3 and store.attempts() == []
+    store.review("drill:x", "memory", Rating.Good, True, T0)                 # space again: it writes
+    assert len(progress.Store(path).reviews()) == 4
+
+
+def test_llmest_review_on_a_full_disk_says_so_without_a_traceback(tmp_path, monkeypatch, capsys):
+    import io
+
+    path = tmp_path / "progress.sqlite3"
+    _store_with_reviews(path)
+    _fill_the_disk(monkeypatch)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\ny\n"))
+    with pytest.raises(SystemExit) as done:
+        cli.main(["review", "--db", str(path), "--topics", "memory", "--n", "1"])
+    err = capsys.readouterr().err
+    assert done.value.code == 2 and err.strip().splitlines()[-1] == (
+        f"llmest review: error: --db: {path} could not be written (database or disk is full): nothing of this write "
+        "was kept, every earlier one is; free some space and try again.")
+    assert "Traceback" not in err and "cannot rollback" not in err
+    monkeypatch.undo()
+    assert len(progress.Store(path).reviews()) == 3
+
+
+def test_a_damaged_page_is_one_message_naming_the_file_which_is_left_as_it_is(tmp_path):
+    path = tmp_path / "progress.sqlite3"
+    _store_with_reviews(path, 400)
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 4096 // 2 * 4096
+    data[middle + 100:middle + 600] = os.urandom(500)
+    path.write_bytes(data)
+    with pytest.raises(InputError, match=r"progress.sqlite3 is damaged \(.+\): left as it is, with the reviews it "
+                                         r"holds; choose another --db.") as err:
+        progress.Store(path, param="--db")
+    assert "\n" not in str(err.value)
+    done = _review("--db", str(path), "--n", "1")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert done.stderr.startswith(f"llmest review: error: --db: {path} is damaged (")
+    assert path.read_bytes() == data
 
 
 WRITER = textwrap.dedent("""
@@ -326,11 +504,14 @@ def test_the_end_of_the_input_or_ctrl_c_ends_the_session_with_its_summary(tmp_pa
     assert len(progress.Store(path).reviews()) == 1
 
 
-def test_llmest_review_recreates_a_corrupt_file_with_a_message(tmp_path):
-    path = tmp_path / "p.sqlite3"
-    path.write_bytes(os.urandom(2048))
-    done = _review("--db", str(path), "--n", "1")
-    assert done.returncode == 0 and "could not be read" in done.stderr and "moved to" in done.stderr
+def test_llmest_review_refuses_a_file_not_its_own_and_leaves_it_as_it_is(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    done = subprocess.run([sys.executable, "-m", "llmest", "review", "--db", "notes.txt", "--n", "1"], input="",
+                          capture_output=True, text=True, env=ENV, timeout=120, cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and done.stdout == ""
+    assert done.stderr == f"llmest review: error: --db: notes.txt {NOT_OURS}\n"
+    assert _files(tmp_path) == {"notes.txt": b"my notes\n"}
 
 
 def test_llmest_review_plan_prints_the_days(tmp_path):

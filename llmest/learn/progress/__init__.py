@@ -10,9 +10,9 @@ from .plan import (MINUTES, PlanDay, Progress, StudyPlan, TopicStanding, accurac
                    progress, store_summary, study_plan)
 from .schedule import (Due, Item, catalog, due, due_flashcards, flashcard_id, interval_text, next_review_text, rating,
                        review_drill, review_flashcard, review_log, scheduler)
-from .store import ENV_VAR, SCHEMA_VERSION, ProgressWarning, Store, default_path
+from .store import ENV_VAR, SCHEMA_VERSION, Store, default_path
 
-__all__ = ["ENV_VAR", "MINUTES", "SCHEMA_VERSION", "Due", "Item", "PlanDay", "Progress", "ProgressWarning", "Store",
+__all__ = ["ENV_VAR", "MINUTES", "SCHEMA_VERSION", "Due", "Item", "PlanDay", "Progress", "Store",
            "StudyPlan", "TopicStanding", "accuracy_by_topic", "catalog", "default_path", "due", "due_flashcards",
            "flashcard_id", "interval_text", "next_review_text", "next_topics", "plan_inputs", "progress", "rating",
            "review_drill", "review_flashcard", "review_log", "scheduler",

@@ -3,45 +3,32 @@ exercise attempts (the answers given, never a solution).
 
 Every write is one ``BEGIN IMMEDIATE`` transaction in WAL mode with a busy timeout: two kernels writing at once
 queue rather than fail, and a review reads its card's schedule and writes the next one inside the same
-transaction, so none is lost. A file that is not a database, or whose tables are not ours, is moved aside as
-``<name>.corrupt-<UTC time>`` and a new one is made, with a warning; a missing file is made."""
+transaction, so none is lost.
+
+The store writes only a file it made itself (:mod:`.opening` recognises one: its ``application_id`` and
+``user_version`` pragmas, and its tables): a missing file (or an empty one, not a link) is made; anything else (a
+text, another application's database, a store of a newer llmest, a damaged one, a symbolic link) is refused with
+an :class:`InputError` and left as it is, never renamed, rewritten, switched to WAL or given tables. A write that
+fails (a full disk) is rolled back whole and said in one message naming the file: what was committed before stays."""
+
 
 from __future__ import annotations
 
 import os
 import sqlite3
-import warnings
 from contextlib import closing, contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
 from ...core._validate import InputError, check_bool, quote
 from ..drills import chosen_topics
-from ...core.i18n import N_, _
+from ...core.i18n import _
+from . import opening
+from .opening import _UNUSABLE, APPLICATION_ID, COLUMNS, SCHEMA, SCHEMA_VERSION  # noqa: F401 (the store's own)
 from .schedule import as_utc, card_from_json, scheduler
 
-SCHEMA_VERSION = 1
 ENV_VAR = "LLMEST_PROGRESS"
 BUSY_TIMEOUT_S = 60   # how long a writer waits for another's transaction before giving up
-_UNUSABLE = N_("{name} == {value} cannot be used: {reason}.")
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS cards (id TEXT PRIMARY KEY, topic TEXT NOT NULL, state TEXT NOT NULL, due TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS reviews (id INTEGER PRIMARY KEY, card TEXT NOT NULL, topic TEXT NOT NULL,
-    rating INTEGER NOT NULL, correct INTEGER NOT NULL, seconds REAL, at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS sessions (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, topics TEXT NOT NULL,
-    correct INTEGER NOT NULL, close INTEGER NOT NULL, total INTEGER NOT NULL, seconds REAL, at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS attempts (id INTEGER PRIMARY KEY, exercise TEXT NOT NULL, correct INTEGER NOT NULL,
-    answer TEXT, at TEXT NOT NULL);
-"""
-COLUMNS = {"meta": ["key", "value"], "cards": ["id", "topic", "state", "due"],
-           "reviews": ["id", "card", "topic", "rating", "correct", "seconds", "at"],
-           "sessions": ["id", "kind", "topics", "correct", "close", "total", "seconds", "at"],
-           "attempts": ["id", "exercise", "correct", "answer", "at"]}
-
-
-class ProgressWarning(UserWarning):
-    """The progress file was unreadable and has been replaced (the old one is kept beside it)."""
 
 
 def default_path() -> Path:
@@ -58,21 +45,23 @@ def _now(now) -> datetime:
 
 
 class Store:
-    """Progress kept in the SQLite file at ``path`` (default :func:`default_path`). ``notice`` says what was done
-    to the file on opening (made, or replaced because it was unreadable), or is empty. ``param`` names the path in
-    messages (the command line's --db)."""
+    """Progress kept in the SQLite file at ``path`` (default :func:`default_path`). ``notice`` says that the file
+    was made on opening, or is empty. ``param`` names the path in messages (the command line's --db). A file this
+    store did not make, a newer llmest's, a damaged one or a symbolic link raises an InputError and is left as it is
+    (see the module's text)."""
 
     def __init__(self, path=None, param: str = "path"):
         if path is not None and not isinstance(path, (str, os.PathLike)):
             raise InputError(param, _("{name} == {value}, must be a file path.").format(name=param, value=quote(path)))
         self.path = Path(path).expanduser() if path is not None else default_path()
+        self.param, self.scheduler, self.notice = param, scheduler(), ""
         if self.path.is_dir():
             raise InputError(param, _("{name} == {value} is a folder, must be a file path.").format(
                 name=param, value=quote(str(self.path))))
-        if self.path.exists() and not self.path.is_file():  # a device or pipe is never moved aside nor written
+        if self.path.exists() and not self.path.is_file():  # a device or pipe is never opened nor written
             raise InputError(param, _("{name} == {value} is not a regular file, must be a file path.").format(
                 name=param, value=quote(str(self.path))))
-        self.param, self.scheduler, self.notice = param, scheduler(), ""
+        opening.refuse_link(self.path, param)
         self._prepare()
 
     def __repr__(self) -> str:
@@ -80,87 +69,83 @@ class Store:
 
     # -- opening ---------------------------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
+        opening.refuse_link(self.path, self.param)  # replaced by a link since: still never written through
         db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
         return db
 
     def _prepare(self) -> None:
-        """Make the file and its tables if missing; move an unreadable one aside and start again."""
+        """Make the file if missing, see that it is ours (writing nothing to it before), then make or mark it."""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            made = not self.path.exists() or self.path.stat().st_size == 0
-            self._create_or_check()
+            opening.make_if_missing(self.path)
+            found = opening.inspect(self.path, self.param)
+            with closing(self._connect()) as db:
+                made = self._make_or_mark(db, found)
         except OSError as err:
             raise InputError(self.param, _(_UNUSABLE).format(name=self.param, value=quote(str(self.path)),
                                                              reason=err.strerror or err)) from None
-        except sqlite3.OperationalError as err:  # cannot open, or another writer held it past the timeout
-            raise InputError(self.param, _(_UNUSABLE).format(name=self.param, value=quote(str(self.path)),
-                                                             reason=err)) from None
-        except (sqlite3.DatabaseError, _NotOurs) as err:  # not a database, a damaged one, or not our tables
-            try:
-                kept = self._move_aside()
-            except OSError as moving:
-                raise InputError(self.param, _("{name} == {value} could not be read ({reason}) nor moved aside: "
-                                               "{moving}.").format(name=self.param, value=quote(str(self.path)),
-                                                                   reason=err, moving=moving.strerror or moving)) \
-                    from None
-            self._create_or_check()
-            self.notice = (f"The progress file {self.path} could not be read ({err}); it was moved to {kept.name} "
-                           "and a new one was started.")
-            warnings.warn(self.notice, ProgressWarning, stacklevel=3)
-            return
+        except sqlite3.Error as err:  # cannot open, another writer held it past the timeout, a full disk
+            raise opening.failure(err, self.path, self.param) from None
         if made:
-            self.notice = f"Started a new progress file at {self.path}."
+            self.notice = _("Started a new progress file at {path}.").format(path=self.path)
 
-    def _create_or_check(self) -> None:
-        with closing(self._connect()) as db:
-            if db.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() != "wal":
-                raise _NotOurs("it could not be put in WAL mode")
-            db.execute("BEGIN IMMEDIATE")
-            try:
+    def _make_or_mark(self, db: sqlite3.Connection, found: str) -> bool:
+        """Under the write lock, as found again there (another process may have made it meanwhile): the tables and
+        pragmas of a new file, the pragmas of an unmarked store, nothing for ours. True if the tables were made."""
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            application_id = db.execute("PRAGMA application_id").fetchone()[0]
+            empty = not db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
+            made = found == opening.NEW and application_id == 0 and empty
+            if made:
                 for statement in SCHEMA.split(";"):  # not executescript, which commits first
                     if statement.strip():
                         db.execute(statement)
-                db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-                version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
-                if version != str(SCHEMA_VERSION):
-                    raise _NotOurs(f"schema version {version}, this llmest reads {SCHEMA_VERSION}")
-                for table, columns in COLUMNS.items():
-                    found = [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
-                    if found != columns:
-                        raise _NotOurs(f"table {table} has columns {found}, not {columns}")
-                db.execute("COMMIT")
-            except BaseException:
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-                raise
-
-    def _move_aside(self) -> Path:
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-        kept = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
-        os.replace(self.path, kept)
-        for suffix in ("-wal", "-shm"):  # a journal of the old file must not be replayed into the new one
-            side = self.path.with_name(self.path.name + suffix)
-            if side.exists():
-                os.replace(side, kept.with_name(kept.name + suffix))
-        return kept
+                db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            elif application_id == APPLICATION_ID:
+                version = db.execute("PRAGMA user_version").fetchone()[0]
+                if version != SCHEMA_VERSION:
+                    raise opening.refuse(self.param, opening._NEWER if version > SCHEMA_VERSION else opening._OLDER,
+                                         self.path, schema=version)
+                opening.check_tables(db, self.path, self.param)
+            elif found == opening.UNMARKED:  # as inspect() found it, with meta saying schema 1: ours, to be marked
+                opening.check_tables(db, self.path, self.param)
+            else:  # changed since it was inspected
+                raise opening.refuse(self.param, opening._NOT_OURS, self.path)
+            if application_id != APPLICATION_ID:
+                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # in the transaction, with the tables
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        if db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":  # ours: made, or set back by hand
+            db.execute("PRAGMA journal_mode = WAL")
+        return made
 
     @contextmanager
     def _transaction(self):
         if not self.path.exists():  # removed while open: start again
             self._prepare()
         with closing(self._connect()) as db:
-            db.execute("BEGIN IMMEDIATE")
             try:
+                db.execute("BEGIN IMMEDIATE")
                 yield db
                 db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
+            except BaseException as err:
+                if db.in_transaction:  # SQLite may have rolled back already (a full disk does)
+                    db.execute("ROLLBACK")
+                if isinstance(err, sqlite3.Error):
+                    raise opening.failure(err, self.path, self.param) from None
                 raise
 
     def _read(self, query: str, args=()) -> list:
-        with closing(self._connect()) as db:
-            return db.execute(query, args).fetchall()
+        try:
+            with closing(self._connect()) as db:
+                return db.execute(query, args).fetchall()
+        except sqlite3.Error as err:  # a page damaged since the file was opened
+            raise opening.failure(err, self.path, self.param) from None
 
     # -- writing ---------------------------------------------------------------------------------------------
     def review(self, card_id: str, topic: str, rating, correct: bool, now=None, seconds=None):
@@ -231,10 +216,6 @@ class Store:
 
     def schema_version(self) -> int:
         return int(self._read("SELECT value FROM meta WHERE key = 'schema_version'")[0][0])
-
-
-class _NotOurs(Exception):
-    """A readable SQLite file whose tables are not the ones this version writes."""
 
 
 def _name(param: str, value) -> str:

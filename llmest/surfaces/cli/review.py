@@ -41,7 +41,7 @@ def add_review_parser(subparsers):
 def _store(args):
     from ...learn.progress import Store
 
-    store = Store(args.db, param="db")
+    store = Store(args.db, param="--db")  # a file not its own is refused (InputError), never touched
     if store.notice:
         print(store.notice, file=sys.stderr)
     return store
