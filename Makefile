@@ -56,7 +56,8 @@ test: $(TESTING)
 	$(BIN)/python -m pytest $(if $(filter 1,$(TEST_PROCESSES)),,-n $(TEST_PROCESSES) --dist loadfile)
 
 ## Serve the calculators of chapters 1-4 as one page, without code (Voila).
-# llmest/surfaces/app/voila.json culls kernels idle for 15 minutes (readers who left without closing the page).
+# llmest/surfaces/app/voila.json caps the kernels at 40 (about 100 MB each; a visitor past the cap gets a busy page)
+# and culls kernels idle for 10 minutes (2 when no page is connected); voila.py installs the busy page.
 app: $(APP)
 	$(BIN)/voila --Voila.config_file_paths=llmest/surfaces/app llmest/surfaces/app/llmest-calculators.ipynb
 
