@@ -101,7 +101,9 @@ def _bad_values(box, few=False):
     if isinstance(box, w.Dropdown):
         return []
     if isinstance(box, (w.Checkbox, w.ToggleButtons)):
-        return list(box.options) if isinstance(box, w.ToggleButtons) else [True, False]
+        # a toggle's options are values, or (label, value) pairs where the label is not the value
+        return ([o[1] if isinstance(o, tuple) else o for o in box.options] if isinstance(box, w.ToggleButtons)
+                else [True, False])
     if isinstance(box, w.Textarea):
         return CONFIGS[:3] if few else CONFIGS
     if isinstance(box, w.Text):

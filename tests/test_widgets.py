@@ -487,6 +487,60 @@ def test_the_placeholder_is_an_example_in_the_exercise_unit_and_fits_the_box(key
     assert entry.layout.max_width == FIT
 
 
+def _answers():
+    """Every answer an exercise or a drill expects, as the library writes it with its unit, by unit and language."""
+    from llmest.core.i18n import speaking
+    from llmest.core.units import show
+    from llmest.learn.drills import drill_set
+
+    answers = {}
+    for language in ("en", "zh"):
+        with speaking(language):
+            for ex in EXERCISES.values():
+                answers.setdefault((ex.unit, language), set()).add(show(ex.expected(), ex.unit))
+            for seed, level in ((seed, level) for seed in range(10) for level in ("easy", "medium", "hard")):
+                for problem in drill_set(seed, 10, level=level):
+                    for part in problem.graded:
+                        answers.setdefault((part.unit, language), set()).add(part.answer_text)
+    return answers
+
+
+def test_an_answer_box_holds_its_placeholder_and_the_longest_answer_with_its_unit():
+    """"4.6 days", "about 93,483 GPU-hours", "260,000,000,000（2600亿）" and a Chinese placeholder, whose characters
+    are two digits wide, all fit: the box is as wide as the widest, less only on a phone (FIT)."""
+    from llmest.core.i18n import speaking
+    from llmest.surfaces.widgets.form import ANSWER_COLUMNS, columns
+    from llmest.surfaces.widgets.practice import entry_box
+
+    answers = _answers()
+    for (unit, language), shown in sorted(answers.items()):
+        with speaking(language):
+            entry = entry_box(unit)
+        width = int(entry.layout.width.removesuffix("ch"))
+        longest = max(shown, key=columns)
+        assert columns(longest) <= ANSWER_COLUMNS and ANSWER_COLUMNS + 3 <= width, (unit, language, longest)
+        assert columns(entry.placeholder) + 2 <= width, (unit, language, entry.placeholder)
+        assert entry.layout.max_width == FIT
+    for example in ("4.6 days", "93,483 GPU-hours", "about 93,483 GPU-hours", "6,738,415,616 (6.74B)"):
+        assert columns(example) + 2 <= int(entry_box("GPU-hours").layout.width.removesuffix("ch"))
+    with speaking("zh"):
+        entry = entry_box("days")
+    assert columns(entry.placeholder) > len(entry.placeholder) + 2  # "例如 41.5 天、6 周 或 41.5"
+    assert int(entry.layout.width.removesuffix("ch")) >= columns(entry.placeholder) + 3
+
+
+def test_the_timed_sessions_box_fits_each_questions_unit():
+    from llmest.surfaces.widgets.form import columns
+
+    session = TimedSession(n=5, seed=3, level="hard")  # chained problems: a unit for each step
+    session.start()
+    while not session.done:
+        assert int(session.entry.layout.width.removesuffix("ch")) >= columns(session.entry.placeholder) + 3
+        assert int(session.entry.layout.width.removesuffix("ch")) >= columns(session.current_part.answer_text) + 3
+        session.answer("1")
+        session._advance()
+
+
 def test_placeholders_differ_by_unit():
     assert len({entry_placeholder(unit) for unit in UNITS}) == len(UNITS)
 
@@ -618,8 +672,10 @@ def test_no_part_is_wider_than_a_phone_allows(make):
 
 
 def test_charts_scale_with_the_page():
-    svg = svg_chart([([1, 10, 100], [3, 2, 1], "#000", "line")], "x", "y", width=460, height=220)
-    assert re.match(r'<svg viewBox="0 0 460 220" width="100%"', svg) and ' height="' not in svg.split(">")[0]
+    """Down to a phone, never past their own size (tests/test_charts.py checks the rest)."""
+    svg = svg_chart([([1, 10, 100], [3, 2, 1], "#000", "line")], "x", "y")
+    assert re.match(r'<svg viewBox="0 0 340 \d+" width="100%"', svg) and ' height="' not in svg.split(">")[0]
+    assert "max-width:340px" in svg.split(">")[0]
 
 
 APP = Path(__file__).resolve().parent.parent / "llmest" / "surfaces" / "app"

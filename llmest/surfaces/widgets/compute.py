@@ -12,7 +12,7 @@ from ...core.i18n import _
 from ...core.units import format_percent, parse_count
 from ...core.limits import check_plausible
 from .form import Form, field_style, gpu_field, in_slider, model_field, option, price_field, text, whole
-from .render import svg_chart
+from .charts import svg_chart
 
 
 # What bounds a decoding step, as a summary says it.

@@ -10,7 +10,7 @@ from ...core.i18n import N_, _
 from ...core.units import format_bytes, format_count, format_percent, parse_count
 from ...core.limits import check_plausible
 from .form import Form, field_style, in_slider, option, real, text
-from .render import svg_chart
+from .charts import svg_chart
 
 
 # The languages of the mix, as a summary names them.

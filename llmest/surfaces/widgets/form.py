@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+import unicodedata
 
 import ipywidgets as w
 
@@ -159,6 +160,22 @@ def in_slider(name: str, value, low, high):
 # The most a field or chart may take: its row, less its margins (a widget's margin is outside its width, so 100%
 # would run 4 px past a phone's screen and give the box a sideways scroll bar).
 FIT = "calc(100% - 2 * var(--jp-widgets-margin, 2px))"
+
+
+# The longest answer a reader types with its unit, in digit widths (CSS ch): "260,000,000,000（2600亿）" or "about
+# 93,483 GPU-hours" (tests/test_widgets.py holds it to every exercise's and drill's answer).
+ANSWER_COLUMNS = 26
+
+
+def columns(text: str) -> int:
+    """How many digit widths (CSS ch) ``text`` takes, about: a Chinese character two, any other one."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def answer_width(placeholder: str) -> str:
+    """An answer box's width: its placeholder or the longest answer, whichever is wider, and the box's padding.
+    Its max-width (FIT) narrows it to a phone's page."""
+    return f"{max(columns(placeholder), ANSWER_COLUMNS) + 3}ch"
 
 
 def choices(values) -> list:

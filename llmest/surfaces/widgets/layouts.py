@@ -17,7 +17,7 @@ from ...plans.layout_assumptions import matmul_efficiency
 from ...plans.layout_plan import COMPUTE_EFFICIENCY, OVERLAP
 from ...core.units import format_bytes, format_int, format_percent, parse_count
 from .form import Form, field_style, gpu_field, in_slider, model_field, option, text, whole
-from .render import svg_scatter
+from .charts import svg_scatter
 
 SHOWN = 5
 _RECOMPUTE = {"none": N_("no recomputation"), "selective": N_("selective recomputation"),

@@ -10,7 +10,7 @@ import ipywidgets as w
 from ...core import _validate as v
 from ...learn.grading import INTERFACES, entry_placeholder
 from ...core.i18n import N_, _
-from .form import FIT, row
+from .form import FIT, answer_width, row
 
 
 GRADE_COLORS = {"correct": "#1b7f3b", "close": "#9a6700", "wrong": "#b00020", "empty": "#555", "invalid": "#b00020",
@@ -32,9 +32,9 @@ def verdict_html(result) -> str:
 
 
 def entry_box(unit: str) -> w.Text:
-    """A text entry whose placeholder is an example in ``unit`` and whose width shows all of it (``ch`` is the
-    width of a digit), narrowed to the page on a phone. Its value follows every keystroke, so that a verdict can
-    be cleared as the entry changes; Enter is :func:`on_enter`."""
+    """A text entry whose placeholder is an example in ``unit``, wide enough for it and for the longest answer with
+    its unit (:func:`.form.answer_width`), narrowed to the page on a phone. Its value follows every keystroke, so
+    that a verdict can be cleared as the entry changes; Enter is :func:`on_enter`."""
     entry = w.Text(continuous_update=True, layout=w.Layout(max_width=FIT))
     fit_placeholder(entry, unit)
     return entry
@@ -42,7 +42,7 @@ def entry_box(unit: str) -> w.Text:
 
 def fit_placeholder(entry: w.Text, unit: str) -> None:
     entry.placeholder = entry_placeholder(unit)
-    entry.layout.width = f"{max(len(entry.placeholder), 16) + 3}ch"
+    entry.layout.width = answer_width(entry.placeholder)
 
 
 def on_enter(entry: w.Text, callback) -> None:

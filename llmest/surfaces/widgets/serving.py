@@ -10,7 +10,7 @@ from ...formulas import memory as mem
 from ... import plans
 from ...core.i18n import _
 from .form import Form, field_style, gpu_field, in_slider, model_field, option, price_field, whole
-from .render import svg_chart
+from .charts import svg_chart
 
 BATCHES = [2 ** k for k in range(0, 17)]   # the chart's batches, up to 65,536
 
