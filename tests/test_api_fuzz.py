@@ -7,11 +7,15 @@ baseline); then each parameter in turn gets each bad value of its kind, and a hy
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
+import functools
+import importlib
 import inspect
 import math
 import numbers
+import pkgutil
 import resource
 import signal
 
@@ -20,15 +24,58 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from llmest import InputError, comm, compute, data, hardware, kv_cache, memory, model, params, plans, runs, units, zero
-from llmest.formulas.readers.config_file import CONFIGS
-from llmest.plans.findings import compute as compute_findings
-from llmest.plans.findings import memory as memory_findings
+import llmest
 
-MODULES = (params, model, kv_cache, memory, zero, comm, compute, data, hardware, runs, plans, units, compute_findings,
-           memory_findings)
-# Functions that take text, not numbers, or that do not take input at all; each is fuzzed elsewhere.
-ELSEWHERE = {"tokens_per_byte", "measured_tokens_per_gb", "measured_spread", "halfwidth", "check_length"}
+from llmest import InputError, memory, model, plans
+from llmest.formulas.readers.config_file import CONFIGS
+from llmest.learn import drills
+
+# What the fuzz does not call, each with its reason: a key ending in "." is a package and all below it, any other
+# key a module or one callable ("module.name"). Every other public function and class of llmest is fuzzed.
+PACKAGES_NOT_FUZZED = {
+    "llmest.surfaces.": "the command line, widgets and app: tests/test_cli_fuzz.py and test_widget_fuzz.py fuzz them",
+    "llmest.book.": "builds the book and its pages from the material; takes no reader's input",
+    "llmest.__main__": "runs the command line",
+    "llmest.learn.progress.": "reads and writes the reader's progress file (a file)",
+    "llmest.catalog.corpora.measure": "reads the corpus samples from files and tokenizes them",
+    "llmest.formulas.measure": "builds and runs PyTorch models (a kernel, and a GPU for cuda_peak_bytes)",
+    "llmest.plans.findings.measure": "shows what formulas.measure measured on a PyTorch model",
+    "llmest.display.": "shows a result that a plan or finding returned: its input is that result, checked there",
+    "llmest.core._validate": "the checkers: each raises InputError under whatever name it is given",
+    "llmest.core.limits": "check_plausible and its bounds: checkers, as in _validate",
+    "llmest.core.errors": "InputError itself",
+    "llmest.core.i18n": "set_language switches the whole process; N_, C_ and NC_ only mark text for translation",
+    "llmest.core.registry": "the registry the exercises and drills are kept in, filled at import",
+    "llmest.core.report": "Report, Block, Shows, Finding: the types every result is shown as",
+    "llmest.formulas.readers.hf_build": "turns a parsed config.json into a ModelConfig: config_from_json reaches it",
+    "llmest.formulas.readers.config_file.load": "a parsed config.json or a path: config_from_json/_file reach it",
+    "llmest.formulas.readers.config_file.read_file": "reads a file: config_from_file is fuzzed with a catalogue file",
+    "llmest.formulas.data.tokens_per_byte": "tokenizes text with tiktoken: tests/test_data.py",
+    "llmest.formulas.data.measured_tokens_per_gb": "reads the measured corpus samples: tests/test_data.py",
+    "llmest.formulas.data.measured_spread": "reads the measured corpus samples: tests/test_data.py",
+    "llmest.core.units.halfwidth": "folds full-width characters of any text: tests/test_units.py",
+    "llmest.core.units.check_length": "a checker of text length, as in _validate",
+    "llmest.learn.course_mode.graded_mode": "switches the course's graded mode for the whole process",
+    "llmest.learn.course_mode.withheld": "raises by design: what graded mode gives instead of an expected value",
+    "llmest.graded_mode": "switches the course's graded mode for the whole process",
+    "llmest.learn.worksheets.write_worksheet": "writes files into a folder",
+    "llmest.learn.sealed.decide": "the sealed grade answers with AssertionError by design: tests/test_sealed.py",
+    "llmest.learn.grading.assert_readable": "a graded notebook's visible test: AssertionError by design",
+    "llmest.learn.drills.problem.template": "registers a drill template at import",
+    "llmest.plans.layout_time.step_times": "takes the column arrays search_layouts builds: search_layouts reaches it",
+}
+RESULT = "a result that a function of the package returns, built from input checked there"
+RECORD = "an entry of a catalogue written in the package, not a reader's input"
+MATERIAL = "a piece of the course material (exercise, drill, card, verdict), written in the package"
+CLASSES_NOT_FUZZED = {
+    **dict.fromkeys(("BudgetEstimate", "MemoryComparison", "CorpusEstimate", "LayoutSearch", "MemoryBreakdown",
+                     "MemoryPlan", "DecodeEstimate", "ServingEstimate", "RequestEstimate", "TimeEstimate",
+                     "MfuEstimate", "TrainingEstimate", "ParamCount", "StateBytes", "MFURange", "DeepSeekV3Example"),
+                    RESULT),
+    **dict.fromkeys(("GPU", "Network", "Run", "PublishedMFU", "LossFit", "TrainedModel", "Convention", "Optimizer",
+                     "WeightFormat", "LayoutRun", "Unit"), RECORD),
+    **dict.fromkeys(("Part", "Problem", "Template", "Card", "Exercise", "Verdict"), MATERIAL),
+}
 CONFIG = str(CONFIGS / "llama-2-7b.json")
 
 LLAMA = model.preset("llama-2-7b")
@@ -57,8 +104,28 @@ GOOD = {
     "fp32_norms": True, "offload": "optimizer", "reduce_bucket_size": 5e8,
     "prefetch_bucket_size": 5e7, "max_live_parameters": 1e9, "param_persistence_threshold": 1e5,
     "gathered_params": 1.8e8, "persistent_params": 2.7e5, "overlap_comm": False, "gpus_per_node": 8,
-    "models": ("llama-2-7b", "gpt-oss-120b"),
+    "models": ("llama-2-7b", "gpt-oss-120b"), "hidden_size": 4096, "num_layers": 32, "num_heads": 32, "scale": 86400,
+    "seed": 7, "problem": lambda: drills.generate("training-days", 7), "problems": lambda: drills.drill_set(7, 3),
+    "entry": "80 GB", "message": "8 GPU", "gpu_name": "A100 80GB", "per_param": memory.state_bytes_per_param,
+    "run": "Megatron-LM 1T", "generation": "Ampere", "root": True, "optimal": True, "spends": True,
+    "estimates": lambda: [plans.estimate_corpus(7e9)], "estimate": lambda: _corpus(),
+    "steps": lambda: plans.memory_reductions(LLAMA, dp=8, micro_batch=4, seq_len=4096),
+    "layouts": [(0, 64, 1, 1), (3, 64, 1, 1)], "found": lambda: _search(), "searches": lambda: [_search()],
+    "row": lambda: _search().evaluate(tp=1, pp=1, dp=64, recompute="full"), "exact": 6_574_055_424,
+    "rule": 6_573_522_944, "variants": [{"zero": 0}, {"zero": 3}], "settings": {"dp": 8}, "example": "zero",
 }
+
+
+@functools.lru_cache(maxsize=None)
+def _search():
+    return plans.search_layouts(LLAMA, 64, "A100 80GB", 4096, 256 * 4096)
+
+
+@functools.lru_cache(maxsize=None)
+def _corpus():
+    return plans.estimate_corpus(gpus=64, days=30, peak_flops_per_s=200e12, mfu=0.5, mix={"chinese": 1.0})
+
+
 # Where a name means different things in different functions.
 GOOD_FOR = {
     ("preset", "name"): "llama-2-7b", ("gpu", "name"): "A100 80GB", ("price_per_gpu_hour", "name"): "A100 80GB",
@@ -81,41 +148,83 @@ GOOD_FOR = {
     ("gpu_memory", "gpus"): ["A100 80GB", "H100 SXM"], ("largest_batches", "prompts"): (256, 1024),
     ("least_gpus", "variants"): [{"micro_batch": 1}, {"micro_batch": 2}], ("mla_cache", "model"): "deepseek-v3",
     ("planner", "variants"): [{"zero": 2}, {"zero": 3}], ("states", "n_params"): (7e9, 70e9),
-    ("checkpoint_storage", "keeps"): (None, 5),
+    ("checkpoint_storage", "keeps"): (None, 5), ("generate", "key"): "training-days", ("title", "key"): False,
+    ("chosen_topics", "topics"): ("memory",), ("gpu_peak", "name"): "A100 80GB", ("tflops_text", "name"): "A100 80GB",
+    ("exercise", "key"): "1.2", ("trained", "model"): "LLaMA-7B", ("optimal_instead", "model"): "LLaMA-7B",
+    ("moe_layer", "model"): "deepseek-v3", ("deck_summary", "example"): "mixed-precision AdamW",
+    ("active_table", "models"): {"deepseek-v3": ("embeddings",)}, ("grouped_query", "model"): "llama-2-70b",
+    ("latent_attention", "model"): "deepseek-v3", ("estimate_mfu", "gpu_hours"): 64 * 30 * 24, ("size_table", "rows"): [
+        ("7B", 32, 4096, (6.5e9, 7.0e9), "llama-2-7b")], ("against_rule", "rows"): [(7e9, 100e9), (70e9, 1.4e12)],
+    ("layout_memory", "micro_batches"): (8, 32), ("tokenizers_crawl", "cleaning_yield"): (0.2, 0.3), ("count", "field"): "num_layers", ("count", "value"): 32, ("read_json", "text"): '{"n_layer": 12}',
 }
 
 
 # Lookups in a named catalogue name the catalogue ("gpu == 'H1OO'"), which is what the caller looked up.
 NAMED_AS = {("gpu", "name"): "gpu", ("price_per_gpu_hour", "name"): "gpu", ("gpu_price", "name"): "gpu", ("preset", "name"): "preset",
-            ("fit", "name"): "fit", ("estimate_time", "model"): "n_params"}  # "give n_params or model"
+            ("fit", "name"): "fit", ("estimate_time", "model"): "n_params",  # "give n_params or model"
+            ("exercise", "key"): "exercise", ("generate", "key"): "template", ("read_entry", "entry"): "answer",
+            ("count", "value"): "num_layers", ("read_json", "text"): "config", ("gpu_peak", "name"): "gpu",
+            ("tflops_text", "name"): "gpu"}  # a config.json's count names its key  # "give n_params or model"
+# Classes whose optional fields keep their defaults in the baseline (GOOD would make a mixture of latent-attention
+# experts with no experts per token); each field is still fuzzed by the kind of its default.
+DEFAULTS_KEPT = {"ModelConfig"}
 # Parameters that only label the messages of a checker: not input to fuzz.
-LABELS = {("parse_count", "name"), ("parse_bytes", "name"), ("config_from_file", "param"),
+LABELS = {("parse_count", "name"), ("parse_bytes", "name"), ("config_from_file", "param"), ("count", "field"),
+          ("read_json", "param"), ("read_json", "where"), ("count", "minimum"), ("count", "maximum"),
+          ("check_config", "name"), ("ModelConfig", "name"), ("chinchilla", "name"), ("against_rule", "section"),
+          ("deck_summary", "example"), ("trained", "name"), ("moe_layer", "name"),
           ("config_from_json", "param"), ("chinchilla_text", "name")}
 # Formatters write a negative difference as readily as a positive figure.
-SIGNED = {"format_count", "chinese_count", "format_bytes", "format_flops", "format_int", "format_number", "format_percent",
+SIGNED = {"answer_text", "format_count", "chinese_count", "format_bytes", "format_flops", "format_int", "format_number", "format_percent",
           "format_usd", "show"}
 
 
+def qualified(func) -> str:
+    """A callable's name with its module, less "llmest.": "plans.time_plan.estimate_mfu"."""
+    return f"{func.__module__}.{func.__name__}".removeprefix("llmest.")
+
+
 def good_value(func, param: inspect.Parameter):
-    key = (func.__name__, param.name)
-    value = GOOD_FOR.get(key, GOOD.get(param.name, param.default))
+    if func.__name__ in DEFAULTS_KEPT and param.default is not inspect.Parameter.empty:
+        return param.default
+    value = GOOD_FOR.get((qualified(func), param.name), GOOD_FOR.get((func.__name__, param.name),
+                                                                     GOOD.get(param.name, param.default)))
     if value is inspect.Parameter.empty:
-        raise KeyError(f"no good value for {func.__name__}({param.name})")
-    return value() if callable(value) else value
+        raise KeyError(f"no good value for {qualified(func)}({param.name}): give it one in GOOD or GOOD_FOR")
+    return value() if callable(value) and not inspect.isclass(value) else value
 
 
-def public_functions():
-    seen = {}
-    for module in MODULES:
-        for name in getattr(module, "__all__", None) or dir(module):
-            func = getattr(module, name, None)
-            if (inspect.isfunction(func) and not name.startswith("_") and name not in ELSEWHERE
-                    and func.__module__.startswith(module.__name__)):
-                seen[name] = func
-    return dict(sorted(seen.items()))
+def not_fuzzed(name: str) -> str | None:
+    """Why the module or callable ``name`` (with "llmest.") is not fuzzed, or None."""
+    return next((why for key, why in PACKAGES_NOT_FUZZED.items()
+                 if name == key or name.startswith(key if key.endswith(".") else f"{key}.")), None)
 
 
-FUNCTIONS = public_functions()
+def _modules(package):
+    """The package's modules, walked with pkgutil; a package not fuzzed is not even imported."""
+    for info in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
+        if not not_fuzzed(info.name + ("." if info.ispkg else "")):
+            module = importlib.import_module(info.name)
+            yield module
+            if info.ispkg:
+                yield from _modules(module)
+
+
+def public_callables() -> dict:
+    """Every public function and class defined in llmest, by its qualified name, less those not fuzzed: a new
+    function is fuzzed without a list to update (and fails until each of its parameters has a good value)."""
+    found = {}
+    for module in (llmest, *_modules(llmest)):
+        for name, obj in vars(module).items():
+            if (name.startswith("_") or not (inspect.isfunction(obj) or inspect.isclass(obj))
+                    or obj.__module__ != module.__name__ or not_fuzzed(f"{module.__name__}.{name}")
+                    or (inspect.isclass(obj) and name in CLASSES_NOT_FUZZED)):
+                continue
+            found[qualified(obj)] = obj
+    return dict(sorted(found.items()))
+
+
+FUNCTIONS = public_callables()
 
 
 def baseline(func) -> dict:
@@ -214,8 +323,12 @@ def numbers_in(result, depth=0):
             yield from numbers_in(value, depth + 1)
 
 
-def insane(result) -> str | None:
-    """Why a result is not a sane answer, or None."""
+# Findings whose figures include a signed error (the rule's count less the exact one).
+SIGNED_FIGURES = {"rule_table", "departures_table", "versus_rule"}
+
+
+def insane(result, signed: bool = False) -> str | None:
+    """Why a result is not a sane answer, or None; ``signed``: a negative figure is sane."""
     if isinstance(result, complex) or (isinstance(result, str) and result.lower() in ("nan", "inf")):
         return f"returned {result!r}"
     if isinstance(result, str) and any(word in result.lower() for word in ("nan", "inf ")):
@@ -223,7 +336,7 @@ def insane(result) -> str | None:
     for x in numbers_in(result):
         if not math.isfinite(x):
             return f"returned a non-finite figure ({x})"
-        if x < 0:
+        if x < 0 and not signed:
             return f"returned a negative figure ({x:g})"
     return None
 
@@ -272,7 +385,7 @@ def outcome(func, kwargs: dict, param: str, bad: Bad) -> tuple[str, str]:
         return "escape", "RecursionError"
     except Exception as err:  # noqa: BLE001 - the point is to see what escapes
         return "escape", f"{type(err).__name__}: {str(err)[:120]}"
-    reason = insane(result) if not (func.__name__ in SIGNED and isinstance(result, str)) else None
+    reason = insane(result, func.__name__ in SIGNED_FIGURES) if not (func.__name__ in SIGNED and isinstance(result, str)) else None
     if reason:
         return "nonsense", reason
     if bad.must and not (func.__name__ in SIGNED and isinstance(bad.value, numbers.Real) and bad.value < 0):
@@ -288,17 +401,61 @@ def _cases():
 
 
 CASES = list(_cases())
+# Failures the fuzz found and this change did not fix, each with why; a fixed one must leave the list (the test
+# fails while it stays), and any other failure fails.
+KNOWN = {
+    "learn.worksheets.title": "takes the problems of drill_set; a list of anything else escapes",
+    "learn.worksheets.worksheet_markdown": "as title",
+    "learn.worksheets.worksheet_html": "as title",
+    "core.clock.time_words": "scale is not checked (grading passes its own units' seconds)",
+    "plans.comparison_plan.training_variants": "settings is not checked to be a dict of training_memory keywords",
+    "plans.layout_assumptions.matmul_efficiency": "an unknown GPU gets the uncalibrated efficiency by design; a list "
+                                                   "escapes",
+    "learn.verdict.readers_words": "message is not checked to be text",
+    "learn.grading.entry_placeholder": "an unknown unit escapes as KeyError (grading.py is being edited elsewhere)",
+    "learn.grading.read_entry": "an entry may be a number: 7 is a good answer, not text refused",
+    "plans.findings.parameters.rule_table": "a bad item of models names model, not models[i]",
+    "plans.findings.parameters.departures_table": "as rule_table",
+    "plans.findings.parameters.active_table": "a bad preset among the keys of models names model, not models",
+    "formulas.model.ModelConfig": "num_shared_experts=False is read as 0; an array escapes",
+    "plans.findings.drills.layer_activations": "seq_len=[7] answers",
+    "learn.drills.problem.chosen_topics": "topics=None answers all topics (a default in drill_set)",
+}
 
 
 def test_every_public_function_is_fuzzed():
-    assert len(FUNCTIONS) >= 95, sorted(FUNCTIONS)
-    assert len(CASES) > 1500
+    assert len(FUNCTIONS) >= 250, sorted(FUNCTIONS)
+    assert len(CASES) > 12000
+
+
+def test_every_parameter_has_a_good_value():
+    """A new function's parameter with no good value by its name fails here, naming it, rather than go unfuzzed."""
+    missing = []
+    for func in FUNCTIONS.values():
+        with contextlib.suppress(InputError):
+            try:
+                baseline(func)
+            except KeyError as err:
+                missing.append(err.args[0])
+    assert not missing, "\n".join(missing)
+
+
+def tally() -> tuple[collections.Counter, list[str]]:
+    """Every call of the fuzz by its outcome, and the failures: ``python tests/test_api_fuzz.py`` prints them."""
+    counts, failures = collections.Counter(), []
+    for name, param, bad in CASES:
+        func = FUNCTIONS[name]
+        category, detail = outcome(func, baseline(func), param, bad)
+        counts[category] += 1
+        if category not in ("named", "sane"):
+            failures.append(f"{name}({param}={bad.label}): {category}: {detail}")
+    return counts, failures
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
 def test_the_good_baseline_gives_a_sane_answer(name):
     func = FUNCTIONS[name]
-    assert insane(call(func, baseline(func))) is None
+    assert insane(call(func, baseline(func)), func.__name__ in SIGNED_FIGURES) is None
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
@@ -311,6 +468,9 @@ def test_bad_values_are_refused_by_name(name):
             category, detail = outcome(func, kwargs, param, bad)
             if category not in ("named", "sane"):
                 failures.append(f"{name}({param}={bad.label}): {category}: {detail}")
+    if name in KNOWN:
+        assert failures, f"{name} passes now: take it off KNOWN"
+        pytest.xfail(f"{KNOWN[name]}: {len(failures)} failures, e.g. {failures[0]}")
     assert not failures, "\n".join(failures)
 
 
@@ -325,7 +485,7 @@ def test_numpy_scalars_count_as_numbers(name):
             assert call(func, {**kwargs, param: scalar}) == expected, param
 
 
-NUMBER_PARAMS = sorted({(name, param) for name, param, bad in CASES if bad.label == "-1"})
+NUMBER_PARAMS = sorted({(name, param) for name, param, bad in CASES if bad.label == "-1" and name not in KNOWN})
 GENERATED = st.one_of(
     st.floats(max_value=-1e-300), st.sampled_from([math.nan, math.inf, -math.inf]),
     st.integers(max_value=-1), st.integers(min_value=10 ** 309), st.complex_numbers(min_magnitude=1e-3),
@@ -342,3 +502,59 @@ def test_generated_bad_numbers_are_refused_by_name(case, value):
     must = not (isinstance(value, int) and not isinstance(value, bool) and value > 0)
     category, detail = outcome(func, baseline(func), param, Bad(value, must=must))
     assert category in ("named", "sane"), f"{name}({param}={value!r}): {category}: {detail}"
+
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Contradictory or impossible input the fuzz of one parameter at a time does not reach (issue 35)
+# ----------------------------------------------------------------------------------------------------------------
+
+def _refused(call_it, param: str, *words: str):
+    with pytest.raises(InputError) as err:
+        call_it()
+    assert err.value.param == param and all(word in str(err.value) for word in words), (err.value.param, err.value)
+
+
+def test_contradictory_or_impossible_input_is_refused_by_name():
+    from llmest import kv_cache, units
+    from llmest.plans.layout_time import stage_layers
+    from llmest.plans.memory_plan import training_states
+
+    per_param = memory.state_bytes_per_param()
+    _refused(lambda: plans.estimate_mfu(7e9, 1e12, gpu_hours=1), "gpu_hours", "over 1")
+    _refused(lambda: plans.estimate_mfu(7e9, 1e12, gpus=1, days=1), "days", "over 1")
+    _refused(lambda: plans.estimate_mfu(7e9, 1e12, gpu_hours=1e5, gpus=64, days=30), "gpu_hours", "disagrees")
+    assert plans.estimate_mfu(7e9, 1e12, gpu_hours=64 * 30 * 24, gpus=64, days=30).mfu < 1
+    _refused(lambda: kv_cache.sequences_that_fit(40e9, 140e9, 1e9), "weight_bytes", "do not fit")
+    _refused(lambda: units.parse_count("-7B"), "value", "negative")
+    for degree in ("dp", "tp", "pp", "cp", "ep"):
+        for bad in (0, -1, 1.5, None):
+            kwargs = {**dict(zero=1, dp=8, tp=1, pp=1, cp=1, ep=1), degree: bad}
+            _refused(lambda: training_states(LLAMA, per_param, **kwargs), degree)
+    _refused(lambda: stage_layers(LLAMA, -1), "pp")
+    _refused(lambda: stage_layers(LLAMA, 33), "pp", "<= 32")
+    _refused(lambda: stage_layers(None, 4), "cfg")
+    assert stage_layers(LLAMA, 32) == 1
+    for seed in (float("nan"), 1.5, -1, "7"):
+        _refused(lambda: drills.generate("training-days", seed), "seed")
+        _refused(lambda: drills.drill_set(seed), "seed")
+
+
+def test_a_model_that_no_split_holds_says_so():
+    from llmest.plans.findings import memory as findings
+
+    text = str(findings.serving_gpus(formats=("bf16",), devices=("H200",), seq_len=2**20, batch=64))
+    assert "None" not in text and "no tensor-parallel split holds it" in text
+
+
+def test_an_integer_too_long_to_read_names_its_key():
+    text = '{"model_type": "llama", "num_hidden_layers": ' + "9" * 10_000 + ', "text_config": {"x": [1]}}'
+    _refused(lambda: model.config_from_json(text), "config", "num_hidden_layers", "10,000 digits")
+    nested = '{"text_config": {"layer_types": [1, -' + "7" * 5_000 + ']}}'
+    _refused(lambda: model.config_from_json(nested), "config", "text_config.layer_types[1]", "5,000 digits")
+
+
+if __name__ == "__main__":
+    COUNTS, FAILURES = tally()
+    print("\n".join(FAILURES))
+    print(f"{len(FUNCTIONS)} callables, {sum(COUNTS.values())} calls:", dict(COUNTS))

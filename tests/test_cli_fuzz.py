@@ -50,6 +50,9 @@ def _configs(tmp: Path) -> list[tuple[str, str]]:
                        ("num_hidden_layers", 10**30), ("vocab_size", float("inf")), ("intermediate_size", 1.5),
                        ("num_key_value_heads", 5)]:
         files[f"{key}-{value}.json"[:60]] = (json.dumps({**good, key: value}), key)
+    digits = json.dumps({**good, "num_hidden_layers": 0}).replace('"num_hidden_layers": 0',
+                                                                   '"num_hidden_layers": ' + "9" * 10_000)
+    files["digits.json"] = (digits, "num_hidden_layers")  # too long for int(): Python's own error must not escape
     found = []
     for name, (text, named) in files.items():
         (tmp / name).write_bytes(text.encode("utf-8", "surrogateescape"))
@@ -208,3 +211,15 @@ def test_the_outcomes_are_told_apart(tmp_path):
     assert outcome(Case(("time", "--params", "7B", "--tokens", "1T", "--gpus", "8"), "--gpus", True)) == "sane"
     assert outcome(Case(("time", "--params", "7B", "--tokens", "1T", "--gpus", "8"), "--gpus")) == "nonsense"
     assert not sane(("time", "--params", "7B", "--tokens", "1T", "--gpus", "0"))
+
+
+@pytest.mark.parametrize("command", [["params"], ["memory"], ["serve", "--prompt-tokens", "512", "--output-tokens",
+                                                                  "128"],
+                                     ["layout", "--gpus", "64", "--seq-len", "4096", "--global-batch-tokens", "4194304"]])
+def test_an_integer_too_long_to_read_is_one_line_naming_its_key(tmp_path, command):
+    good = (FIXTURES / "llama-2-7b.json").read_text(encoding="utf-8")
+    path = tmp_path / "digits.json"
+    path.write_text(good.replace('"num_hidden_layers": 32', '"num_hidden_layers": ' + "9" * 10_000), encoding="utf-8")
+    status, out, err = _call([command[0], str(path), *command[1:]])
+    assert status == 2 and not out and len(err.strip().splitlines()) == 1, (status, err)
+    assert "num_hidden_layers" in err and "10,000 digits" in err and "Exceeds the limit" not in err

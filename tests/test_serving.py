@@ -95,7 +95,10 @@ def test_paged_blocks():
     assert [kv.kv_blocks(t) for t in (1, 16, 17, 32, 33)] == [1, 1, 2, 2, 3]
     assert [kv.paged_waste_tokens(t) for t in (1, 16, 17)] == [15, 0, 15]
     assert kv.paged_tokens(1000, 32) == 1024
-    assert kv.sequences_that_fit(100, 60, 10, 5) == 3 and kv.sequences_that_fit(50, 60, 10) < 0
+    assert kv.sequences_that_fit(100, 60, 10, 5) == 3 and kv.sequences_that_fit(65, 60, 10, 5) == 0
+    with pytest.raises(InputError, match="weights alone do not fit") as err:  # not -1 sequences
+        kv.sequences_that_fit(50, 60, 10)
+    assert err.value.param == "weight_bytes"
 
 
 def test_a_windowed_model_keeps_its_window():

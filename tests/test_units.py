@@ -70,9 +70,16 @@ def test_halfwidth_reads_fullwidth_forms():
 
 
 @pytest.mark.parametrize("text, value", [("93,483", 93_483), ("1,310,359,552", 1_310_359_552), ("1,234.5", 1234.5),
-                                         ("-1,000", -1000), ("2,000B", 2e12)])
+                                         ("1,000", 1000), ("2,000B", 2e12)])
 def test_a_comma_separates_thousands(text, value):
     assert le.parse_count(text) == value
+
+
+@pytest.mark.parametrize("text", ["-7B", "-1,000", "-0.5 million"])
+def test_a_negative_count_is_refused_as_a_negative_size_is(text):
+    with pytest.raises(le.InputError, match="never negative") as err:
+        le.parse_count(text, "n_params")
+    assert err.value.param == "n_params"
 
 
 @pytest.mark.parametrize("parse, text, suggestion", [

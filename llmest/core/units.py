@@ -113,6 +113,9 @@ def parse_count(text, name: str = "value") -> float:
         allowed = _("K, M, B, T (or thousand, million, billion, trillion, 千, 万, 百万, 亿, 十亿, 万亿)")
         raise InputError(name, _("{name} == {text}: unknown suffix {suffix}, must be one of {allowed}.").format(
             name=name, text=repr(text), suffix=repr(unit), allowed=allowed))
+    if value < 0:
+        raise InputError(name, _("{name} == {text}: a count is never negative.").format(
+            name=name, text=repr(text)))
     return _finite(value * COUNT_SCALES[unit], text, name)
 
 

@@ -10,6 +10,7 @@ tokens, as transformers' DynamicSlidingWindowLayer stores them.
 from __future__ import annotations
 
 from ..core import _validate as v
+from ..core.i18n import _
 from .model import config_from
 
 BYTES_PER_VALUE = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1}
@@ -99,7 +100,12 @@ def paged_waste_tokens(tokens, block_tokens=BLOCK_TOKENS):
 @v.checked
 def sequences_that_fit(memory_bytes, weight_bytes, kv_bytes_per_sequence, overhead_bytes=0):
     """The most sequences whose KV cache fits beside the weights and the runtime's overhead:
-    ⌊(memory − weights − overhead) / KV per sequence⌋, negative when the weights alone do not fit."""
+    ⌊(memory − weights − overhead) / KV per sequence⌋; refused where the weights and overhead alone do not fit."""
+    if weight_bytes + overhead_bytes > memory_bytes:
+        raise v.InputError("weight_bytes", _(
+            "weight_bytes == {weights:g} and overhead_bytes == {overhead:g} are more than memory_bytes == {memory:g}: "
+            "the weights alone do not fit, so no sequence does.").format(
+            weights=weight_bytes, overhead=overhead_bytes, memory=memory_bytes))
     return (memory_bytes - weight_bytes - overhead_bytes) // kv_bytes_per_sequence
 
 

@@ -9,10 +9,13 @@ import math
 
 import numpy as np
 
+from ..core import _validate as v
+from ..core.i18n import _
 from ..formulas import comm
 from ..formulas.compute import attention_flops_per_token_for, flops_params
 from ..formulas.memory import RECOMPUTE
 from ..formulas.model import count_params
+from .memory_plan import check_config
 from .layout_assumptions import (HIDDEN_KINDS, MATMUL_OVERHEAD_S, MATMULS_PER_LAYER, NCCL_BASE_LATENCY_S,
                                  NETWORK_EFFICIENCY, NETWORK_STEP_LATENCY_S, NVLINK_EFFICIENCY, NVLINK_STEP_LATENCY_S)
 
@@ -165,8 +168,14 @@ def _zero_messages(zero, m):
 
 def stage_layers(cfg, pp, layers=None):
     """Layers (or ``layers`` of a kind) in the largest pipeline stage: ⌈L/p⌉ (Megatron-LM may also split unevenly
-    by hand)."""
-    return -(-(cfg.num_layers if layers is None else layers) // pp)
+    by hand). ``pp`` may be an array, one per layout; more stages than layers are refused."""
+    check_config(cfg)
+    total = cfg.num_layers if layers is None else v.check_whole("layers", layers)
+    pp = v.check_whole("pp", pp)
+    if np.any(pp > total):
+        raise v.InputError("pp", _("pp == {pp}, must be <= {layers}: a pipeline stage needs a layer.").format(
+            pp=v.quote(pp), layers=total))
+    return -(-total // pp)
 
 
 def _dp_bytes(c, cfg, tp, pp, replicas, m):

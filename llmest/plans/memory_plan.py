@@ -13,6 +13,7 @@ from ..formulas.memory import (BYTES_PER_VALUE, CONVENTIONS, LORA_TARGETS, MEMOR
                                RUNTIME_OVERHEAD_BYTES, WEIGHT_FORMATS, activations_per_gpu, kv_cache_bytes_for,
                                lora_params, model_weight_bytes, sharded_state_bytes, state_bytes_per_param,
                                training_state_bytes)
+from ..formulas.memory import StateBytes
 from ..formulas.kv_cache import kv_cache_shards
 from ..formulas.model import ModelConfig, config_from, count_params
 from ..display.memory import breakdown_table
@@ -56,10 +57,19 @@ class MemoryBreakdown:
         return self.table()
 
 
+def check_config(cfg, name: str = "cfg") -> ModelConfig:
+    """A ModelConfig, where a helper takes one already read (a plan takes a preset's name or a config.json too)."""
+    if not isinstance(cfg, ModelConfig):
+        raise InputError(name, _("{name} == {value}, must be a ModelConfig (model.preset or model.config_from).")
+                         .format(name=name, value=v.quote(cfg)))
+    return cfg
+
+
 def check_parallel(cfg: ModelConfig, dp, tp, pp, zero):
     """The parallel degrees a model can be split by: tp must divide its heads, pp at most its layers."""
-    v.check_int("dp", dp)
-    v.check_int("tp", tp)
+    check_config(cfg)
+    v.check_int("dp", dp, maximum=int(v.HUGE))
+    v.check_int("tp", tp, maximum=int(v.HUGE))
     v.check_int("pp", pp, maximum=cfg.num_layers)
     v.check_int("zero", zero, minimum=0, maximum=3)
     if cfg.num_heads % tp:
@@ -155,6 +165,9 @@ def training_states(cfg: ModelConfig, per_param, zero, dp, tp, pp, cp=1, ep=1, o
     """Training states per GPU, {"gpu": parts, "cpu": parts}: 1/(tp·pp) of the dense parameters, sharded by ZeRO
     over the dp·cp GPUs that hold them, and 1/ep of that of the routed experts, over dp·cp/ep (norms and embeddings
     are not split exactly so: a small error). The degrees may be NumPy arrays, one per layout (the layout search)."""
+    check_config(cfg)
+    dp, tp, pp, cp, ep = (v.check_whole(name, value) for name, value in
+                          (("dp", dp), ("tp", tp), ("pp", pp), ("cp", cp), ("ep", ep)))
     counts = count_params(cfg)
     split, experts = tp * pp, counts.parts["experts"]
     shards = [((counts.total - experts) / split, dp * cp)] + ([(experts / split / ep, dp * cp / ep)] if experts else [])
@@ -169,6 +182,15 @@ def zero_buffers(cfg: ModelConfig, per_param, zero, tp, pp, reduce_bucket_size=Z
     """ZeRO's buffers per GPU (``zero.zero_buffer_bytes``): at ZeRO-3 the largest module's 1/tp plus the prefetch
     bucket, at most the live-parameter limit, and the norms every GPU keeps whole below the persistence threshold.
     tp and pp may be arrays."""
+    check_config(cfg)
+    if not isinstance(per_param, StateBytes):
+        raise InputError("per_param", _("per_param == {value}, must be the StateBytes of state_bytes_per_param().")
+                         .format(value=v.quote(per_param)))
+    tp, pp = v.check_whole("tp", tp), v.check_whole("pp", pp)
+    for name, value in (("reduce_bucket_size", reduce_bucket_size), ("prefetch_bucket_size", prefetch_bucket_size),
+                        ("max_live_parameters", max_live_parameters),
+                        ("param_persistence_threshold", param_persistence_threshold)):
+        v.check_nonnegative(name, value)
     persistent = count_params(cfg).parts["norms"] / pp if cfg.hidden_size < param_persistence_threshold else 0
     wanted = largest_module_params(cfg) / tp + prefetch_bucket_size
     gathered = (max_live_parameters + wanted - abs(max_live_parameters - wanted)) / 2  # the lesser, arrays too

@@ -218,7 +218,8 @@ def estimate_request(model, gpu="A100 80GB", *, prompt_tokens, output_tokens, ba
     per_sequence = kv_cache_bytes_for(cfg, slots, 1, kv_dtype)
     waste = per_sequence - kv_cache_bytes_for(cfg, tokens, 1, kv_dtype)
     per_gpu = per_sequence / kv_cache_shards(cfg, tp)
-    most = int(max(0, sequences_that_fit(usable, memory["weights"], per_gpu, overhead_bytes)))
+    fits = memory["weights"] + overhead_bytes <= usable  # else no sequence fits beside the weights
+    most = int(sequences_that_fit(usable, memory["weights"], per_gpu, overhead_bytes)) if fits else 0
     return RequestEstimate(settings, flops, ttft, "compute" if compute_bound else "memory", decode, context, memory,
                            usable, int(kv_blocks(tokens, block_tokens)), waste, most,
                            _per_million(price, tp, batch * prompt_tokens / ttft),

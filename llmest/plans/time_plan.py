@@ -5,6 +5,7 @@ fine-tuning ``estimate_finetune_time``), the MFU a published run implies (``esti
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 
 from ..core import _validate as v
@@ -184,9 +185,23 @@ def estimate_mfu(n_params, tokens, *, gpu_hours=None, gpus=None, days=None, gpu=
     if gpu_hours is None:
         if gpus is None or days is None:
             raise v.InputError("gpu_hours", _("give gpu_hours, or gpus and days: neither was given."))
-        gpu_hours = gpus * days * SECONDS_PER_DAY / SECONDS_PER_HOUR
+        gpu_hours, given = gpus * days * SECONDS_PER_DAY / SECONDS_PER_HOUR, "days"
+    else:
+        given = "gpu_hours"
+        if gpus is not None and days is not None and not math.isclose(
+                gpu_hours, gpus * days * SECONDS_PER_DAY / SECONDS_PER_HOUR, rel_tol=0.01):
+            raise v.InputError("gpu_hours", _(
+                "gpu_hours == {hours:g} disagrees with gpus == {gpus} × days == {days:g} ({product:g} GPU-hours): "
+                "give gpu_hours, or gpus and days.").format(hours=gpu_hours, gpus=gpus, days=days,
+                                                          product=gpus * days * SECONDS_PER_DAY / SECONDS_PER_HOUR))
     peak = _peak(gpu, peak_flops_per_s)
-    return MfuEstimate(n_params, tokens, gpu_hours, peak, implied_mfu(n_params, tokens, gpu_hours, peak))
+    mfu = implied_mfu(n_params, tokens, gpu_hours, peak)
+    if mfu > 1:
+        raise v.InputError(given, _(
+            "6·N·D == {flops:g} FLOPs in {hours:g} GPU-hours would be an MFU of {mfu:g}, over 1: more than the GPUs "
+            "can do at their peak; the run could not have happened.").format(
+            flops=6 * n_params * tokens, hours=gpu_hours, mfu=mfu))
+    return MfuEstimate(n_params, tokens, gpu_hours, peak, mfu)
 
 
 @dataclass(frozen=True)

@@ -211,8 +211,9 @@ def lora_shapes(f: dict) -> Report:
 
 
 def serving_gpus(f: dict) -> Report:
-    return _aligned(_("{weights} on {gpu}: {n} GPU(s)").format(weights=pad(r["weights"], 5), gpu=pad(r["gpu"], 10),
-                                                             n=r["gpus"]) for r in f["rows"])
+    return _aligned((_("{weights} on {gpu}: {n} GPU(s)") if r["gpus"] is not None else
+                     _("{weights} on {gpu}: no tensor-parallel split holds it")).format(
+        weights=pad(r["weights"], 5), gpu=pad(r["gpu"], 10), n=r["gpus"]) for r in f["rows"])
 
 
 def runtime_overhead(f: dict) -> Report:

@@ -43,7 +43,7 @@ def read_json(text: str, param: str = "config", where: str = PASTED) -> dict:
         raise InputError(param, _("{where} is empty; it must hold a JSON object such as {example}.").format(
             where=where, example='{"model_type": ...}'))
     try:
-        loaded = json.loads(text)
+        loaded = json.loads(text, parse_int=_integer)
     except json.JSONDecodeError as err:
         raise InputError(param, _("{where} is not valid JSON: {reason} (line {line}, column {column}).").format(
             where=where, reason=err.msg, line=err.lineno, column=err.colno))
@@ -53,7 +53,37 @@ def read_json(text: str, param: str = "config", where: str = PASTED) -> dict:
     if not isinstance(loaded, dict):
         raise InputError(param, _("{where} must hold a JSON object, not {kind}.").format(
             where=where, kind=type(loaded).__name__))
+    found = _too_long(loaded)
+    if found is not None:
+        raise InputError(param, _("{where}: {key} is an integer of {digits} digits, too long to read as a number.")
+                         .format(where=where, key=found[0], digits=f"{len(found[1].lstrip('-')):,}"))
     return loaded
+
+
+class _TooLong(str):
+    """An integer of the JSON text that Python refuses to read (more digits than sys.get_int_max_str_digits)."""
+
+
+def _integer(digits: str):
+    try:
+        return int(digits)
+    except ValueError:
+        return _TooLong(digits)
+
+
+def _too_long(config: dict):
+    """(key, digits) of the first integer too long to read (``text_config.num_hidden_layers``, ``layer_types[3]``),
+    or None; walked without recursion, as deep as the JSON reader allowed."""
+    stack = [("", config)]
+    while stack:
+        path, value = stack.pop()
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        for key, item in reversed(list(items)):
+            where = f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key}" if path else str(key)
+            if isinstance(item, _TooLong):
+                return where, str(item)
+            stack.append((where, item))
+    return None
 
 
 def read_file(path, param: str = "config") -> dict:

@@ -37,6 +37,7 @@ def heading(problem: Problem) -> str:
 def generate(key: str, seed: int, level: str = "medium") -> Problem:
     """One problem from template ``key``, fixed by ``seed``."""
     TEMPLATES.lookup(key)
+    check_int("seed", seed, minimum=0, maximum=10**30)  # NaN or 1.5 would draw a set no one can draw again
     check_choice("level", level, LEVELS)
     rng = random.Random(f"{key}/{level}/{seed}")
     while True:
@@ -61,7 +62,7 @@ def drill_set(seed: int, n: int = 10, topics=None, level: str = "medium") -> lis
     template once (in an order drawn for the seed). ``level`` is "easy", "medium", "hard" or "mixed" (each template's
     level drawn for the seed, the next one in its next round). A template's place, level and problem depend on the
     seed and its key only: adding a template leaves the problems of the others as they were."""
-    check_int("seed", seed, minimum=0)
+    check_int("seed", seed, minimum=0, maximum=10**18)  # drawn as seed·1000 + round in generate
     check_int("n", n, maximum=200)
     check_choice("level", level, (*LEVELS, "mixed"))
     chosen = chosen_topics(topics)

@@ -90,7 +90,7 @@ def layout_search(found, layouts, top=3, *, micro_batch=1, recompute="full") -> 
     ``micro_batch`` sequences, ``recompute``), then its ``top`` layouts: the degrees, memory per GPU, compute,
     bubble, exposed communication, step time, MFU and whether each fits."""
     v.check_choice("recompute", recompute, RECOMPUTATION)
-    v.check_int("top", top, minimum=0)
+    v.check_int("top", top, minimum=0, maximum=v.SEARCH_LIMIT)
     cols = found.columns
     rows = []
     for layout in layouts:
