@@ -204,3 +204,41 @@ WIDER_THAN_THE_WINDOW = """() => [...document.querySelectorAll('body *')]
     .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.querySelector('*'))
     .slice(0, 8).map(e => `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}`
                           + ` right=${Math.round(e.getBoundingClientRect().right)}`)"""
+
+
+def open_unrun(browser, url: str, notebook: str):
+    """A new page with a chapter as a reader first finds it: nothing run, its prose and stored outputs rendered."""
+    page = browser.new_page(viewport=READING)
+    page.set_default_timeout(60_000)
+    page.goto(f"{url}/lab/tree/{notebook}?reset")
+    page.wait_for_selector(".jp-Notebook .jp-MarkdownCell .jp-RenderedMarkdown")
+    return page
+
+
+# Whether MathJax is done with the page: the stored LaTeX outputs typeset (at least ``latex`` of them), and the cells
+# ``money`` (their indices) rid of MathJax's escape \$, which it turns into a plain $ as it reads a cell.
+TYPESET = """([money, latex]) => {
+    const cells = document.querySelectorAll('.jp-Notebook .jp-Cell');
+    const shown = (i) => cells[i] && cells[i].querySelector('.jp-RenderedMarkdown');
+    return document.querySelectorAll('.jp-RenderedLatex mjx-container').length >= latex
+        && money.every(i => shown(i) && !shown(i).textContent.includes('\\\\$'));
+}"""
+# For each cell index: the formulas MathJax typeset in its rendered Markdown, and the dollar signs left as text.
+MARKDOWN_MATH = """(indices) => {
+    const cells = document.querySelectorAll('.jp-Notebook .jp-Cell');
+    return indices.map(i => {
+        const shown = cells[i].querySelector('.jp-RenderedMarkdown');
+        return {formulas: shown.querySelectorAll('mjx-container').length,
+                dollars: (shown.textContent.match(/\\$/g) || []).length,
+                text: shown.textContent.slice(0, 300)};
+    });
+}"""
+# The first cell's paragraph holding ``words``: its text, and whether the opened page shows it without scrolling.
+ON_THE_FIRST_SCREEN = """(words) => {
+    const first = document.querySelector('.jp-Notebook .jp-Cell .jp-RenderedMarkdown');
+    const line = [...first.querySelectorAll('p')].find(p => p.textContent.includes(words));
+    if (!line) return null;
+    const box = line.getBoundingClientRect();
+    return {text: line.textContent, seen: box.top >= 0 && box.bottom <= window.innerHeight,
+            after: line.previousElementSibling ? line.previousElementSibling.tagName.toLowerCase() : null};
+}"""

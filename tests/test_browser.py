@@ -14,8 +14,10 @@ import nbformat
 import pytest
 
 from conftest import IN_CI
-from lab_pages import (BOXED_CHARACTERS, CHINESE_TEXT, CHROMIUM, HEADINGS, NOTEBOOKS, RAW_WIDGET, READING, SCREENSHOTS,
-                       WIDER_THAN_THE_WINDOW, chromium, lab_server, open_chapter, screenshot, voila_server)
+from lab_pages import (BOXED_CHARACTERS, CHINESE_TEXT, CHROMIUM, HEADINGS, MARKDOWN_MATH, NOTEBOOKS,
+                       ON_THE_FIRST_SCREEN, RAW_WIDGET, READING, SCREENSHOTS, TYPESET, WIDER_THAN_THE_WINDOW, chromium,
+                       lab_server, open_chapter, open_unrun, screenshot, voila_server)
+from test_notebooks import CODE as MARKDOWN_CODE, FORMULA
 from llmest.learn.exercises import get as exercise
 from llmest.core.i18n import _, speaking
 from llmest.core.units import show
@@ -136,6 +138,61 @@ def test_a_chinese_chapter_renders_its_glyphs_and_grades_in_chinese(lab, browser
     box.locator("button", has_text=check).click()
     box.locator("span", has_text=re.split("[:：]", verdict.message)[0]).wait_for()
     assert screenshot(page, "zh-01_parameters").stat().st_size > 10_000
+
+
+EDITIONS = {"en": ("", "Run all cells first", "run the exercise cell above"),
+            "zh": ("zh/", "先运行全部单元格", "运行上面的练习单元格")}
+UNRUN = [(name, language) for name in CHAPTERS for language in EDITIONS]
+
+
+@pytest.fixture(scope="module")
+def unrun(lab, browser):
+    """Each chapter as a reader first opens it, nothing run, on first use: ``unrun("01_parameters", "zh")``."""
+    opened = {}
+
+    def chapter(name, language):
+        if (name, language) not in opened:
+            opened[name, language] = open_unrun(browser, lab, f"{EDITIONS[language][0]}{name}.ipynb")
+        return opened[name, language]
+    yield chapter
+    for page in opened.values():
+        page.close()
+
+
+@pytest.mark.parametrize("name, language", UNRUN)
+def test_money_in_prose_is_text_and_formulas_are_typeset(unrun, name, language):
+    """JupyterLab's Markdown renderer turns \\$ into $ before MathJax reads a cell (jupyterlab#8645), so two amounts
+    would become one formula: no markdown cell holding money shows a formula it does not hold, and each of its dollar
+    signs is text. The chapter's formulas (its stored LaTeX outputs) are still typeset."""
+    cells = nbformat.read(NOTEBOOKS / f"{EDITIONS[language][0]}{name}.ipynb", as_version=4).cells
+    prose = {i: MARKDOWN_CODE.sub("", cell.source) for i, cell in enumerate(cells) if cell.cell_type == "markdown"}
+    money = [i for i, text in prose.items() if "$" in FORMULA.sub("", text)]
+    latex = sum("text/latex" in out.get("data", {}) for cell in cells for out in cell.get("outputs", []))
+    assert money or name not in ("03_flops_and_time", "05_interview_drills"), "the chapters known to hold money"
+    page = unrun(name, language)
+    page.wait_for_function(TYPESET, arg=[money, latex])
+    page.wait_for_timeout(1000)  # MathJax typesets the cells one by one: let it finish with the last
+    for i, shown in zip(money, page.evaluate(MARKDOWN_MATH, money)):
+        formulas = FORMULA.findall(prose[i])
+        assert shown["formulas"] == len(formulas), f"{language}/{name} cell {i} read as a formula: {shown['text']!r}"
+        assert shown["dollars"] == cells[i].source.count("$") - sum(f.count("$") for f in formulas), shown["text"]
+    assert page.locator(".jp-RenderedLatex mjx-container").count() >= latex
+
+
+@pytest.mark.parametrize("name, language", UNRUN)
+def test_an_unrun_chapter_says_to_run_all_cells_first(unrun, name, language):
+    """Opened fresh, a chapter's calculators and exercise boxes are not there yet: the line under its title and
+    goals, seen without scrolling, says to run every cell first, and an answer cell's stored "No answer yet" says
+    what to do."""
+    page = unrun(name, language)
+    _, words, what_to_do = EDITIONS[language]
+    line = page.evaluate(ON_THE_FIRST_SCREEN, words)
+    assert line and "Run → Run All Cells" in line["text"], f"{language}/{name}: no run-all line in the first cell"
+    assert line["seen"], f"{language}/{name}: the run-all line is below the first screen"
+    assert line["after"] == ("p" if name.startswith("90") else "ul"), "it comes right after the goals"
+    if CHAPTERS[name].exercise:
+        no_answer = page.locator(".jp-OutputArea-output", has_text=what_to_do)
+        assert no_answer.count() >= 1, f"{language}/{name}: no answer cell says what to do"
 
 
 def _changed(page, css: str, old: str):
@@ -409,3 +466,71 @@ def test_the_benchmarks_browser_step_runs_on_the_open_chapter(page, capsys):
 
     benchmark.bench_calculator_in_browser(repeat=2, page=page)
     assert re.search(r"calculator update in Chromium .*: median [\d.]+ ms over 2", capsys.readouterr().out)
+
+
+# Sizes as the reader sees them: each text of a chart (its font size times the chart's scale), its box, the widgets'
+# label size, and the answer box: whether a long answer and the placeholder fit inside it.
+SIZES = """([chart, input, answer]) => {
+    const svg = document.querySelector(chart), r = svg.getBoundingClientRect();
+    const texts = [...svg.querySelectorAll('text')].map(t => {
+        const b = t.getBoundingClientRect();
+        const m = t.getScreenCTM();  // the y label is turned: its scale is the length of a column
+        return {text: t.textContent, px: Math.hypot(m.a, m.b) * parseFloat(getComputedStyle(t).fontSize),
+                left: b.left, right: b.right, top: b.top, bottom: b.bottom};
+    });
+    const label = document.querySelector('.llmest-training-planner .widget-label');
+    const style = getComputedStyle(input), ctx = document.createElement('canvas').getContext('2d');
+    ctx.font = `${style.fontSize} ${style.fontFamily}`;
+    const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const entry = input.getBoundingClientRect();
+    return {width: r.width, height: r.height, left: r.left, right: r.right, top: r.top, bottom: r.bottom, texts,
+            label: parseFloat(getComputedStyle(label).fontSize), window: window.innerWidth, room,
+            answer: ctx.measureText(answer).width, placeholder: ctx.measureText(input.placeholder).width,
+            entry_right: entry.right};
+}"""
+
+
+def _overlapping(texts) -> list:
+    return [(a["text"], b["text"]) for i, a in enumerate(texts) for b in texts[i + 1:]
+            if a["left"] < b["right"] - 1 and b["left"] < a["right"] - 1 and a["top"] < b["bottom"] - 1
+            and b["top"] < a["bottom"] - 1]
+
+
+@pytest.mark.parametrize("width", [390, 1280], ids=["phone", "desktop"])
+def test_the_chart_and_the_answer_box_read_well_on_a_phone_and_a_desktop(compute_page, width):
+    """Chapter 3's training planner chart at most 340 px wide, its text one size, never above the labels' 13 px nor
+    under 10 px on a phone, each text inside the chart and clear of the others; exercise 3.2's box holds its
+    placeholder and a long answer with its unit, inside the window. On a phone the file browser is folded away,
+    as a reader on one would."""
+    page = compute_page
+    chart, answer = ".llmest-training-planner svg", "about 93,483 GPU-hours"
+    entry = page.locator(".llmest-exercise", has_text="Exercise 3.2.").locator("input")
+    left_stack = page.locator("#jp-left-stack")
+    folded = width < 600 and left_stack.is_visible()
+    try:
+        page.set_viewport_size({"width": width, "height": 900})
+        if folded:
+            page.keyboard.press("Escape")
+            page.keyboard.press("Control+b")
+            left_stack.wait_for(state="hidden")
+        entry.scroll_into_view_if_needed()
+        page.locator(chart).scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        sizes = page.evaluate(SIZES, [chart, entry.element_handle(), answer])
+    finally:
+        if folded:
+            page.keyboard.press("Control+b")
+        page.set_viewport_size(READING)
+    print(f"\n{width} px: chart {sizes['width']:.0f}×{sizes['height']:.0f}, text "
+          f"{sorted({round(t['px'], 1) for t in sizes['texts']})} px, labels {sizes['label']} px, answer box "
+          f"{sizes['room']:.0f} px for {sizes['answer']:.0f} and {sizes['placeholder']:.0f}")
+    assert sizes["width"] <= 341 and sizes["right"] <= sizes["window"], sizes
+    text_sizes = {round(t["px"], 2) for t in sizes["texts"]}
+    assert len(text_sizes) == 1, f"one text size, not {text_sizes}"
+    assert (10 if width < 600 else 12.5) <= text_sizes.pop() <= sizes["label"] + 0.01
+    outside = [t["text"] for t in sizes["texts"] if t["left"] < sizes["left"] - 1 or t["right"] > sizes["right"] + 1
+               or t["top"] < sizes["top"] - 1 or t["bottom"] > sizes["bottom"] + 1]
+    assert not outside, f"clipped at the chart's edge: {outside}"
+    assert not _overlapping(sizes["texts"]), _overlapping(sizes["texts"])
+    assert sizes["entry_right"] <= sizes["window"]
+    assert sizes["answer"] <= sizes["room"] and sizes["placeholder"] <= sizes["room"], sizes

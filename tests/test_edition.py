@@ -58,13 +58,25 @@ def test_the_chinese_chapters_are_generated_from_the_source_and_the_catalog(name
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
-def test_the_code_cells_are_the_english_ones(name):
-    english = [c.source for c in read(ROOT / "solutions" / f"{name}.ipynb").cells if c.cell_type == "code"]
+def test_the_code_cells_are_the_english_ones_with_their_comments_in_chinese(name):
+    catalog = edition.read_catalog(edition.CHAPTER_CATALOGS / f"{name}.po")
+    english = [edition.chinese_comments(c.source, catalog)
+               for c in read(ROOT / "solutions" / f"{name}.ipynb").cells if c.cell_type == "code"]
     chinese = [c.source for c in read(ROOT / "solutions" / "zh" / f"{name}.ipynb").cells if c.cell_type == "code"]
     speak = "\n" + "\n".join(edition.SPEAK_CHINESE)
     changed = [(en, zh) for en, zh in zip(english, chinese) if en != zh]
     assert len(english) == len(chinese) and len(changed) == 1, "one cell differs: the one switching to Chinese"
     assert changed[0][1] == changed[0][0].rstrip("\n") + speak
+    left = [text for source in chinese for _, text in edition.comments(source) if edition.english_prose(text)]
+    assert left == [], "a comment of a Chinese chapter's code is still English"
+
+
+def test_a_code_comment_is_translated_and_a_marker_is_not():
+    code = 'x = "#1b7f3b"  # the colour of a fit\n%config X\n### BEGIN SOLUTION\n# BEGIN HIDDEN TESTS\n# noqa: x'
+    assert [text for _, text in edition.comments(code)] == ["the colour of a fit"]
+    catalog = edition._new_catalog("t")
+    catalog.add("the colour of a fit", "拟合的颜色")
+    assert edition.chinese_comments(code, catalog).splitlines()[0] == 'x = "#1b7f3b"  # 拟合的颜色'
 
 
 @pytest.mark.parametrize("name", CHAPTERS)

@@ -185,6 +185,18 @@ def test_money_in_prose_stays_text_and_formulas_stay_formulas(tmp_path):
     assert "$C = 6ND$" in text and "$$D = 20N$$" in text, "formulas are left for MathJax"
 
 
+def test_money_written_for_jupyterlab_loses_its_escape_on_the_page(tmp_path):
+    """The chapters write money \\\\$4 (JupyterLab would pair \\$4 with the next sign): the page shows $4, with no
+    backslash."""
+    source = tmp_path / "solutions"
+    source.mkdir()
+    _markdown_chapter(source / "09_money.ipynb", MONEY.replace(r"\$", r"\\$").replace(r"`\\$`", r"`\$`"))
+    text = export.export(tmp_path / "html", source)[1].read_text(encoding="utf-8")
+    literal = export_page.LITERAL_DOLLAR
+    assert f"at {literal}4 an hour, the material's {literal}3-5" in text and "\\<span" not in text
+    assert "<code>\\$</code>" in text and "$C = 6ND$" in text and "$$D = 20N$$" in text
+
+
 def test_a_missing_mathjax_package_is_named(monkeypatch):
     monkeypatch.setattr(export_page.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ModuleNotFoundError, match="jupyter-server-mathjax"):

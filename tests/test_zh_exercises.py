@@ -173,8 +173,8 @@ LABELS = ("状态", "出处", "资料", "文献", "重算", "原因", "备注", 
 def test_every_material_box_has_chinese_labels_and_claims(figure, zh):
     title, *rows = figure.box().splitlines()
     assert title.split("：", 1)[0] in ("核实无误", "勘误", "取决于资料未给出的输入", "有争议"), title
-    assert [row.strip().split(":", 1)[0] for row in rows if row.startswith("  ")] and all(
-        row.strip().split(":", 1)[0] in LABELS for row in rows if row.startswith("  ")), rows
+    assert [row.strip().split("：", 1)[0] for row in rows if row.startswith("  ")] and all(
+        row.strip().split("：", 1)[0] in LABELS for row in rows if row.startswith("  ")), rows
     shown = [title, figure.status_text, figure.stated_text, figure.document_title]
     assert all(not english_prose(text) for text in shown), shown
     html = figure._repr_html_()
@@ -192,7 +192,7 @@ def test_every_cause_and_what_the_literature_says_read_in_chinese(figure):
     english = (figure.cause_text, [says for says, _source in figure.literature])
     with speaking("zh"):
         cause = figure.cause_text
-        literature = [line for line in figure.box().splitlines() if line.startswith("  文献:")]
+        literature = [line for line in figure.box().splitlines() if line.startswith("  文献：")]
     assert CHINESE.search(cause) and cause != english[0], cause
     assert len(literature) == len(english[1]) and all(CHINESE.search(line) for line in literature), literature
     # The English is as it was once the block ends, and every number of it is in the Chinese.

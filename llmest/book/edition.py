@@ -82,9 +82,41 @@ def is_prose(text: str) -> bool:
 
 
 def paragraphs(nb) -> list[tuple[str, str]]:
-    """(cell id, paragraph) for each translatable paragraph of a notebook's markdown cells, in order."""
-    return [(cell.get("id", ""), text) for cell in nb.cells if cell.cell_type == "markdown"
-            for prose, text in pieces(cell.source) if prose]
+    """(cell id, paragraph) for each translatable paragraph of a notebook's markdown cells and each comment of its
+    code cells, in order."""
+    return [(cell.get("id", ""), text) for cell in nb.cells
+            for text in ([text for prose, text in pieces(cell.source) if prose] if cell.cell_type == "markdown"
+                         else [text for _, text in comments(cell.source)] if cell.cell_type == "code" else [])]
+
+
+def comments(code: str) -> list[tuple[tuple[int, int], str]]:
+    """The comments of a code cell that have words to translate, as ((line, column) of the '#', the text after it):
+    "# by part: embeddings, attention" gives "by part: embeddings, attention"; a solution marker does not."""
+    import tokenize
+
+    # IPython's magics and shell lines are not Python: blank them out, keeping the lines where they are.
+    source = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in code.split("\n"))
+    found = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            text = token.string.lstrip("#").strip()
+            if (token.type == tokenize.COMMENT and not _MARKER.match(token.string)
+                    and re.search(r"[A-Za-z]{2,}\W+[A-Za-z]{2,}", text) and not text.startswith("noqa")
+                    and not re.fullmatch(r"(BEGIN|END) [A-Z ]+", text)):  # nbgrader's markers stay
+                found.append((token.start, text))
+    except (tokenize.TokenError, SyntaxError):
+        return []
+    return found
+
+
+def chinese_comments(code: str, catalog) -> str:
+    """A code cell with each comment the catalog translates written in Chinese."""
+    lines = code.split("\n")
+    for (row, column), text in comments(code):
+        entry = catalog.get(text)
+        if entry is not None and entry.string and not entry.fuzzy:
+            lines[row - 1] = lines[row - 1][:column] + "# " + entry.string
+    return "\n".join(lines)
 
 
 # ---- catalogs ----------------------------------------------------------------------------------------------------
@@ -259,6 +291,8 @@ def chinese(nb, name: str, catalog=None):
     nb = copy.deepcopy(nb)
     catalog = catalog if catalog is not None else read_catalog(CHAPTER_CATALOGS / f"{name}.po")
     for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.source = chinese_comments(cell.source, catalog)
         if cell.cell_type != "markdown":
             continue
         out = []

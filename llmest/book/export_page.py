@@ -15,8 +15,9 @@ from pathlib import Path
 
 MATHJAX_DIR = "mathjax"  # beside the pages
 _MATHJAX_PACKAGE = "jupyter_server_mathjax"
-# What is left a plain '$' in the prose once the converter has taken out the formulas is money (written \$4 in the
-# chapters): MathJax must not pair two of them into a formula, so each sits in an element MathJax skips.
+# What is left a plain '$' in the prose once the converter has taken out the formulas is money: MathJax must not pair
+# two of them into a formula, so each sits in an element MathJax skips. The chapters write money \\$4, which the
+# converter leaves as the text \$4 (MathJax's escape, for JupyterLab); that backslash goes with the escape.
 LITERAL_DOLLAR = '<span class="tex2jax_ignore">$</span>'
 
 STYLE = """
@@ -127,7 +128,8 @@ def page_exporter(mathjax_dir: str = MATHJAX_DIR, language_code: str = "en"):
                                      path=context.get("resources", {}).get("metadata", {}).get("path", ""),
                                      anchor_link_text=self.anchor_link_text,
                                      exclude_anchor_links=self.exclude_anchor_links, **self.lexer_options)
-            return MarkdownWithMath(renderer=renderer).render(source)
+            html = MarkdownWithMath(renderer=renderer).render(source)
+            return html.replace("\\" + LITERAL_DOLLAR, LITERAL_DOLLAR)  # the escape's backslash, a text of its own
 
     return PageExporter(template_name="lab", template_file="llmest-page.html.j2",
                         extra_loaders=[DictLoader({"llmest-page.html.j2": TEMPLATE})],

@@ -227,7 +227,11 @@ def _unit_hint(entry, value: float, expected: float) -> str:
 
 def _read_answer(answer, unit: str):
     """An answer's value in ``unit``, or the Verdict for an empty or unreadable one."""
-    if answer is None or (isinstance(answer, str) and not answer.strip()):
+    if answer is None:  # the answer cell as a chapter gives it, before the reader answers
+        return Verdict("empty", _("No answer yet: run the exercise cell above and answer in its box, or set answer = "
+                                  "a number here, such as {example}, and run this cell.").format(
+                                      example=_example(unit)))
+    if isinstance(answer, str) and not answer.strip():
         return Verdict("empty", _("No answer yet: give a number, such as {example}.").format(example=_example(unit)))
     try:
         return read_entry(answer, unit)

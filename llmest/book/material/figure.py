@@ -7,7 +7,7 @@ from typing import Callable
 
 from ...core.registry import Registry
 from ...core._validate import InputError, check_choice
-from ...core.i18n import N_, _, speaking
+from ...core.i18n import N_, _, display_width, speaking
 from ...core.units import UNITS, Unit, format_count, format_percent
 from .render import CAUSE_LABELS, LABELS, STATUS_WORDS, TITLES, Rendered, boxes_html, figure_html, shown, table_html
 
@@ -237,15 +237,20 @@ class Figure:
         """A short plain-text report: the status and its rule, the material's words, the recomputed figure, the
         literature where it is contested, and the cause."""
         material = f"{self.quote}  ->  {self.stated_text}" if self.stated_text else self.quote
-        rows = [(LABELS["status"], self.status_text), (LABELS["source"], f"{self.document_title}, {self.section}"),
+        rows = [(LABELS["status"], self.status_text),
+                (LABELS["source"], _("{document}, {section}").format(document=self.document_title,
+                                                                     section=self.section)),
                 (LABELS["material"], material)]
         rows += [(LABELS["literature"], f"{shown(says)} ({shown(source)})")
                  for says, source in self.literature]
-        rows.append((LABELS["recomputed"], f"{self.recomputed_text}  ({shown(self.how)})"))
+        rows.append((LABELS["recomputed"], _("{value}  ({how})").format(value=self.recomputed_text,
+                                                                        how=shown(self.how))))
         if self.cause_text:
             rows.append((CAUSE_LABELS[self.status], self.cause_text))
         lines = [_("{title}: {claim}").format(title=_(TITLES[self.status]), claim=self.shown_claim)]
-        lines += [f"  {_(label) + ':':<12} {text}" for label, text in rows]
+        for label, text in rows:
+            label = _("{label}:").format(label=_(label))  # a full-width colon in Chinese
+            lines.append(f"  {label}{' ' * (12 - display_width(label))} {text}")
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -98,7 +98,8 @@ def figure_html(figure) -> str:
     if figure.stated_text:
         material += f' <span style="color:{MUTED}">&rarr;</span> <span style="{strong}">' \
                     f'{escape(figure.stated_text)}</span>'
-    rows = [_row(LABELS["source"], f'{escape(figure.document_title)}, <span{_CJK}>{escape(figure.section)}</span>'),
+    rows = [_row(LABELS["source"], escape(_("{document}, {section}")).format(
+                document=escape(figure.document_title), section=f'<span{_CJK}>{escape(figure.section)}</span>')),
             _row(LABELS["material"], material)]
     rows += [_row(LABELS["literature"],
                   f'{escape(shown(says))} <span style="color:{MUTED}">({escape(shown(source))})</span>')
