@@ -119,6 +119,7 @@ KEPT_WORDS = {
     "token": "the glossary keeps token", "tokens": "the glossary keeps token",
     "cache": "the glossary's KV cache",
     "batch": "the glossary keeps batch, as the material does (batch size8)", "size": "the glossary's batch size",
+    "prompt": "kept in English, as serving engines and papers name it (prompt 长度)",
     "epoch": "the material's own word (重复epoch的问题)",
     "bytes": "the material's quotes (4N bytes)", "context": "the material's quote (2048 context, batch=32)",
     "adamw": "an optimizer as typed", "adafactor": "an optimizer as typed", "mixed": "a convention as typed",

@@ -109,7 +109,7 @@ def test_a_huge_answer_is_far_too_high(entry):
 
 
 @pytest.mark.parametrize("entry, says", [
-    ("0", "must be a positive, finite number"), ("-5", "must be a positive, finite number"),
+    ("0", "must be a positive, finite number"), ("-5", "a count is never negative"),
     ("1e400", "is too large, must be a finite number"), ("-1e400", "is too large, must be a finite number"),
     ("1e-400", "must be a positive, finite number"), ("nan", "is not a number"), ("inf", "is not a number"),
     (0, "must be a positive, finite number"), (-5, "must be a positive, finite number"),

@@ -27,7 +27,7 @@ def test_mfu_range_and_bases_in_chinese():
         shown, shown_table = str(runs.mfu_range()), str(runs.mfu_table())
         bases = [_(r.basis) for r in runs.published_mfus()]
     assert not english_prose(shown) and all(not english_prose(b) for b in bases)
-    assert "实测吞吐量" in shown_table and "Patterson et al. 对其 V100 卡时的估算" in shown_table
+    assert "实测吞吐量" in shown_table and "Patterson 等人对其 V100 卡时的估算" in shown_table
     assert english == str(runs.mfu_range()) and "its measured throughput" in table
     assert len(english) < 160  # one sentence: each run and its basis are in the table (it was 617 characters)
     assert {r.basis for r in runs.RUNS} >= {runs.HOURS, runs.THROUGHPUT}   # the English keys stay

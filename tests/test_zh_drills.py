@@ -52,7 +52,7 @@ def test_a_problem_in_chinese_has_the_english_numbers_and_chinese_words(key):
 def test_a_cited_section_keeps_its_link_and_reads_in_chinese():
     with speaking("zh"):
         problem = generate("moe-active", 1, "hard")
-    assert problem.steps[0].endswith("第1章 MoE 模型（混合专家）：总参数与激活参数 (01_parameters.ipynb#cell-id=094ac9f5)")
+    assert problem.steps[0].endswith("第1章 MoE 模型（混合专家）：总参数与激活参数（01_parameters.ipynb#cell-id=094ac9f5）")
     assert "chapter 1, Mixture of experts (01_parameters.ipynb#cell-id=094ac9f5)" in generate(
         "moe-active", 1, "hard").steps[0]
 

@@ -28,7 +28,7 @@ CALCULATORS = (W.ParamCalculator, W.MemoryPlanner, W.TrainingPlanner, W.Roofline
                W.DataPlanner, W.ScalingExplorer, W.LayoutExplorer)
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # Labels that stay as they are in Chinese: names of the library's settings, of GPUs and of methods.
-KEPT = {"GPU", "FlashAttention", "batch size", ""}  # batch size: the glossary keeps it, as the material does
+KEPT = {"GPU", "FlashAttention", "batch size", "MFU", ""}  # the glossary keeps batch size (as the material does) and MFU
 
 
 def _plain(markup: str) -> str:

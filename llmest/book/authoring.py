@@ -116,7 +116,7 @@ def nbgrader_meta(grade_id: str, *, solution=False, grade=False, locked=False, p
 def test_source(check: str) -> str:
     """The source of an autograded cell for the check ``check`` (e.g. 'le.exercise("1.1")'): the form of the
     answer in sight, its value hidden."""
-    return "\n".join([f"{check}.assert_form(answer)  # an answer, readable in the exercise's unit",
+    return "\n".join([f"{check}.assert_form(answer)",
                       "### BEGIN HIDDEN TESTS", f"{check}.assert_ok(answer)", "### END HIDDEN TESTS"])
 
 
