@@ -134,6 +134,7 @@ KEPT_WORDS = {
     "architecture": "the Cloud TPU page's title, System architecture",
     "checkpointing": "the material's quote, Gradient checkpointing（用计算换显存…）",
     "selective": "recompute='selective' as typed", "llmest": "the library",
+    "review": "the command llmest review, as typed",
     "sdpa": "torch's attention implementation, attention='sdpa'", "eager": "torch's attention, attention='eager'",
     "epochs": "a drill template as typed", "torch": "a library", "transformers": "a library",
     "cpu": "torch's version, 2.13.0+cpu", "norms": "the count's key in 2·(N − norms), as the formulas write it",
