@@ -217,3 +217,47 @@ def test_make_lab_opens_the_index_with_no_news_prompt_over_it():
     assert re.search(r"^LAB_SETTINGS := \$\(VENV\)/share/jupyter/lab/settings/overrides.json$", makefile, re.MULTILINE)
     quiet = json.loads(re.search(r"^QUIET_LAB := (.*)$", makefile, re.MULTILINE).group(1))
     assert quiet == {"@jupyterlab/apputils-extension:notification": {"checkForUpdates": False, "fetchNews": "false"}}
+
+
+def misaligned_rows(text: str) -> list:
+    """The rows of each printed table (a header, a rule of dashes, rows up to a blank line or a line of prose, which
+    has no two spaces running) with a character where the rule has the gap between two columns, counting a Chinese
+    character as two columns, as a terminal shows it."""
+    from llmest.core.i18n import display_width
+
+    def columns(line):  # the character at each display column
+        cells = []
+        for char in line:
+            cells += [char] * display_width(char)
+        return cells
+
+    bad, lines = [], text.split("\n")
+    for i, rule in enumerate(lines):
+        if i == 0 or not re.fullmatch(r"-+(  +-+)+", rule.strip()) or rule != rule.lstrip():
+            continue
+        gaps = [col for col, char in enumerate(rule) if char == " "]
+        for row in [lines[i - 1]] + lines[i + 1:]:
+            if not row.strip() or "  " not in row.strip():
+                break
+            cells = columns(row)
+            if any(col < len(cells) and cells[col] != " " for col in gaps) and display_width(row) <= len(rule):
+                bad.append(row)
+    return bad
+
+
+def test_a_misaligned_table_row_is_seen():
+    table = "part   n\n-----  --\nattn   12\nFFN    3\n"
+    assert not misaligned_rows(table)
+    assert misaligned_rows(table.replace("FFN    3", "专家层  3"))  # 专家层 is six columns wide
+    assert not misaligned_rows(table.replace("FFN    3", "专家   3"))
+    assert not misaligned_rows(table + "a note: 3 parts\n")
+
+
+@pytest.mark.parametrize("path", SOLVED + CHINESE, ids=ids + [f"zh/{p.stem}" for p in CHINESE])
+def test_printed_tables_keep_their_columns(path):
+    """Every printed table, in both editions, lines up in a terminal-width font: Chinese counts two columns."""
+    for cell in read(path).cells:
+        for output in cell.get("outputs", []):
+            text = output.get("text") or output.get("data", {}).get("text/plain", "")
+            bad = misaligned_rows(text if isinstance(text, str) else "".join(text))
+            assert not bad, f"{path.relative_to(ROOT)}: {bad}"
