@@ -96,6 +96,7 @@ GOOD = {
     "mix": {"english": 1.0}, "text": "7B", "unit": "bytes", "with_attention": True, "tokens_per_param": 20,
     "overhead_bytes": 5e8, "limit": 64, "activations_shared_bytes": 1e9, "factor": 40,
     "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+    "qk_width": 576, "v_width": 512, "indexer_heads": 64, "indexer_head_dim": 128,
     "window": 4096, "size_bytes": 1e9, "cp": 1, "moe_layers": 24, "ep": 1, "top_k": 2, "shard_params": 1e9,
     "schedule": "1f1b", "virtual_stages": 2, "all_reduces": 4, "global_batch_tokens": 2**20, "overlap": 0.5,
     "compute_efficiency": 0.5, "top": 5, "inner": 4096, "all_reduce": True,

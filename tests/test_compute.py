@@ -193,3 +193,44 @@ def test_the_context_limit_of_a_model_follows_its_windows():
     limit = c.kv_context_limit_for(half, bandwidth, peak)
     # at the limit, one sequence's cache takes as long to read as its 2N FLOPs take to compute
     assert le.memory.kv_cache_bytes_for(half, limit) / bandwidth == pytest.approx(2 * c.flops_params(half) / peak)
+
+
+def _dsa_decode_step(layers, heads, qk_width, v_width, seq_len, top_k, indexer_heads, indexer_head_dim):
+    """One new token through DeepSeek sparse attention, written out in torch as DeepSeek-V3.2 describes it (the
+    indexer's scores I_s = Σ_j w_j · ReLU(q_j · k_s), the top-k keys, attention over them in MLA's MQA mode), for
+    FlopCounterMode to count."""
+    import torch
+    for _ in range(layers):
+        q_index, w_index = torch.randn(indexer_heads, indexer_head_dim), torch.randn(indexer_heads)
+        k_index = torch.randn(seq_len, indexer_head_dim)
+        scores = torch.relu(torch.einsum("hd,sd->hs", q_index, k_index))
+        picked = torch.einsum("h,hs->s", w_index, scores).topk(min(top_k, seq_len)).indices
+        q, keys, values = torch.randn(heads, qk_width), torch.randn(seq_len, qk_width), torch.randn(seq_len, v_width)
+        weights = torch.softmax(torch.einsum("hd,sd->hs", q, keys[picked]), dim=-1)
+        torch.einsum("hs,sd->hd", weights, values[picked])
+
+
+@pytest.mark.parametrize("seq_len, top_k", [(300, 64), (50, 64), (64, 64)])
+def test_sparse_attention_flops_are_what_torch_counts(seq_len, top_k):
+    """DeepSeek-V3.2's shape in small (qk 576 = latent + rotary, v 512; the indexer's heads 64 wide): the formula
+    equals the FLOPs torch counts, both when the context is longer than top_k and when it is shorter."""
+    from torch.utils.flop_counter import FlopCounterMode
+    shape = dict(layers=2, heads=4, qk_width=576, v_width=512, seq_len=seq_len, top_k=top_k, indexer_heads=8,
+                 indexer_head_dim=64)
+    with FlopCounterMode(display=False) as counter:
+        _dsa_decode_step(**shape)
+    assert c.sparse_decode_attention_flops(**shape) == counter.get_total_flops()
+
+
+def test_sparse_attention_reads_top_k_keys_and_the_indexer_all():
+    """At 128K tokens DeepSeek-V3.2's attention proper reads 2,048 keys, 64 times fewer, while its indexer, at
+    2·64·129 FLOPs a key against the attention's 2·128·1,088, stays linear in the context."""
+    v32 = dict(layers=61, heads=128, qk_width=576, v_width=512, indexer_heads=64, indexer_head_dim=128)
+    dense = c.sparse_decode_attention_flops(**v32, seq_len=131072, top_k=131072) - \
+        61 * 2 * 64 * 129 * 131072
+    sparse = c.sparse_decode_attention_flops(**v32, seq_len=131072, top_k=2048)
+    assert dense == 61 * 2 * 128 * 1088 * 131072
+    assert sparse == 61 * (2 * 128 * 1088 * 2048 + 2 * 64 * 129 * 131072)
+    assert 13 < dense / sparse < 14
+    with pytest.raises(le.InputError, match="top_k"):
+        c.sparse_decode_attention_flops(**v32, seq_len=4096, top_k=0)

@@ -236,7 +236,7 @@ _POSITIVE = ("n_params total_params tokens training_tokens unique_tokens flops b
              "tokens_per_gb_ total_bytes kv_bytes_per_token hidden heads kv_heads head_dim ffn_hidden layers "
              "seq_len batch micro_batch vocab_size rows cols bytes_per_param bytes_per_value factor "
              "tokens_per_param adapter_params kv_lora_rank qk_rope_head_dim shard_params moe_layers inner bytes_read "
-             "memory_bytes kv_bytes_per_sequence")
+             "memory_bytes kv_bytes_per_sequence qk_width v_width indexer_heads indexer_head_dim")
 RULES = {
     **{name: check_positive for name in _POSITIVE.split()},
     **{name: check_nonnegative for name in ("kv_bytes", "price_per_gpu_hour", "overhead_bytes",

@@ -74,6 +74,18 @@ def decode_attention_flops_for(model, seq_len):
 
 
 @v.checked
+def sparse_decode_attention_flops(layers, heads, qk_width, v_width, seq_len, top_k, indexer_heads, indexer_head_dim):
+    """DeepSeek sparse attention (DSA, DeepSeek-V3.2): the forward attention FLOPs of one new token that attends
+    ``seq_len`` tokens. A lightning indexer scores every one of them, 2·H_I·d_I for its heads' dot products and
+    2·H_I for their weighted sum; the attention proper reads only the ``top_k`` best-scored:
+    L · (2·heads·(qk + v)·min(T, k) + 2·H_I·(d_I + 1)·T). The indexer is still linear in T, but small. Dense
+    attention is the first term with k = T. DeepSeek-V3.2 runs its attention in MLA's MQA mode: qk = 576 (the
+    512-wide latent and the 64-wide rotary key), v = 512."""
+    attended = at_most(seq_len, top_k)
+    return layers * (2 * heads * (qk_width + v_width) * attended + 2 * indexer_heads * (indexer_head_dim + 1) * seq_len)
+
+
+@v.checked
 def causal_keys(prompt_tokens, window=None):
     """Query-key pairs of a causal prompt: token i attends to itself and the i − 1 before it, so P·(P + 1)/2 in
     all; on a local layer at most ``window`` of them: m·(m + 1)/2 + (P − m)·window with m = min(P, window)."""
