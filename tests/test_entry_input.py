@@ -311,3 +311,14 @@ def test_the_exercise_box_names_an_unreadable_entry_as_the_reader_sees_it(entry)
         assert "answer ==" not in shown, shown
         if verdict.message.startswith("Could not read that: answer "):
             assert shown.startswith("Could not read that: your answer "), shown
+
+
+def test_an_entry_is_a_number_or_text_and_anything_else_is_refused_by_name():
+    # The contract the API fuzz holds read_entry to (its TAKEN_BY_DESIGN): a number is an answer in the unit asked
+    # (7 days, 7 GB), as the text "7 days" is; None, a list, a flag or a dict is no answer, refused by its name.
+    assert read_entry(7, "days") == read_entry("7 days", "days") == 7.0
+    assert read_entry(7, "bytes") == read_entry("7 GB", "bytes") == 7e9
+    for entry in (None, [7], ["7 days"], True, {"days": 7}):
+        with pytest.raises(InputError, match="must be a number or text such as") as err:
+            read_entry(entry, "days")
+        assert err.value.param == "answer"

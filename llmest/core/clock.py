@@ -3,6 +3,7 @@ of time or for GPU time ("4.6 days", "93,483 A100-hours", "3 卡天"), as the gr
 
 from __future__ import annotations
 
+from ._validate import check_positive
 from .i18n import N_
 
 SECONDS_PER_HOUR = 3600
@@ -34,5 +35,6 @@ def gpu_hour_words() -> tuple:
 
 def time_words(scale: float) -> tuple:
     """A length of time in a unit of ``scale`` seconds: any length of time converts; GPU time is refused."""
+    scale = check_positive("scale", scale)
     return tuple((words, _GPU_TIME_IS_WORK) for words, _ in _GPU_TIME) \
         + tuple((words, seconds / scale) for words, seconds in _TIME)

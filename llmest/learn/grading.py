@@ -28,6 +28,7 @@ from ..core.units import (SI_PREFIXES, UNITS, _NUMBER_AND_UNIT, check_length, fo
 
 def entry_placeholder(unit: str) -> str:
     """The hint inside an empty entry box: 'e.g. 41.5 days, 6 weeks or 41.5'."""
+    check_choice("unit", unit, UNITS)
     return _("e.g. {example}").format(example=_example(unit).replace('"', ""))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..core._validate import InputError, quote
 from ..core.i18n import N_, _
 
 ANSWER_LABEL = N_("your answer")
@@ -15,6 +16,8 @@ _QUOTED_THEN_MUST = re.compile(r"""(?<![\w'])answer == ('(?:[^'\\]|\\.)*'|"(?:[^
 def readers_words(message: str) -> str:
     """A verdict's message naming the entry as the reader knows it: "answer == 'lots' is not a number" becomes
     "your answer 'lots' is not a number", and "answer == '0', must be ..." becomes "your answer '0' must be ..."."""
+    if not isinstance(message, str):
+        raise InputError("message", _("message == {value}, must be text.").format(value=quote(message)))
     label = _(ANSWER_LABEL)
     message = _QUOTED_THEN_MUST.sub(rf"{label} \1 must be ", message, count=1)
     return re.sub(r"(?<![\w'])answer == ", f"{label} ", message, count=1)

@@ -8,6 +8,7 @@ import html
 import os
 from pathlib import Path
 
+from ..core import _validate as v
 from ..core._validate import InputError
 from .drills import Problem, drill_set
 from .drills.problem import LETTERS
@@ -20,9 +21,30 @@ NAMES = {"parameters": N_("parameters"), "memory": N_("memory"), "compute": N_("
          "serving": N_("serving"), "easy": N_("easy"), "medium": N_("medium"), "hard": N_("hard")}
 
 
-def title(problems, seed, key) -> str:
+def _problem(name, problem):
+    if not isinstance(problem, Problem):
+        raise InputError(name, _("{name} == {value}, must be a drill problem (what drill_set returns).").format(
+            name=name, value=v.quote(problem)))
+    return problem
+
+
+# The problems of a worksheet, each checked and a bad one named as the caller wrote it ("problems[1]").
+_problems = v.each(_problem, N_("drill problems (what drill_set returns)"))
+
+
+def _checked(problems, seed, key, *, no_seed: bool = False) -> tuple:
+    """(problems, seed), checked with ``key``: the problems of drill_set and the seed that drew them, as drill_set
+    takes it (None where ``no_seed``: not shown)."""
+    if not (seed is None and no_seed):
+        seed = v.check_int("seed", seed, minimum=0, maximum=10**18)
+    v.check_bool("key", key)
+    return _problems("problems", problems), seed
+
+
+def title(problems, seed=None, key=False) -> str:
     """A worksheet's title; without its seed (``seed=None``) where the seed would give the answers away (a graded
     course's drill set)."""
+    problems, seed = _checked(problems, seed, key, no_seed=True)
     topics = ("、" if language() == "zh" else ", ").join(_(NAMES[t]) for t in sorted({p.topic for p in problems}))
     if seed is None:
         return _("Worksheet: {n} estimation problems ({topics})").format(n=len(problems), topics=topics)
@@ -47,6 +69,7 @@ def _graded(problem):
 
 
 def worksheet_markdown(problems: list[Problem], seed: int, key: bool = False) -> str:
+    problems, seed = _checked(problems, seed, key)
     lines = [f"# {title(problems, seed, key)}", ""]
     if not key:
         lines += [_(INSTRUCTIONS), ""]
@@ -61,6 +84,7 @@ def worksheet_markdown(problems: list[Problem], seed: int, key: bool = False) ->
 
 
 def worksheet_html(problems: list[Problem], seed: int, key: bool = False) -> str:
+    problems, seed = _checked(problems, seed, key)
     e = html.escape
     heading = e(title(problems, seed, key))
     body = [f"<h1>{heading}</h1>"]

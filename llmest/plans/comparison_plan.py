@@ -69,7 +69,15 @@ def compare_memory(model, variants, *, gpu="A100 80GB", margin=MEMORY_MARGIN, gp
 
 def training_variants(variants, settings: dict, example: str) -> list[dict]:
     """The variants of a comparison of training runs: each a non-empty dict of the keywords of ``training_memory``
-    that it changes, none of them also among the ``settings`` all variants share."""
+    that it changes, none of them also among the ``settings`` all variants share (a dict of those keywords too,
+    empty where they share none)."""
+    if not isinstance(settings, dict):
+        raise InputError("settings", _("settings == {value}, must be a dict of the settings of a training run that "
+                                       "all variants share (empty for none).").format(value=v.quote(settings)))
+    unknown = sorted(set(settings) - TRAINING_SETTINGS, key=str)
+    if unknown:
+        raise InputError("settings", _("settings sets {key}, which is not a setting of a training run: {known}.")
+                         .format(key=v.quote(unknown[0]), known=", ".join(sorted(TRAINING_SETTINGS))))
     if not isinstance(variants, (list, tuple)) or not variants or not all(
             isinstance(variant, dict) and variant for variant in variants):
         raise InputError("variants", f"variants == {v.quote(variants)}, must be a list of dicts of settings, such "
