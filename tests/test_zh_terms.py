@@ -1,13 +1,15 @@
 """The Chinese edition's wording, beyond each entry's faithfulness (tests/test_edition.py): one term has one spelling
-(the glossary's fourth column lists the spellings it rules out), MFU is glossed once a chapter, the prose names the
-statuses and buttons as the tables and widgets print them, no calque of the English survives in the shared texts,
-and Chinese is spaced from Latin letters and digits the same way everywhere."""
+(the glossary's fourth column lists the spellings it rules out), MFU is glossed once a chapter and where a drill deck
+opens, the prose names the statuses and buttons as the tables and widgets print them, no calque of the English
+survives in the shared texts, and Chinese is spaced from Latin letters and digits the same way everywhere."""
 
 import re
 
 import pytest
 
 from llmest import edition
+from llmest.core.i18n import _ as _i18n
+from llmest.core.i18n import speaking
 
 CHAPTERS = sorted(p for p in edition.templates() if p.parent == edition.CHAPTER_CATALOGS)
 CATALOGS = sorted(edition.templates())
@@ -78,6 +80,54 @@ def test_each_chapter_glosses_mfu_once_then_writes_mfu(path):
     assert not again, again
 
 
+# ---- MFU in the learning material: glossed where a deck opens, then MFU --------------------------------------------
+GLOSS = "算力利用率（MFU）"
+TIMED_INTRO = ("Topics: {topics}. Each question has its own clock; when it runs out, what you have typed is graded. "
+               "Press Start when you are ready: question 1 and its clock start then.")
+
+
+def _drill_text(problem) -> str:
+    parts = [text for part in problem.parts for text in (part.question, part.answer_text, *part.steps)]
+    return " ".join([problem.question, problem.hint or "", problem.answer_text, *problem.steps, *parts])
+
+
+def test_drill_cards_write_mfu_and_the_decks_introduction_glosses_it():
+    """A drill set comes in an order drawn for its seed, so no card is sure to come first: the gloss stands in the
+    deck's introduction (a worksheet's instructions, a timed session's opening), and every card writes MFU."""
+    from llmest.learn import drills
+    from llmest.learn.worksheets import INSTRUCTIONS, worksheet_markdown
+
+    with speaking("zh"):
+        texts = [_drill_text(drills.generate(key, seed, level)) for key in drills.TEMPLATES for level in drills.LEVELS
+                 for seed in range(2)]
+        sheet = worksheet_markdown(drills.drill_set(3, 8, topics="compute"), 3)
+        intros = [_i18n(INSTRUCTIONS), _i18n(TIMED_INTRO)]
+    assert sum(text.count("MFU") for text in texts) > 50
+    assert [text[:120] for text in texts if GLOSS in text] == []
+    assert all(intro.count(GLOSS) == 1 for intro in intros), intros
+    first_problem = sheet.index("\n## ")
+    assert sheet.count(GLOSS) == 1 and sheet.index(GLOSS) < first_problem < sheet.index("MFU", first_problem)
+
+
+def test_the_flashcards_gloss_mfu_on_the_card_that_teaches_it_only():
+    from llmest.learn.flashcards import cards
+
+    with speaking("zh"):
+        named = [(card.key, f"{card.front} {card.back}") for card in cards() if "MFU" in card.front + card.back]
+    glossed = [key for key, text in named if GLOSS in text]
+    assert len(named) >= 2 and glossed == ["Typical MFU of large pre-training runs, and a well-measured one"]
+
+
+def test_the_chapters_exercises_write_mfu_after_the_chapters_gloss():
+    """An exercise stands in its chapter after the prose that glosses MFU (test_each_chapter_glosses_mfu_once)."""
+    from llmest.learn.exercises import EXERCISES
+
+    with speaking("zh"):
+        texts = [" ".join([ex.shown_question, *ex.shown_hints]) for ex in EXERCISES.values()]
+    assert sum("MFU" in text for text in texts) >= 5
+    assert [text[:120] for text in texts if GLOSS in text] == []
+
+
 def _library(english, context=None):
     for path in CATALOGS:
         if path.parent == edition.LIBRARY_CATALOGS:
@@ -132,8 +182,8 @@ def test_no_calque_survives(path):
             found.append(f"× for 'times as much' (倍): {chinese[:90]!r}")
         if re.search(rf"[{CJK}]\s*,|,\s*[{CJK}]", re.sub(r"\w+\([^()]*(\([^()]*\))?[^()]*\)", "", bare)):
             found.append(f"an ASCII comma in Chinese text: {chinese[:90]!r}")
-        if re.search(r"（ | ）(?=[^\s<|])", bare):
-            found.append(f"a space inside or after a full-width parenthesis: {chinese[:90]!r}")
+        if re.search(r"（ |[）、，。：；！？] (?=[^\s<|])", bare):
+            found.append(f"a space inside or after a full-width bracket or punctuation mark: {chinese[:90]!r}")
     assert not found, "\n".join(found)
 
 

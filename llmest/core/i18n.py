@@ -7,6 +7,12 @@ shown; ``N_("...")`` marks a string defined ahead of time (a module constant) fo
 ``.format``: ``_("{n} GPUs fit").format(n=n)``. ``C_`` and ``NC_`` do the same for a word whose Chinese depends on
 where it stands (gettext's message context). The catalogs are ``llmest/locale/zh_CN/*.po``, compiled to ``.mo``
 by ``python -m llmest.book.edition update``; an entry missing or fuzzy (its English changed) shows the English.
+
+In Chinese no space follows a full-width bracket or punctuation mark ("235B（2350亿）token", not "235B（2350亿） token")
+and none stands between two Chinese characters ("8.91 天与 8.91 天相差"), while Chinese and Latin letters or digits are
+spaced ("7B 模型"). A value put into a translated text can end in a full-width bracket (a count's Chinese reading), a
+Chinese unit (天) or a digit, so the rule is kept where the text is filled in: ``_`` and ``C_`` give a text whose
+``.format`` applies :func:`tidy`, and a unit's label is joined to its number with :func:`spaced`.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gettext
+import re
 import unicodedata
 from pathlib import Path
 
@@ -62,11 +69,44 @@ def _translations() -> gettext.NullTranslations:
     return chain
 
 
+# A space after a full-width bracket or punctuation mark (or just inside an opening bracket), or between two Chinese
+# characters (a figure's unit and the next word: "8.91 天 与"); a run of spaces (a column's padding), a space before a
+# line's end and the one after a chapter's number ("第3章 反向预算", a heading) are left alone.
+_SPACE_CHINESE_DOES_NOT_TAKE = re.compile(r"(?<=[（）、，。：；！？]) (?=[^\s])|(?<=[\u4e00-\u9fff])(?<!章) (?=[\u4e00-\u9fff])")
+
+
+def tidy(text: str) -> str:
+    """Chinese as its spacing rule writes it: no space after a full-width bracket or punctuation mark, nor between
+    two Chinese characters ("235B（2350亿） token" -> "235B（2350亿）token", "8.91 天 与" -> "8.91 天与"). English is
+    left as it is."""
+    if _current["language"] == "en":
+        return text
+    return _SPACE_CHINESE_DOES_NOT_TAKE.sub("", text)
+
+
+def spaced(number: str, label: str) -> str:
+    """A number and the label after it: '7.6 days', '7B 模型', '235B（2350亿）token' (no space after a full-width
+    bracket); the number alone where there is no label."""
+    return tidy(f"{number} {label}") if label else number
+
+
+class _Chinese(str):
+    """A translated text: filling it in with ``.format`` keeps the Chinese spacing rule (:func:`tidy`)."""
+
+    __slots__ = ()
+
+    def format(self, *args, **kwargs) -> str:
+        return tidy(str.format(self, *args, **kwargs))
+
+    def format_map(self, mapping) -> str:
+        return tidy(str.format_map(self, mapping))
+
+
 def _(message: str) -> str:
     """``message`` in the current language (the English where the catalog has no finished entry)."""
     if _current["language"] == "en" or not message:
         return message
-    return _translations().gettext(message)
+    return _Chinese(_translations().gettext(message))
 
 
 def N_(message: str) -> str:
@@ -79,7 +119,7 @@ def C_(context: str, message: str) -> str:
     a unit's "GPUs" after a number is 张卡, a column's "GPUs" is GPU 数)."""
     if _current["language"] == "en" or not message:
         return message
-    return _translations().pgettext(context, message)
+    return _Chinese(_translations().pgettext(context, message))
 
 
 def NC_(context: str, message: str) -> str:

@@ -10,10 +10,10 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from ._validate import InputError, checked, lookup, quote
+from ._validate import InputError, check_callable, check_text, checked, lookup, quote
 from .clock import (DAYS_PER_YEAR, HOURS_PER_MONTH, SECONDS_PER_DAY, SECONDS_PER_HOUR,  # noqa: F401 (re-exported)
                     _SECONDS_PER_MONTH, gpu_hour_words, time_words)
-from .i18n import C_, N_, NC_, _, language
+from .i18n import C_, N_, NC_, _, language, spaced
 
 COUNT_SCALES = {"": 1.0, "k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9,
                 "billion": 1e9, "t": 1e12, "tn": 1e12, "trillion": 1e12, "千": 1e3, "万": 1e4, "百万": 1e6,
@@ -254,6 +254,21 @@ def format_usd(value: float) -> str:
     return f"${value:,.2f}" if abs(value) < 100 else f"${value:,.0f}"
 
 
+@checked(format=check_callable, word=check_text)
+def read_in_chinese(format: Callable[[float], str], word: str = "") -> Callable[[float], str]:
+    """``format``, and in the Chinese edition the figure's 万/亿 reading after it from 10,000 on, as a count has it
+    (until the figure turns scientific): 6300000 -> '6,300,000（630万）' (卡时 follows as the label), with ``word``
+    where the figure carries its unit as a sign: 5576000 -> '$5,576,000（558万美元）'. English is ``format``'s own."""
+    def formatted(value: float) -> str:
+        text = format(value)
+        if language() != "zh" or not 1e4 <= abs(_real(value)) < _HUGE:
+            return text
+        return f"{text}（{chinese_count(value)}{word}）"
+    formatted.__name__ = formatted.__qualname__ = f"{format.__name__}_read_in_chinese"
+    formatted.__doc__ = format.__doc__
+    return formatted
+
+
 @dataclass(frozen=True)
 class Unit:
     format: Callable[[float], str]   # the number, as every surface writes it
@@ -272,7 +287,7 @@ class Unit:
         number, label = self.format(value), C_("unit", self.label)
         if number == "1" and label == self.label and " " not in label and "/" not in label and label.endswith("s"):
             label = label[:-1]  # 1 month, 1 GPU (a translated label has no plural)
-        return number + (f" {label}" if label else "")
+        return spaced(number, label)
 
 
 # The words a person types after a number, in English and Chinese (the grader matches them case-insensitively, at
@@ -287,6 +302,9 @@ _DOLLARS = r"us\s*dollars?|dollars?|usd|美元|美金"
 _NOT_DOLLARS = (r"元|块钱|rmb|cny|yuan|人民币|¥|￥|€|eur|euros?|£|gbp", N_("this asks for US dollars: type $ or 美元"))
 _FLOP_PER_S = rf"{_SI}\s*flops?(?:\s*/\s*s(?:ec)?|\s+per\s+second)?|次(?:浮点)?(?:运算)?(?:/|每)秒"
 _USD_BEFORE = ((r"us\s*\$|\$|usd", 1.0), _NOT_DOLLARS)
+
+# GPU-hours and dollars carry their 万/亿 reading in Chinese as counts do: "6,300,000（630万）卡时", "$5,576,000（558万美元）".
+_GPU_HOURS, _DOLLAR_AMOUNT = read_in_chinese(format_number), read_in_chinese(format_usd, "美元")
 
 # One table of units: the material's figures, the exercises, the drills and the command line write each unit with
 # its formatter here, and the grader reads an entry in it with its words. A value is in the unit's own terms: a
@@ -341,7 +359,7 @@ UNITS = {
                    example=N_('"5 months" or 5'),
                    name=N_("months (months, weeks, days, years; 秒, 分钟, 小时, 天, 周, 个月)"),
                    entry_words=time_words(_SECONDS_PER_MONTH)),
-    "GPU-hours": Unit(format_number, NC_("unit", "GPU-hours"), words=("小时", "A100 小时", "GPU 小时", "卡时"),
+    "GPU-hours": Unit(_GPU_HOURS, NC_("unit", "GPU-hours"), words=("小时", "A100 小时", "GPU 小时", "卡时"),
                       example=N_('"1,850 GPU-hours" or 1850'),
                       name=N_("GPU-hours (GPU-hours, GPU-days, hours; 卡时, 小时)"),
                       entry_words=gpu_hour_words()),
@@ -349,11 +367,11 @@ UNITS = {
                  example=N_('"37 GPUs" or 37'), name=N_("GPUs (GPUs, cards; 张卡)"),
                  entry_words=((rf"[x×*]?\s*(?:[张块台个片]\s*)?(?:{_GPU_MODEL}\s*)?(?:gpus?|cards?|devices?|显卡|卡)?",
                                1.0),)),
-    "USD": Unit(format_usd, words=("$",), example=N_('"$2.7M", "$0.85" or 2.7e6'), name=N_("US dollars"),
+    "USD": Unit(_DOLLAR_AMOUNT, words=("$",), example=N_('"$2.7M", "$0.85" or 2.7e6'), name=N_("US dollars"),
                 entry_words=((_DOLLARS, 1.0), _NOT_DOLLARS), entry_prefixes=_USD_BEFORE),
-    "USD/month": Unit(format_usd, NC_("unit", "a month"), words=("/月",), example=N_('"$2,700 a month" or 2700'),
+    "USD/month": Unit(_DOLLAR_AMOUNT, NC_("unit", "a month"), words=("/月",), example=N_('"$2,700 a month" or 2700'),
                       name=N_("US dollars a month ($ a month; 美元/月)"),
-                      entry_words=((rf"(?:{_DOLLARS})?{_PER}(?:month|mo|月)|每月", 1.0), _NOT_DOLLARS),
+                      entry_words=((rf"(?:{_DOLLARS})?{_PER}(?:month|mo|月)|每月|{_DOLLARS}", 1.0), _NOT_DOLLARS),
                       entry_prefixes=_USD_BEFORE),
     "fraction": Unit(format_percent, words=("%",), example=N_('"7.5%" or 0.075'), name=N_("a percentage"),
                      entry_words=((r"%|percent|per\s*cent|pct", 0.01),), entry_prefixes=((r"百分之", 0.01),)),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..catalog import hardware
 from ..formulas.compute import TIME_MARGIN
 from ..core.i18n import _, speaking
-from ..core.units import format_bytes, format_flops
+from ..core.units import format_bytes, format_flops, format_int, read_in_chinese
 from .common import TRUE_FALSE, no_price_text, number, price_text, shown
 from .memory import breakdown_block
 from ..core.report import Report
@@ -42,7 +42,7 @@ def training_report(est) -> Report:
     low, high = est.days_with_margin
     title = _("{flops} FLOPs, {days} days ({low}-{high} with margin), {hours} GPU-hours").format(
         flops=format_flops(est.total_flops), days=f"{est.days:.1f}", low=f"{low:.1f}", high=f"{high:.1f}",
-        hours=f"{est.gpu_hours:,.0f}")
+        hours=read_in_chinese(format_int)(est.gpu_hours))
     fits = _("fits in {usable} usable: {fits}").format(usable=format_bytes(est.usable_bytes),
                                                          fits=_(TRUE_FALSE[est.fits]))
     data = {"flops": est.total_flops, "days": est.days, "days_with_margin": list(est.days_with_margin),

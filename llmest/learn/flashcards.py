@@ -17,7 +17,7 @@ from ..core.i18n import N_, _, language, speaking
 from ..core.report import Finding, Report
 from .drills import TOPIC_NAMES
 from .drills.problem import TOPICS, chosen_topics, tflops_text
-from ..core.units import format_bytes, format_count, format_flops, format_int, format_percent
+from ..core.units import UNITS, format_bytes, format_count, format_flops, format_int, format_percent
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,7 @@ def _deck() -> list[Card]:
         Card("compute", _("Time margin on a training estimate"),
              plans.TIME_MARGIN_TEXT),
         Card("compute", _("A100 GPU-hours to train a 7B on 1T tokens at 40% MFU"),
-             format_int(plans.estimate_time(1e12, n_params=7e9, gpu="A100 80GB", mfu=0.4).gpu_hours)),
+             UNITS["GPU-hours"].format(plans.estimate_time(1e12, n_params=7e9, gpu="A100 80GB", mfu=0.4).gpu_hours)),
         Card("data", _("Compute-optimal tokens per parameter (Chinchilla's rule)"), f"{dt.TOKENS_PER_PARAM}"),
         Card("data", _("Chinchilla-optimal tokens for a 70B"), format_count(dt.chinchilla_tokens(70e9))),
     ] + [

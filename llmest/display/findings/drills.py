@@ -8,7 +8,7 @@ import re
 
 from ...core.i18n import _, display_width
 from ...core.report import Report
-from ...core.units import format_bytes, format_count, format_flops, format_int, format_percent, format_usd
+from ...core.units import UNITS, format_bytes, format_count, format_flops, format_int, format_percent, read_in_chinese
 from ..common import TRUE_FALSE
 from ..table import Table
 
@@ -96,8 +96,9 @@ def cost_steps(f: dict) -> Report:
         _flops_step(f),
         _("2. {gpu}-hours at {peak} TFLOPS and {mfu} MFU = {hours}").format(
             gpu=f["gpu"], peak=_tflops(f["peak_flops_per_s"]), mfu=format_percent(f["mfu"], 0),
-            hours=format_int(f["gpu_hours"])),
-        _("3. at ${price} an hour: {cost}").format(price=f"{f['price_per_gpu_hour']:g}", cost=format_usd(f["cost"]))))
+            hours=read_in_chinese(format_int)(f["gpu_hours"])),
+        _("3. at ${price} an hour: {cost}").format(price=f"{f['price_per_gpu_hour']:g}",
+                                                   cost=UNITS["USD"].format(f["cost"]))))
 
 
 def training_steps(f: dict) -> Report:
@@ -106,7 +107,7 @@ def training_steps(f: dict) -> Report:
         _flops_step(f),
         _("2. GPU-seconds = FLOPs / ({peak} TFLOPS × {mfu}) = {seconds}").format(
             peak=_tflops(f["peak_flops_per_s"]), mfu=format_percent(f["mfu"], 0), seconds=format_int(f["gpu_seconds"])),
-        _("3. GPU-hours = GPU-seconds / 3,600 = {hours}").format(hours=format_int(f["gpu_hours"])),
+        _("3. GPU-hours = GPU-seconds / 3,600 = {hours}").format(hours=read_in_chinese(format_int)(f["gpu_hours"])),
         _("4. One {gpu}: {days} days = {years} years").format(gpu=chip, days=format_int(f["one_gpu_days"]),
                                                              years=f"{f['one_gpu_years']:.1f}"),
         _("5. {n} {gpu}s: {days} days").format(n=f["gpus"], gpu=chip, days=f"{f['days']:.1f}"),

@@ -6,8 +6,8 @@ from ...formulas import compute as c
 from ...formulas import memory as mem
 from ... import plans
 from ...core.i18n import N_, _
-from ...core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, format_bytes, format_count, format_flops, format_int,
-                           format_number, format_percent, format_usd)
+from ...core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, UNITS, format_bytes, format_count, format_flops,
+                           format_int, format_number, format_percent, read_in_chinese)
 from .problem import (CLUSTER, MFUS, PARAMS, TOKENS, TRAINING_GPUS, Part, _A, _Regenerate, _a, _chained, _n, _pick,
                       _problem, _size, gpu_peak, template, tflops_text)
 
@@ -17,6 +17,8 @@ S32 = N_("chapter 3, §3.2 (03_flops_and_time.ipynb#cell-id=ff6f76d0)")
 S3_BUDGET = N_("chapter 3, The reverse budget (03_flops_and_time.ipynb#cell-id=303ea96b)")
 S3_CHECKPOINTS = N_("chapter 3, Checkpoints and data loading (03_flops_and_time.ipynb#cell-id=414a8582)")
 HOUR, DAY = f"{SECONDS_PER_HOUR:,}", f"{SECONDS_PER_DAY:,}"
+# GPU-hours whole and dollars as the table of units writes them: in Chinese with their 万/亿 reading.
+_hours, format_usd = read_in_chinese(format_int), UNITS["USD"].format
 
 
 def _flops_part(n, tokens) -> Part:
@@ -30,7 +32,7 @@ def _hours_part(est, gpu, mfu) -> Part:
     return Part(_("How many GPU-hours?"), est.gpu_hours, "GPU-hours",
                 (_("gpu_hours(C, peak, mfu) = C / (peak × MFU) / {hour} = {flops} / ({peak} × {mfu}) / {hour} = "
                    "{hours}; {cite}").format(hour=HOUR, flops=format_flops(est.flops), peak=tflops_text(gpu),
-                                             mfu=format_percent(mfu, 0), hours=format_int(est.gpu_hours),
+                                             mfu=format_percent(mfu, 0), hours=_hours(est.gpu_hours),
                                              cite=_(S32)),))
 
 
@@ -102,7 +104,7 @@ def _gpu_hours(rng, level):
              peak=tflops_text(gpu), mfu=format_percent(mfu, 0), effective=effective),
          _("GPU-seconds: {flops} / {effective}/s = {seconds}").format(
              flops=format_flops(flops), effective=effective, seconds=format_int(est.gpu_seconds)),
-         _("/ {hour} = {hours} GPU-hours").format(hour=HOUR, hours=format_int(answer))],
+         _("/ {hour} = {hours} GPU-hours").format(hour=HOUR, hours=_hours(answer))],
         _("GPU-hours = 6ND / (peak × MFU) / {hour}. Don't forget the {hour}.").format(hour=HOUR))
 
 
@@ -148,7 +150,7 @@ def _training_cost(rng, level):
     if level == "hard":
         cost_part = Part(_("At ${price} per GPU-hour, what does it cost?").format(price=f"{price:g}"), answer, "USD",
                          (_("cost(gpu_hours, price) = {hours} × ${price} = {cost}; {cite}").format(
-                             hours=format_int(hours), price=f"{price:g}", cost=format_usd(answer), cite=_(S32)),))
+                             hours=_hours(hours), price=f"{price:g}", cost=format_usd(answer), cite=_(S32)),))
         return _chained("training-cost", level, _run_stem(n, tokens, gpu, mfu), inputs,
                         (_flops_part(n, tokens), _hours_part(est, gpu, mfu), cost_part),
                         _("C = 6ND; GPU-hours = C / (peak × MFU × 3,600); cost = GPU-hours × price."))
@@ -157,7 +159,7 @@ def _training_cost(rng, level):
         _("At ${price} per {gpu}-hour ({peak} BF16, {mfu} MFU), what does the GPU time to train {model} model on "
           "{tokens} tokens cost?").format(**_run(n, tokens, gpu, mfu), price=f"{price:g}"),
         inputs, answer, "USD",
-        [_flops_step(n, tokens), _("GPU-hours: {hours}").format(hours=format_int(hours)),
+        [_flops_step(n, tokens), _("GPU-hours: {hours}").format(hours=_hours(hours)),
          _("× ${price} = {cost}").format(price=f"{price:g}", cost=format_usd(answer))],
         _("Cost = GPU-hours × price; GPU-hours = 6ND / (peak × MFU × {hour}).").format(hour=HOUR))
 
@@ -176,7 +178,7 @@ def _gpus_for_deadline(rng, level):
         gpus_part = Part(_("How many GPUs at least to finish within {days} days?").format(days=days), answer, "GPUs",
                          (_("gpus_for_deadline(C, days, peak, mfu) = GPU-hours / ({days} × 24) = {hours} / "
                             "{day_hours} = {exact}, rounded up: {gpus}; {cite}").format(
-                             days=days, hours=format_int(est.gpu_hours), day_hours=f"{days * 24:,}", exact=exact,
+                             days=days, hours=_hours(est.gpu_hours), day_hours=f"{days * 24:,}", exact=exact,
                              gpus=_n(answer, "GPU"), cite=_(S32)),), minimum=True)
         return _chained("gpus-for-deadline", level,
                         _("{Model} model must train on {tokens} tokens on {gpu} GPUs ({peak} BF16) at {mfu} "
@@ -234,7 +236,7 @@ def _implied_mfu(rng, level):
     hours = float(f"{plans.estimate_time(tokens, n_params=n, gpu=gpu, mfu=true_mfu).gpu_hours:.3g}")
     run = plans.estimate_mfu(n, tokens, gpu_hours=hours, gpu=gpu)
     answer = run.mfu
-    report = dict(model=_a(_size(n)), tokens=_size(tokens), hours=format_int(hours), gpu=gpu, peak=tflops_text(gpu))
+    report = dict(model=_a(_size(n)), tokens=_size(tokens), hours=_hours(hours), gpu=gpu, peak=tflops_text(gpu))
     inputs = dict(n=n, tokens=tokens, hours=hours, peak=gpu_peak(gpu))
     hint = _("MFU = 6ND / (GPU-hours × {hour} × peak).").format(hour=HOUR)
     if level == "hard":
@@ -254,7 +256,7 @@ def _implied_mfu(rng, level):
         inputs, answer, "fraction",
         [_flops_step(n, tokens),
          _("Peak work in those hours: {hours} × {hour} × {peak} = {work}").format(
-             hours=format_int(hours), hour=HOUR, peak=tflops_text(gpu), work=format_flops(run.peak_work_flops)),
+             hours=_hours(hours), hour=HOUR, peak=tflops_text(gpu), work=format_flops(run.peak_work_flops)),
          _("MFU = {mfu}").format(mfu=format_percent(answer, 1))],
         hint, tolerance=0.1)  # 10% of ~40%: about 4 points either way
 
