@@ -12,7 +12,10 @@ NEW_ROWS = {  # a spelling a reader might type: the row it finds
     "h800": "H800", "H800": "H800", "A800-80GB": "A800 80GB", "a800 80gb": "A800 80GB", "H20": "H20",
     "h20": "H20", "A100 40GB": "A100 40GB", "a100-40gb": "A100 40GB", "L4": "L4", "l4": "L4",
     "TPU v4": "TPU v4", "tpu-v4": "TPU v4", "TPU v5e": "TPU v5e", "tpu-v5e": "TPU v5e", "TPU v5p": "TPU v5p",
-    "tpuv5p": "TPU v5p",
+    "tpuv5p": "TPU v5p", "GB200 NVL72": "GB200 NVL72", "gb200-nvl72": "GB200 NVL72", "gb300 nvl72": "GB300 NVL72",
+    "b300": "B300", "H100 NVL": "H100 NVL", "h100-nvl": "H100 NVL", "h200 nvl": "H200 NVL", "mi325x": "MI325X",
+    "MI355X": "MI355X", "tpu-v6e": "TPU v6e", "TPU v7": "TPU v7", "tpuv7": "TPU v7", "trainium2": "Trainium2",
+    "gaudi3": "Gaudi 3", "Gaudi 3": "Gaudi 3", "rtx-5090": "RTX 5090",
 }
 
 
@@ -31,7 +34,9 @@ def test_no_ascend_row_and_an_unknown_name_is_refused():
 # nvidia-smi's totals in MiB (2**20 bytes), as read in published output (hardware.py says where)
 EXPOSED_MIB = {"A100 80GB": 81_920, "A800 80GB": 81_920, "A100 40GB": 40_960, "H100 SXM": 81_559,
                "H100 PCIe": 81_559, "H800": 81_559, "H20": 97_871, "H200": 143_771, "B200": 183_359,
-               "V100": 32_768, "RTX A6000": 49_140, "RTX 4090": 24_564, "L40S": 46_068, "L4": 23_034}
+               "V100": 32_768, "RTX A6000": 49_140, "RTX 4090": 24_564, "L40S": 46_068, "L4": 23_034,
+               "GB200 NVL72": 189_471, "GB300 NVL72": 284_208, "B300": 275_040, "H100 NVL": 95_830,
+               "H200 NVL": 143_771, "RTX 5090": 32_607, "Gaudi 3": 131_072}   # Gaudi 3: hl-smi
 
 
 def test_memory_is_what_the_device_exposes_and_the_label_keeps_the_vendors_figure():
@@ -57,7 +62,8 @@ def _sparse_bf16(note: str):
 
 def test_every_dense_peak_lies_below_the_sparse_figure_its_note_quotes():
     quoted = {g.name: _sparse_bf16(g.note) for g in hardware.CATALOG.values() if _sparse_bf16(g.note)}
-    assert set(quoted) >= {"A100 80GB", "A100 40GB", "A800 80GB", "H100 SXM", "H800", "B200", "L40S", "L4"}
+    assert set(quoted) >= {"A100 80GB", "A100 40GB", "A800 80GB", "H100 SXM", "H800", "B200", "L40S", "L4",
+                           "GB200 NVL72", "GB300 NVL72", "B300", "H100 NVL", "H200 NVL", "MI325X", "MI355X"}
     for name, sparse in quoted.items():
         dense = hardware.gpu(name).bf16_flops_per_s
         assert dense < sparse <= 2.05 * dense, name   # 2:4 sparsity doubles the peak (L40S: 733 over 362.05)
@@ -100,3 +106,47 @@ def test_a_70b_training_plan_on_a100s_takes_the_count_the_exposed_bytes_give():
 def test_the_fit_check_now_holds_what_80_gib_holds():
     between = 68.6e9   # over 80% of 80e9 (64e9), under 80% of 80 GiB (68.72e9)
     assert plans.fits(between, "A100 80GB") and not plans.fits(between, "H100 SXM")   # 79.6 GiB: 68.4e9 usable
+
+
+# The vendor's own FP8 against BF16: twice it (a dense FP8 tensor peak is two BF16 ones), the same (Gaudi 3's matrix
+# engines), or another ratio (Trainium2: 1,299 against 667 TFLOPS); TPU v6e and v5p state FP8 at the BF16 figure,
+# which the catalog leaves out.
+FP8_TWICE_BF16 = ("H100 SXM", "H100 PCIe", "H200", "B200", "B300", "GB200 NVL72", "GB300 NVL72", "H100 NVL",
+                  "H200 NVL", "MI300X", "MI325X", "MI355X", "TPU v7", "RTX 5090")
+
+
+def test_the_fp8_peak_is_twice_the_bf16_peak_where_the_vendor_says_so():
+    for name in FP8_TWICE_BF16:
+        g = hardware.gpu(name)
+        assert g.fp8_flops_per_s == pytest.approx(2 * g.bf16_flops_per_s, rel=1e-3), name
+    gaudi, trainium = hardware.gpu("Gaudi 3"), hardware.gpu("Trainium2")
+    assert gaudi.fp8_flops_per_s == gaudi.bf16_flops_per_s == 1835 * hardware.TERA
+    assert (trainium.fp8_flops_per_s, trainium.bf16_flops_per_s) == (1299 * hardware.TERA, 667 * hardware.TERA)
+    assert hardware.gpu("TPU v6e").fp8_flops_per_s is None and hardware.gpu("TPU v6e").bf16_flops_per_s == 918e12
+
+
+def test_fp4_peaks_are_the_blackwell_and_cdna4_rows_and_blackwell_ultra_has_1_5_times_blackwells():
+    with_fp4 = {name for name, g in hardware.CATALOG.items() if g.fp4_flops_per_s}
+    assert with_fp4 == {"B200", "B300", "GB200 NVL72", "GB300 NVL72", "MI355X", "RTX 5090"}
+    for name in ("B200", "GB200 NVL72", "MI355X"):       # FP4 at twice FP8
+        g = hardware.gpu(name)
+        assert g.fp4_flops_per_s == pytest.approx(2 * g.fp8_flops_per_s, rel=1e-4), name
+    assert hardware.gpu("GB300 NVL72").fp4_flops_per_s == 1.5 * hardware.gpu("GB200 NVL72").fp4_flops_per_s == 15e15
+    assert hardware.gpu("B300").fp4_flops_per_s == 108e15 / 8       # NVIDIA's HGX B300 figure over its 8 GPUs
+    # the rack's own figures: 72 GPUs, 1,440 PFLOPS FP4 sparse (GB200) and 1,080 dense (GB300), 576 TB/s of HBM
+    assert 72 * 2 * hardware.gpu("GB200 NVL72").fp4_flops_per_s == 1440e15
+    assert 72 * hardware.gpu("GB300 NVL72").fp4_flops_per_s == 1080e15
+    assert 72 * hardware.gpu("GB200 NVL72").bandwidth_bytes_per_s == 576e12
+
+
+def test_the_rows_of_2024_to_2026_carry_their_sources_and_scale_up_domains():
+    domains = {"GB200 NVL72": 72, "GB300 NVL72": 72, "B300": 8, "H100 NVL": 8, "H200 NVL": 4, "MI325X": 8,
+               "MI355X": 8, "TPU v6e": 256, "TPU v7": 9216, "Trainium2": 64, "Gaudi 3": 8, "RTX 5090": 8}
+    for name, domain in domains.items():
+        g = hardware.gpu(name)
+        assert g.source and g.note and g.label_bytes and g.memory_source, name
+        assert g.network.gpus_per_node == domain and g.network.source, name
+    tpu7 = hardware.gpu("TPU v7")     # Cloud TPU docs, TPU7x: 192 GiB at 7,380 GB/s, ICI 1,200 GB/s both ways
+    assert (tpu7.memory_bytes, tpu7.bandwidth_bytes_per_s, tpu7.network.intra_node_bytes_per_s) == (
+        192 * 2**30, 7380e9, 600e9)
+    assert hardware.gpu("Trainium2").memory_bytes == 96 * 2**30 and hardware.gpu("MI355X").tf32_flops_per_s is None

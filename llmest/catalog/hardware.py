@@ -11,8 +11,13 @@ units and labelled with the number alone: an "A100 80GB" exposes 81,920 MiB = 80
 (48.3e9 bytes, so its label is decimal), so each row carries its own exposed figure and ``memory_source`` says
 where it was read (nvidia-smi output published with public issues and logs) or that it was assumed.
 
-TPUs are rows too (one chip each; their interconnect is ICI). No Ascend 910B row: no Huawei datasheet was found,
-and the published secondary figures contradict each other (64 GB or 32 GB of HBM2e; 400 GB/s or 1.2 TB/s).
+TPUs, Trainium and Gaudi are rows too (one chip each; a TPU's interconnect is ICI). A rack-scale system is a row
+per GPU ("GB200 NVL72": one of its 72 GPUs), its ``network`` saying how many GPUs share one NVLink domain (72), so
+the layout search keeps a tensor- or expert-parallel group of up to 72 on NVLink. ``fp4_flops_per_s`` is the dense
+FP4 peak (NVFP4, MXFP4) of the chips that have one. The rows of 2024-2026 are in ``newer_gpus``.
+
+No Ascend 910B row: no Huawei datasheet was found, and the published secondary figures contradict each other (64 GB
+or 32 GB of HBM2e; 400 GB/s or 1.2 TB/s).
 
 ``None`` means the vendor states no such figure. ``recalled`` names the fields not found in a stored copy of the
 source: check them before relying on them.
@@ -20,78 +25,12 @@ source: check them before relying on them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from ..core._validate import InputError, check_number, lookup
 from ..core.i18n import N_, _
-from ..core.units import format_bytes
-
-TERA = 1e12
-MIB, GIB = 2**20, 2**30
-
-
-@dataclass(frozen=True)
-class GPU:
-    name: str                           # the vendor's label
-    memory_bytes: float                 # exposed to programs
-    bandwidth_bytes_per_s: float
-    bf16_flops_per_s: float | None     # dense BF16 (or FP16) tensor-core peak, FP32 accumulate
-    fp8_flops_per_s: float | None
-    tf32_flops_per_s: float | None
-    fp32_flops_per_s: float | None      # non-tensor FP32 (CUDA cores)
-    interconnect_bytes_per_s: float | None
-    interconnect: str
-    source: str
-    note: str = ""
-    label_bytes: float | None = None    # the memory the vendor's label states ("80GB": 80e9)
-    memory_source: str = ""             # where the exposed figure was read, or why it was assumed
-    recalled: tuple = ()    # fields not found in a stored copy of the source: check before relying on them
-    network: Network | None = None      # the links a collective crosses (NETWORK)
-    smi_read: tuple = ()                # (card, MiB, where) of the nvidia-smi output read, where there is one
-
-    @property
-    def memory_gb(self) -> float:
-        return self.memory_bytes / 1e9
-
-    @property
-    def memory_gib(self) -> float:
-        return self.memory_bytes / GIB
-
-    @property
-    def memory_text(self) -> str:
-        """The exposed memory in both units: '80.0 GiB = 85.9 GB'."""
-        return f"{format_bytes(self.memory_bytes, binary=True)} = {format_bytes(self.memory_bytes)}"
-
-    @property
-    def memory_source_shown(self) -> str:
-        """``memory_source`` in the language shown."""
-        if not self.smi_read:
-            return _(self.memory_source)
-        card, mib, where = self.smi_read
-        return _(_SMI).format(card=card, mib=mib, where=_(where))
-
-
-@dataclass(frozen=True)
-class Network:
-    """The links of a GPU in its reference server, per GPU and per direction (a ring collective's bytes leave each
-    GPU one way while others arrive the other way, so a datasheet's bidirectional "600 GB/s" is 300 here)."""
-
-    intra_node_bytes_per_s: float   # within a node: NVLink through NVSwitch, or PCIe
-    inter_node_bytes_per_s: float   # between nodes: the GPU's own network port (InfiniBand, RoCE; TPUs: DCN)
-    gpus_per_node: int              # GPUs that share the intra-node fabric (a TPU pod: its ICI domain)
-    source: str
-    recalled: bool = False          # not read in a stored copy of the source
-    # (A collective's latency is NCCL's own model: llmest.plans.layout_assumptions.)
-
-
-_SMI = N_("nvidia-smi: {card}, {mib} MiB, {where}")
-
-
-def _smi(mib: int, card: str, where: str = N_("in public issues and logs")) -> dict:
-    """The exposed memory nvidia-smi reports for a card, and where that output was read."""
-    return dict(memory_bytes=mib * MIB, memory_source=_SMI.format(card=card, mib=f"{mib:,}", where=where),
-                smi_read=(card, f"{mib:,}", where))
-
+from . import newer_gpus
+from .accelerators import GB_S, GIB, GPU, MIB, TERA, Network, _smi  # noqa: F401 (the catalog's names)
 
 def _rows():
     return [
@@ -162,7 +101,8 @@ def _rows():
             interconnect=N_("NVLink 5 (1.8 TB/s)"), source=N_("NVIDIA HGX B200 datasheet"),
             note=N_("The datasheet's 180 GB per GPU is about the exposed 179 GiB; the 192 GB often quoted is about "
                     "the exposed bytes (192.3e9). 4,500 TFLOPS BF16 is sparse."),
-            label_bytes=180e9, **_smi(183_359, "NVIDIA B200", N_("in github.com/NVIDIA/TensorRT-LLM/issues/10278"))),
+            label_bytes=180e9, fp4_flops_per_s=9000 * TERA,
+            **_smi(183_359, "NVIDIA B200", N_("in github.com/NVIDIA/TensorRT-LLM/issues/10278"))),
         GPU("RTX A6000", bandwidth_bytes_per_s=768e9, bf16_flops_per_s=154.8 * TERA, fp8_flops_per_s=None,
             tf32_flops_per_s=77.4 * TERA, fp32_flops_per_s=38.7 * TERA, interconnect_bytes_per_s=112.5e9,
             interconnect=N_("NVLink bridge, 2-way"), source=N_("NVIDIA Ampere GA102 whitepaper, Table 3"),
@@ -190,7 +130,7 @@ def _rows():
             **_smi(23_034, "NVIDIA L4")),
         GPU("MI300X", memory_bytes=8 * 25_767_706_624, bandwidth_bytes_per_s=5.3e12, bf16_flops_per_s=1307.4 * TERA,
             fp8_flops_per_s=2614.9 * TERA, tf32_flops_per_s=653.7 * TERA, fp32_flops_per_s=163.4 * TERA,
-            interconnect_bytes_per_s=896e9, interconnect=N_("Infinity Fabric (896 GB/s)"),
+            interconnect_bytes_per_s=896e9, interconnect=N_("Infinity Fabric 896 GB/s"),
             source=N_("AMD Instinct MI300X datasheet"),
             note=N_("Exposed memory: one of eight CPX-mode partitions reports 25,767,706,624 bytes; the total, 8 times "
                     "that (192.0 GiB), is inferred."),
@@ -228,7 +168,6 @@ def _rows():
     ]
 
 
-GB_S = 1e9
 _DGX_A100 = "DGX A100: NVLink 3 at 600 GB/s both ways, 8 HDR InfiniBand ports of 200 Gb/s for 8 GPUs"
 _DGX_H100 = "DGX H100: NVLink 4 at 900 GB/s both ways, 8 NDR InfiniBand ports of 400 Gb/s for 8 GPUs"
 _PCIE4 = "no NVLink between more than two cards: PCIe 4.0 x16, 32 GB/s each way; a 100 Gb/s port per node assumed"
@@ -265,7 +204,8 @@ NETWORK = {
 }
 
 
-CATALOG = {row.name: replace(row, network=NETWORK[row.name]) for row in _rows()}
+NETWORK.update(newer_gpus.NETWORK)
+CATALOG = {row.name: replace(row, network=NETWORK[row.name]) for row in _rows() + newer_gpus.rows()}
 
 
 # Cloud prices in US dollars per GPU-hour. The material gives ranges (seed 000: "A100 云服务：~$2-3/小时", "H100 云服务：

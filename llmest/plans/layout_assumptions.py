@@ -4,6 +4,9 @@ these values to the fit)."""
 
 from __future__ import annotations
 
+from ..catalog import hardware
+from ..core._validate import lookup
+
 # The share of a link's speed that NCCL's collectives reach ("bus bandwidth"). NVLink 4: "450GB/s is the line rate.
 # With the protocol overhead (~20%) NCCL can get an effective NVLink bandwidth of 370GB/s" (NVIDIA, nccl-tests issue
 # 212); taken as the same share of every NVLink and PCIe fabric. A 400 Gb/s port: "For NDR @ 400Gbps you should see
@@ -34,7 +37,8 @@ MATMULS_PER_LAYER = 12
 MATMUL_EFFICIENCY = {"Ampere": 0.7206, "Hopper": 0.5825}
 UNCALIBRATED_EFFICIENCY = 0.5
 GENERATION = {"A100 80GB": "Ampere", "A100 40GB": "Ampere", "A800 80GB": "Ampere", "H100 SXM": "Hopper",
-              "H100 PCIe": "Hopper", "H800": "Hopper", "H200": "Hopper", "H20": "Hopper"}
+              "H100 PCIe": "Hopper", "H100 NVL": "Hopper", "H800": "Hopper", "H200": "Hopper", "H200 NVL": "Hopper",
+              "H20": "Hopper"}
 
 # The communication that runs beside the compute and can hide behind it (``overlap`` of it at most): the data-
 # parallel gradients and weights (Megatron-Core's overlap_grad_reduce, "overlap grad all-reduce / reduce-scatter with
@@ -46,5 +50,7 @@ HIDDEN_KINDS = ("dp_s", "cp_s", "pp_s")
 
 
 def matmul_efficiency(gpu_name: str) -> float:
-    """The fitted efficiency for a GPU's generation, or ``UNCALIBRATED_EFFICIENCY``."""
-    return MATMUL_EFFICIENCY.get(GENERATION.get(gpu_name), UNCALIBRATED_EFFICIENCY)
+    """The fitted efficiency for the generation of a GPU of the catalog (by its name, in any case and spacing), or
+    ``UNCALIBRATED_EFFICIENCY`` for a GPU of a generation no run calibrates."""
+    name = lookup("gpu_name", gpu_name, hardware.CATALOG).name
+    return MATMUL_EFFICIENCY.get(GENERATION.get(name), UNCALIBRATED_EFFICIENCY)

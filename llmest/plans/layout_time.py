@@ -5,6 +5,7 @@ constant of ``layout_assumptions``, with its source."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -110,13 +111,27 @@ def _roofline(cfg, g, tokens, tp, ep):
 
 
 def _in_node(inner, size, per_node):
-    """Whether a group of ``size`` ranks, ``inner`` apart, lies within one node of ``per_node`` GPUs."""
+    """Whether a group of ``size`` ranks, ``inner`` apart, lies within one node of ``per_node`` GPUs: the scale-up
+    domain of the GPU's row (8 GPUs of an HGX server, 72 of an NVL72 rack, a TPU pod). A group that fits is placed
+    within one domain, even where the domain is no multiple of it (groups of 16 in a rack of 72: four of them, the
+    other 8 GPUs to another job or idle, as NVL72 jobs are laid out)."""
     return inner * size <= per_node
 
 
+@functools.lru_cache(maxsize=1024)
+def _largest_divisor(size: int, most: int) -> int:
+    return max(d for d in range(1, min(size, most) + 1) if size % d == 0)
+
+
 def _members(net, inner, size):
-    """The ranks of a group, ``inner`` apart, in each node, and the nodes it spans."""
-    members = np.maximum(1, np.minimum(size, net.gpus_per_node // inner))
+    """The ranks of a group, ``inner`` apart, in each node, and the nodes it spans. A group larger than a node is
+    spread over nodes in equal shares, as many ranks in each as divide its size and fit (128 ranks over racks of 72:
+    64 in each of 2)."""
+    inner, size = np.broadcast_arrays(np.asarray(inner), np.asarray(size))
+    most = np.maximum(1, net.gpus_per_node // inner)
+    pairs, where = np.unique(np.stack([size.ravel(), most.ravel()]).astype(np.int64), axis=1, return_inverse=True)
+    shares = np.array([_largest_divisor(int(s), int(m)) for s, m in pairs.T], dtype=np.int64)
+    members = shares[where.ravel()].reshape(size.shape)
     return members, np.maximum(1, size // members)
 
 
