@@ -195,14 +195,14 @@ def test_the_context_limit_of_a_model_follows_its_windows():
     assert le.memory.kv_cache_bytes_for(half, limit) / bandwidth == pytest.approx(2 * c.flops_params(half) / peak)
 
 
-def _dsa_decode_step(layers, heads, qk_width, v_width, seq_len, top_k, indexer_heads, indexer_head_dim):
+def _dsa_decode_step(layers, heads, qk_width, v_width, seq_len, top_k, index_heads, index_head_dim):
     """One new token through DeepSeek sparse attention, written out in torch as DeepSeek-V3.2 describes it (the
     indexer's scores I_s = Σ_j w_j · ReLU(q_j · k_s), the top-k keys, attention over them in MLA's MQA mode), for
     FlopCounterMode to count."""
     import torch
     for _ in range(layers):
-        q_index, w_index = torch.randn(indexer_heads, indexer_head_dim), torch.randn(indexer_heads)
-        k_index = torch.randn(seq_len, indexer_head_dim)
+        q_index, w_index = torch.randn(index_heads, index_head_dim), torch.randn(index_heads)
+        k_index = torch.randn(seq_len, index_head_dim)
         scores = torch.relu(torch.einsum("hd,sd->hs", q_index, k_index))
         picked = torch.einsum("h,hs->s", w_index, scores).topk(min(top_k, seq_len)).indices
         q, keys, values = torch.randn(heads, qk_width), torch.randn(seq_len, qk_width), torch.randn(seq_len, v_width)
@@ -215,8 +215,8 @@ def test_sparse_attention_flops_are_what_torch_counts(seq_len, top_k):
     """DeepSeek-V3.2's shape in small (qk 576 = latent + rotary, v 512; the indexer's heads 64 wide): the formula
     equals the FLOPs torch counts, both when the context is longer than top_k and when it is shorter."""
     from torch.utils.flop_counter import FlopCounterMode
-    shape = dict(layers=2, heads=4, qk_width=576, v_width=512, seq_len=seq_len, top_k=top_k, indexer_heads=8,
-                 indexer_head_dim=64)
+    shape = dict(layers=2, heads=4, qk_width=576, v_width=512, seq_len=seq_len, top_k=top_k, index_heads=8,
+                 index_head_dim=64)
     with FlopCounterMode(display=False) as counter:
         _dsa_decode_step(**shape)
     assert c.sparse_decode_attention_flops(**shape) == counter.get_total_flops()
@@ -225,7 +225,7 @@ def test_sparse_attention_flops_are_what_torch_counts(seq_len, top_k):
 def test_sparse_attention_reads_top_k_keys_and_the_indexer_all():
     """At 128K tokens DeepSeek-V3.2's attention proper reads 2,048 keys, 64 times fewer, while its indexer, at
     2·64·129 FLOPs a key against the attention's 2·128·1,088, stays linear in the context."""
-    v32 = dict(layers=61, heads=128, qk_width=576, v_width=512, indexer_heads=64, indexer_head_dim=128)
+    v32 = dict(layers=61, heads=128, qk_width=576, v_width=512, index_heads=64, index_head_dim=128)
     dense = c.sparse_decode_attention_flops(**v32, seq_len=131072, top_k=131072) - \
         61 * 2 * 64 * 129 * 131072
     sparse = c.sparse_decode_attention_flops(**v32, seq_len=131072, top_k=2048)
@@ -234,3 +234,36 @@ def test_sparse_attention_reads_top_k_keys_and_the_indexer_all():
     assert 13 < dense / sparse < 14
     with pytest.raises(le.InputError, match="top_k"):
         c.sparse_decode_attention_flops(**v32, seq_len=4096, top_k=0)
+
+
+def test_deepseek_v32_reads_its_indexer_from_its_config():
+    """DeepSeek-V3.2-Exp's config.json: 61 layers, 128 heads, a 512-wide latent and 64-wide rotary key, an indexer of
+    64 heads 128 wide keeping the top 2,048 tokens. At 128K tokens its decode attention is about 13 times cheaper than
+    the same attention reading every key (DeepSeek-V3's, in MLA's MQA mode); below 2,048 tokens the indexer only
+    adds."""
+    from llmest.formulas.readers.config_file import CONFIGS
+    v32 = le.model.config_from_file(CONFIGS / "deepseek-v3.2-exp.json")
+    assert (v32.index_heads, v32.index_head_dim, v32.index_topk) == (64, 128, 2048)
+    without_indexer = v32.replace(index_heads=None, index_head_dim=None, index_topk=None)
+    sparse = c.decode_attention_flops_for(v32, 131072)
+    dense = c.decode_attention_flops_for(without_indexer, 131072)
+    assert dense == 61 * 2 * 128 * 1088 * 131072
+    assert sparse == c.sparse_decode_attention_flops(61, 128, 576, 512, 131072, 2048, 64, 128)
+    assert 13 < dense / sparse < 14
+    assert c.decode_attention_flops_for(v32, 1024) > c.decode_attention_flops_for(without_indexer, 1024)
+    assert c.decode_attention_flops_for("deepseek-v3", 4096) == c.decode_attention_flops_for(without_indexer, 4096) \
+        == 61 * 2 * 128 * (576 + 512) * 4096
+
+
+def test_the_mtp_module_adds_its_active_layer_and_the_shared_head_to_6n():
+    """DeepSeek-V3's one MTP module, by hand from its shape (arXiv 2412.19437 §2.2; H 7,168, 128 heads of 192/128,
+    q latent 1,536, KV latent 512 + 64 rotary; 8 of 256 routed experts and 1 shared, each 3·7,168·2,048; vocabulary
+    129,280): the projection 2H·H and three norms, one MoE layer as a token uses it, and the head again."""
+    H = 7168
+    attention = (H * 1536 + 1536 * 128 * 192 + H * (512 + 64) + 512 * 128 * (128 + 128) + 128 * 128 * H)
+    norms = 2 * H + 1536 + 512                      # the layer's two norms and its two latents'
+    layer = attention + norms + 9 * 3 * H * 2048 + 256 * H
+    module = 2 * H * H + 3 * H + layer
+    assert c.mtp_flops_params("deepseek-v3") == module + 129280 * H
+    assert 0.04 < c.mtp_flops_params("deepseek-v3") / c.flops_params("deepseek-v3") < 0.05  # about 4% more FLOPs
+    assert c.mtp_flops_params("llama-2-7b") == 0

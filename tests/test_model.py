@@ -72,6 +72,71 @@ def test_stated_sizes_match_the_count_read_as_the_publisher_counts(fixture, tota
         assert not _agrees(count.active, active)
 
 
+def test_deepseek_v3_counts_its_mtp_module_apart_as_the_report_and_the_weights_note_do():
+    # DeepSeek-V3 (arXiv 2412.19437, section 2.2; the model card: "685B, which includes 671B of the Main Model weights
+    # and 14B of the Multi-Token Prediction (MTP) Module weights"). The module shares the embedding and the output
+    # head; its own weights are two norms (enorm, hnorm), the 2H -> H projection eh_proj, one full MoE layer and the
+    # norm before the shared head (shared_head.norm; vLLM's deepseek_mtp.py). transformers does not build it.
+    cfg = from_fixture("deepseek-v3")
+    count = le.count_params(cfg)
+    H, V = cfg.hidden_size, cfg.vocab_size
+    assert cfg.mtp_layers == 1 and _agrees(count.total, 671)  # the main model, as transformers builds it
+    layer = ((count["attention"] + count["norms"] - H) // cfg.num_layers
+             + (count["experts"] + count["shared_experts"] + count["router"]) // cfg.moe_layers)
+    assert count.mtp == 2 * H * H + 3 * H + layer == 11_610_067_968
+    # README_WEIGHTS.md: "11.5B unique parameters (excluding the shared 0.9B Embedding and 0.9B output Head)": the
+    # module's layer is 11.507B; with the projection (0.103B) the module is 11.61B.
+    assert _agrees(layer, 11.5) and not _agrees(count.mtp, 11.5)
+    # The checkpoint holds a copy of the embedding and the head in layer 61: main + MTP + copies = 684.49B, the
+    # model card's 685B once the FP8 block scales stored beside the weights (about 0.04B) are added; and
+    # 685 - 671 is its "14B" (13.46B here, the module with its copies).
+    assert count.total_with_mtp + 2 * V * H == 684_489_830_400
+    assert round((count.mtp + 2 * V * H) / 1e9, 2) == 13.46
+    assert count.active == count.total - 58 * (256 - 8) * 3 * H * 2048  # active leaves the MTP module out
+    lines = str(count).splitlines()  # after the total and active, as the English names parts by their keys
+    assert lines[-2].startswith("mtp ") and lines[-1].startswith("total with MTP")
+    assert count.to_dict()["mtp"] == count.mtp
+
+
+def test_deepseek_v32_indexer_is_its_four_maps_on_every_layer():
+    # The indexer of DeepSeek sparse attention (DeepSeek-V3.2-Exp): wq_b (q_lora_rank -> 64 heads x 128), wk (H -> 128)
+    # with a LayerNorm (weight and bias), weights_proj (H -> 64 heads), on each of the 61 layers.
+    count = le.count_params(from_fixture("deepseek-v3.2-exp"))
+    per_layer = 1536 * 64 * 128 + 7168 * 128 + 2 * 128 + 7168 * 64
+    assert per_layer == 13_959_424 and count["indexer"] == 61 * per_layer == 851_524_864
+    assert count.total - count["indexer"] == le.count_params(from_fixture("deepseek-v3")).total
+
+
+def test_longcat_flash_counts_as_its_report_says():
+    # LongCat-Flash technical report (arXiv 2509.01322): 560B in all, 18.6B to 31.3B activated per token as the
+    # router sends it to real or zero-computation experts. Read as the report counts it (without the input
+    # embedding), llmest's active, every routed expert a real one, is the most: 31.38B, cut to "31.3B".
+    count = le.count_params(from_fixture("longcat-flash-chat"))
+    assert _agrees(count.total, 560) and _agrees(count.active_without("embeddings"), 31.3)
+    cfg = from_fixture("longcat-flash-chat")
+    assert (cfg.num_layers, cfg.moe_layers, cfg.zero_experts) == (56, 28, 256)
+    assert count["router"] == 28 * 6144 * (512 + 256)  # the router scores the zero experts too
+    assert count["ffn"] == 56 * 3 * 6144 * 12288  # a dense FFN on every layer, beside the MoE
+
+
+@pytest.mark.parametrize("fields, param", [
+    (dict(index_heads=64, index_head_dim=128), "index_topk"),
+    (dict(index_heads=64, index_head_dim=128, index_topk=2048, q_lora_rank=None), "index_heads"),
+    (dict(num_experts=0, experts_per_token=None, zero_experts=4), "zero_experts"),
+    (dict(num_experts=0, experts_per_token=None, ffn_beside_moe=True), "ffn_beside_moe"),
+    (dict(mtp_layers=-1), "mtp_layers"),
+])
+def test_the_2025_fields_are_checked_by_name(fields, param):
+    base = dict(m.PRESETS["deepseek-v3"].__dict__)
+    base = {k: v for k, v in base.items() if not k.startswith("_")}
+    if fields.get("num_experts") == 0:
+        base.update(num_shared_experts=0, moe_layers=None, expert_ffn_hidden_size=None,
+                    shared_expert_ffn_hidden_size=None)
+    with pytest.raises(le.InputError) as err:
+        le.ModelConfig(**dict(base, **fields))
+    assert err.value.param == param and param in str(err.value)
+
+
 def test_bloom_states_its_count_to_the_parameter():
     assert le.count_params(from_fixture("bloom-176b")).total == 176_247_271_424  # the BLOOM model card
 
@@ -95,7 +160,7 @@ def test_presets_equal_their_real_configs(preset):
 
 
 def test_every_real_preset_is_checked_against_a_config():
-    untested = set(le.PRESETS) - set(PRESET_FIXTURES)
+    untested = set(le.PRESETS) - set(PRESET_FIXTURES) - set(m.STORED_PRESETS)  # read from the configs themselves
     # material-7b is the material's idealised model; the others have no Hugging Face config of their own.
     assert untested == {"material-7b", "llama-33b", "llama-65b", "llama-2-34b"}
 

@@ -156,6 +156,18 @@ def check_bool(name: str, value) -> bool:
     raise InputError(name, _("{name} == {value}, must be True or False.").format(name=name, value=quote(value)))
 
 
+def check_text(name: str, value) -> str:
+    if not isinstance(value, str):
+        raise InputError(name, _("{name} == {value}, must be text.").format(name=name, value=quote(value)))
+    return value
+
+
+def check_callable(name: str, value):
+    if not callable(value):
+        raise InputError(name, _("{name} == {value}, must be a function.").format(name=name, value=quote(value)))
+    return value
+
+
 def check_choice(name: str, value, choices) -> str:
     """One of ``choices``; an unknown value gets the close matches suggested."""
     choices = list(choices)
@@ -236,7 +248,7 @@ _POSITIVE = ("n_params total_params tokens training_tokens unique_tokens flops b
              "tokens_per_gb_ total_bytes kv_bytes_per_token hidden heads kv_heads head_dim ffn_hidden layers "
              "seq_len batch micro_batch vocab_size rows cols bytes_per_param bytes_per_value factor "
              "tokens_per_param adapter_params kv_lora_rank qk_rope_head_dim shard_params moe_layers inner bytes_read "
-             "memory_bytes kv_bytes_per_sequence qk_width v_width indexer_heads indexer_head_dim")
+             "memory_bytes kv_bytes_per_sequence qk_width v_width index_heads index_head_dim")
 RULES = {
     **{name: check_positive for name in _POSITIVE.split()},
     **{name: check_nonnegative for name in ("kv_bytes", "price_per_gpu_hour", "overhead_bytes",

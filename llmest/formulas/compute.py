@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..core import _validate as v
 from . import memory as mem
 from ..core.i18n import _
+from .hybrid_cache import state_bytes_per_sequence
 from .kv_cache import at_most
 from .model import config_from, count_params
 from ..core.units import DAYS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, format_count  # noqa: F401 (re-exported)
@@ -61,28 +62,54 @@ def attention_flops_per_token_for(model, seq_len):
 
 def _attention_layers(cfg):
     """The forward FLOPs of one query against one key in a layer, 2 · heads · (qk width + v width) (the scores and
-    their use on V, a multiply and an add each), and the counts of full and local layers."""
+    their use on V, a multiply and an add each), and the counts of full and local layers (a hybrid's attention
+    layers only: its linear-attention, Mamba and convolution layers attend to nothing)."""
     value_width = cfg.v_head_dim if cfg.is_mla else cfg.head_dim
-    return 2 * cfg.num_heads * (cfg.head_dim + value_width), cfg.num_layers - cfg.local_layers, cfg.local_layers
+    return 2 * cfg.num_heads * (cfg.head_dim + value_width), cfg.attention_layers - cfg.local_layers, cfg.local_layers
 
 
 @v.checked
 def decode_attention_flops_for(model, seq_len):
     """The forward attention FLOPs of one new token that attends ``seq_len`` tokens (its own and those cached):
-    a third of ``attention_flops_per_token_for``, which counts forward and backward."""
-    return attention_flops_per_token_for(model, seq_len) / 3
+    a third of ``attention_flops_per_token_for``, which counts forward and backward. Multi-head latent attention
+    decodes in its MQA mode (FlashMLA, vLLM): each head scores the cached latent and rotary key (qk =
+    kv_lora_rank + qk_rope_head_dim) and sums the latents (v = kv_lora_rank), the up-projections folded into the
+    query and the output, so a key costs 2·heads·(576 + 512) in DeepSeek-V3, not 2·heads·(192 + 128). With DeepSeek
+    sparse attention (``index_topk``) it reads only the top k keys, beside its indexer."""
+    cfg = config_from(model)
+    if not cfg.is_mla:
+        return attention_flops_per_token_for(cfg, seq_len) / 3
+    mqa_mode = dict(layers=cfg.attention_layers, heads=cfg.num_heads, v_width=cfg.kv_lora_rank,
+                    qk_width=cfg.kv_lora_rank + cfg.qk_rope_head_dim)
+    if cfg.index_topk is None:
+        return attention_flops_per_key(**mqa_mode) * seq_len
+    return sparse_decode_attention_flops(**mqa_mode, seq_len=seq_len, top_k=cfg.index_topk,
+                                         index_heads=cfg.index_heads, index_head_dim=cfg.index_head_dim)
 
 
 @v.checked
-def sparse_decode_attention_flops(layers, heads, qk_width, v_width, seq_len, top_k, indexer_heads, indexer_head_dim):
+def attention_flops_per_key(layers, heads, qk_width, v_width):
+    """The forward FLOPs of one query against one key, in every layer: 2 · L · heads · (qk + v), the score and its
+    use on the value, a multiply and an add each."""
+    return 2 * layers * heads * (qk_width + v_width)
+
+
+@v.checked
+def indexer_flops_per_key(layers, index_heads, index_head_dim):
+    """DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2), scoring one earlier token for one query in every
+    layer: 2 · L · H_I · (d_I + 1), its heads' dot products and their weighted sum I = Σ_j w_j · ReLU(q_j · k)."""
+    return 2 * layers * index_heads * (index_head_dim + 1)
+
+
+@v.checked
+def sparse_decode_attention_flops(layers, heads, qk_width, v_width, seq_len, top_k, index_heads, index_head_dim):
     """DeepSeek sparse attention (DSA, DeepSeek-V3.2): the forward attention FLOPs of one new token that attends
-    ``seq_len`` tokens. A lightning indexer scores every one of them, 2·H_I·d_I for its heads' dot products and
-    2·H_I for their weighted sum; the attention proper reads only the ``top_k`` best-scored:
-    L · (2·heads·(qk + v)·min(T, k) + 2·H_I·(d_I + 1)·T). The indexer is still linear in T, but small. Dense
-    attention is the first term with k = T. DeepSeek-V3.2 runs its attention in MLA's MQA mode: qk = 576 (the
-    512-wide latent and the 64-wide rotary key), v = 512."""
-    attended = at_most(seq_len, top_k)
-    return layers * (2 * heads * (qk_width + v_width) * attended + 2 * indexer_heads * (indexer_head_dim + 1) * seq_len)
+    ``seq_len`` tokens. The indexer scores every one of them; the attention proper reads only the ``top_k``
+    best-scored: ``attention_flops_per_key`` · min(T, k) + ``indexer_flops_per_key`` · T. The indexer stays linear in
+    T, but small; dense attention is the first term with k = T. DeepSeek-V3.2 runs its attention in MLA's MQA mode:
+    qk = 576 (the 512-wide latent and the 64-wide rotary key), v = 512."""
+    return (attention_flops_per_key(layers, heads, qk_width, v_width) * at_most(seq_len, top_k)
+            + indexer_flops_per_key(layers, index_heads, index_head_dim) * seq_len)
 
 
 @v.checked
@@ -142,6 +169,15 @@ def flops_params(model) -> int:
     lookups = count["embeddings"] + count["positions"]
     tied_head = count["embeddings"] if cfg.tie_embeddings else 0
     return count.active - lookups + tied_head
+
+
+def mtp_flops_params(model) -> int:
+    """What a model's multi-token-prediction modules add to the N of 6·N·D while training (DeepSeek-V3, arXiv
+    2412.19437 §2.2): each module's active parameters (its projection 2H -> H, its norms, one transformer layer with
+    a token's experts only) and the output head it shares, which multiplies again for the extra prediction. The
+    embedding it shares is a lookup. Serving may drop the modules, or use them to draft tokens."""
+    cfg = config_from(model)
+    return count_params(cfg).mtp_active + cfg.mtp_layers * cfg.vocab_size * cfg.embedding_dim
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -287,18 +323,22 @@ def kv_context_limit(n_params, kv_bytes_per_token, bandwidth_bytes_per_s, peak_f
 @v.checked
 def kv_context_limit_for(model, bandwidth_bytes_per_s, peak_flops_per_s) -> float:
     """kv_context_limit for a real model, its cache as built: past its windows a local layer's cache stops growing,
-    so only the full layers push the limit down; with every layer windowed there is none (infinity)."""
+    so only the full layers push the limit down; with every layer windowed there is none (infinity). A hybrid's
+    constant state comes off the bytes a step may read first."""
     cfg = config_from(model)
     n = flops_params(cfg)
     budget = 2 * n * bandwidth_bytes_per_s / peak_flops_per_s   # KV bytes one sequence may read per step
+    budget -= state_bytes_per_sequence(cfg)   # a hybrid's constant state is read at every step too
+    if budget <= 0:
+        return 0.0  # the state alone takes longer to read than the sequence's compute: no context is compute-bound
     per_token = mem.kv_cache_bytes_for(cfg, 1)
     within = budget / per_token
     if not cfg.local_layers or within <= cfg.local_window - 1:
         return within
-    full = cfg.num_layers - cfg.local_layers
+    full = cfg.attention_layers - cfg.local_layers
     if full == 0:
         return float("inf")
-    per_layer = per_token / cfg.num_layers   # a local layer's cache stays at window - 1 tokens
+    per_layer = per_token / cfg.attention_layers   # a local layer's cache stays at window - 1 tokens
     return (budget - per_layer * cfg.local_layers * (cfg.local_window - 1)) / (per_layer * full)
 
 

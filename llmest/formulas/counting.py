@@ -11,24 +11,35 @@ from ..core._validate import InputError, quote
 from ..core.report import Block, Report
 from ..core.i18n import _, display_width, language
 from ..core.units import format_count, format_int, format_percent
-from .params import (PART_NAMES, attention_params, embedding_params, ffn_params, mla_attention_params, norm_params,
-                     router_params)
-from .model import ModelConfig
+from .params import (PART_NAMES, attention_params, embedding_params, ffn_params, indexer_params, mla_attention_params,
+                     mtp_module_params, norm_params, router_params)
+from .mixers import MIXER_PARTS
+from .shape import ModelConfig
 
 
 
-PARTS = ("embeddings", "positions", "embedding_projections", "attention", "ffn", "experts", "shared_experts",
-         "router", "norms", "output_head")
+PARTS = ("embeddings", "positions", "embedding_projections", "attention", "indexer", "linear_attention", "mamba",
+         "short_conv", "ffn", "experts", "shared_experts", "router", "norms", "output_head")
 
 
 @dataclass(frozen=True)
 class ParamCount:
     """Parameters by part. ``total`` counts tied weights once, as ``sum(p.numel() for p in model.parameters())``
-    does; ``active`` is what one token uses (the experts it is not routed to left out)."""
+    does; ``active`` is what one token uses (the experts it is not routed to left out). ``mtp`` is apart: the
+    multi-token-prediction modules a checkpoint may hold beside the model (DeepSeek-V3's "671B + 14B"), in neither
+    ``total`` nor ``active``, as the model card counts them and as transformers builds the model (without them)."""
 
     parts: dict
     active: int
     config_name: str = ""
+    mtp: int = 0
+    mtp_active: int = 0   # what a token uses of the MTP modules (their experts it is not routed to left out)
+    layers: tuple = ()    # a hybrid's (part, layers) pairs: how many layers have attention, each mixer, FFN, experts
+
+    @property
+    def total_with_mtp(self) -> int:
+        """The model and its MTP modules (their shared embedding and head once)."""
+        return self.total + self.mtp
 
     @property
     def total(self) -> int:
@@ -50,12 +61,20 @@ class ParamCount:
         """(name, parameters, share) a part, then the total (and what a token uses). The English names each part by
         its key, as ``count["output_head"]`` reads it; the Chinese by its name."""
         def name(part):
-            return part if language() == "en" else _(PART_NAMES.get(part, part))
+            label = part if language() == "en" else _(PART_NAMES.get(part, part))
+            layers = dict(self.layers).get(part)
+            if layers is None:
+                return label
+            return (_("{part} (1 layer)") if layers == 1 else _("{part} ({layers} layers)")).format(
+                part=label, layers=layers)
 
         rows = [(name(part), format_int(n), format_percent(n / self.total, 1)) for part, n in self.parts.items() if n]
         rows.append((_("total"), format_int(self.total), format_count(self.total)))
         if self.active != self.total:
             rows.append((_("active (per token)"), format_int(self.active), format_count(self.active)))
+        if self.mtp:
+            rows.append((name("mtp"), format_int(self.mtp), format_count(self.mtp)))
+            rows.append((_("total with MTP"), format_int(self.total_with_mtp), format_count(self.total_with_mtp)))
         return rows
 
     def table(self) -> str:
@@ -68,6 +87,10 @@ class ParamCount:
     def report(self) -> Report:
         """How the count shows itself: the model's name, then its table."""
         data = {"model": self.config_name, "parts": self.parts, "total": self.total, "active": self.active}
+        if self.mtp:
+            data["mtp"] = self.mtp
+        if self.layers:
+            data["layers"] = dict(self.layers)
         header = (_("part"), _("parameters"), _("share"))
         return Report(self.config_name, data=data, blocks=(Block(self.table(), header, tuple(self._rows())),))
 
@@ -92,7 +115,7 @@ def count_params(cfg: ModelConfig) -> ParamCount:
         raise InputError("cfg", _("cfg == {cfg}, must be a ModelConfig (see ModelConfig.from_hf_config).").format(
             cfg=quote(cfg)))
     H, L = cfg.hidden_size, cfg.num_layers
-    dense_layers = L - cfg.moe_layers
+    ffn_layers = cfg.ffn_layers if cfg.ffn_beside_moe else cfg.ffn_layers - cfg.moe_layers
     per_layer_norms = cfg.norms_per_layer * norm_params(H, cfg.norm)
     if cfg.qk_norm_per_head:
         per_layer_norms += 2 * norm_params(cfg.head_dim, cfg.norm)
@@ -102,17 +125,23 @@ def count_params(cfg: ModelConfig) -> ParamCount:
     if cfg.is_mla:  # the latents' norms
         per_layer_norms += norm_params(cfg.kv_lora_rank, cfg.norm)
         per_layer_norms += norm_params(cfg.q_lora_rank, cfg.norm) if cfg.q_lora_rank else 0
+    # The norms inside attention (QK norms, MLA's latents), on the layers that have attention only (hybrids).
+    attention_norms = per_layer_norms - cfg.norms_per_layer * norm_params(H, cfg.norm)
     if cfg.is_mla:
         attention = mla_attention_params(H, cfg.num_heads, cfg.kv_lora_rank, cfg.qk_nope_head_dim,
                                          cfg.qk_rope_head_dim, cfg.v_head_dim, cfg.q_lora_rank,
                                          bias=cfg.attention_bias != "none")
     else:
-        attention = attention_params(H, cfg.num_heads, cfg.num_kv_heads, cfg.head_dim, cfg.attention_bias)
+        attention = attention_params(H, cfg.num_heads, cfg.num_kv_heads, cfg.head_dim, cfg.attention_bias,
+                                     output_gate=cfg.attention_gate)
     attention += cfg.num_heads if cfg.attention_sinks else 0
+    indexer = (indexer_params(H, cfg.q_lora_rank, cfg.index_heads, cfg.index_head_dim) if cfg.index_heads else 0)
     expert = shared = router = 0
     if cfg.is_moe:
         expert = ffn_params(H, cfg.expert_ffn_hidden_size, cfg.gated_ffn, cfg.ffn_bias)
-        router = router_params(H, cfg.num_experts) + (cfg.num_experts if cfg.router_bias else 0)
+        # Zero-computation experts (LongCat-Flash) have a router score each and no weights.
+        routed = cfg.num_experts + cfg.zero_experts
+        router = router_params(H, routed) + (routed if cfg.router_bias else 0)
     if cfg.num_shared_experts:
         shared = (cfg.num_shared_experts * ffn_params(H, cfg.shared_expert_ffn_hidden_size, cfg.gated_ffn,
                                                        cfg.ffn_bias) + (H if cfg.shared_expert_gate else 0))
@@ -120,15 +149,32 @@ def count_params(cfg: ModelConfig) -> ParamCount:
         "embeddings": embedding_params(cfg.vocab_size, cfg.embedding_dim),
         "positions": cfg.max_positions * H if cfg.position_embedding == "learned" else 0,
         "embedding_projections": 2 * cfg.embedding_dim * H if cfg.embedding_dim != H else 0,
-        "attention": L * attention,
-        "ffn": dense_layers * ffn_params(H, cfg.ffn_hidden_size, cfg.gated_ffn, cfg.ffn_bias) if dense_layers else 0,
+        "attention": cfg.attention_layers * attention,
+        "indexer": L * indexer,
+        **{part: (cfg.mixer_layers * cfg.mixer.params(H) if cfg.mixer and cfg.mixer.part == part else 0)
+           for part in MIXER_PARTS},
+        "ffn": ffn_layers * ffn_params(H, cfg.ffn_hidden_size, cfg.gated_ffn, cfg.ffn_bias) if ffn_layers else 0,
         "experts": cfg.moe_layers * cfg.num_experts * expert,
         "shared_experts": cfg.moe_layers * shared,
         "router": cfg.moe_layers * router,
-        "norms": (L * per_layer_norms + (norm_params(H, cfg.norm) if cfg.final_norm else 0)
+        "norms": (L * per_layer_norms - (L - cfg.attention_layers) * attention_norms
+                  + (norm_params(H, cfg.norm) if cfg.final_norm else 0)
                   + (norm_params(cfg.embedding_dim, cfg.norm) if cfg.embedding_norm else 0)),
         "output_head": ((0 if cfg.tie_embeddings else embedding_params(cfg.vocab_size, cfg.embedding_dim))
                         + (cfg.vocab_size if cfg.output_bias else 0)),
     }
+    # With zero-computation experts a token may be routed to some of them: active is then the most it can use.
     unused_experts = cfg.moe_layers * (cfg.num_experts - cfg.experts_per_token) * expert
-    return ParamCount(parts=parts, active=sum(parts.values()) - unused_experts, config_name=cfg.name)
+    mtp = 0
+    if cfg.mtp_layers:  # each module holds one more layer, of the last layer's kind
+        last_ffn = (cfg.num_experts * expert + shared + router if cfg.moe_layers
+                    else ffn_params(H, cfg.ffn_hidden_size, cfg.gated_ffn, cfg.ffn_bias))
+        mtp = cfg.mtp_layers * mtp_module_params(H, attention + indexer + per_layer_norms + last_ffn, cfg.norm)
+    mtp_active = mtp - (cfg.mtp_layers * (cfg.num_experts - cfg.experts_per_token) * expert if cfg.moe_layers else 0)
+    layers = ()
+    if cfg.is_hybrid:  # the parameter table says how many layers have each kind of block
+        kinds = ([("attention", cfg.attention_layers)] + ([(cfg.mixer.part, cfg.mixer_layers)] if cfg.mixer else [])
+                 + [("ffn", ffn_layers), ("experts", cfg.moe_layers)])
+        layers = tuple((part, n) for part, n in kinds if n)
+    return ParamCount(parts=parts, active=sum(parts.values()) - unused_experts, config_name=cfg.name, mtp=mtp,
+                      mtp_active=mtp_active, layers=layers)

@@ -52,10 +52,11 @@ def cached_tokens(seq_len, window=None):
 @v.checked
 def kv_cache_bytes_for(model, seq_len, batch=1, dtype="bf16") -> float:
     """The KV cache of a real model, layer by layer as it is built: its KV heads and head width (GQA, MQA), MLA's
-    latent, and its local layers' windows."""
+    latent, and its local layers' windows. A hybrid's layers without attention keep no KV cache (their constant
+    state is llmest.formulas.hybrid_cache's)."""
     cfg = config_from(model)
     size = v.lookup("dtype", dtype, BYTES_PER_VALUE)
-    full, local = cfg.num_layers - cfg.local_layers, cfg.local_layers
+    full, local = cfg.attention_layers - cfg.local_layers, cfg.local_layers
 
     def cache(layers, tokens):
         if cfg.is_mla:

@@ -8,6 +8,8 @@ peak where there is one. Needs the optional dependencies: ``pip install -e '.[me
 
 from __future__ import annotations
 
+import warnings
+
 from dataclasses import dataclass
 
 try:
@@ -70,7 +72,9 @@ def build_model(config, *, device="cpu", dtype="fp32", attention="sdpa", seed=0)
                                      "use device='meta' to count it.").format(
             n=f"{n_params:,}", gb=f"{n_params * 4 / 1e9:,.0f}", device=device, most=f"{MAX_CPU_PARAMS:,.0f}"))
     transformers.logging.set_verbosity_error()  # quiet about configs written for older versions
-    hf_config = transformers.AutoConfig.for_model(**config)
+    with warnings.catch_warnings():  # ... and about their deprecated keys (Kimi Linear's `rope_scaling`)
+        warnings.simplefilter("ignore", FutureWarning)
+        hf_config = transformers.AutoConfig.for_model(**config)
     torch.manual_seed(seed)
     with torch.device(device):
         try:

@@ -6,16 +6,15 @@ validated ModelConfig, part by part.
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import os
-from dataclasses import dataclass
 
 from ..core import _validate as v
-from .readers.hf_build import build_from_hf_config
-from .readers.config_file import PRESET_FIELDS, count, load, read_file, read_json
+from .readers.config_file import CONFIGS, PRESET_FIELDS, STORED_PRESETS, load, read_file, read_json
 from ..core._validate import InputError, quote
 from ..core.i18n import _
+from .shape import DERIVED, FLAGS, ModelConfig  # noqa: F401 (the shape, here too)
+from .counting import PARTS, ParamCount, count_params  # noqa: F401
 
 # The formulas, here too: chapter 1 and the plans call them as llmest.formulas.model's.
 from .params import (ATTENTION_BIASES, NORM_PARAMS_PER_CHANNEL, PART_NAMES, POSITION_EMBEDDINGS,  # noqa: F401
@@ -24,218 +23,12 @@ from .params import (ATTENTION_BIASES, NORM_PARAMS_PER_CHANNEL, PART_NAMES, POSI
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# ModelConfig
-# ----------------------------------------------------------------------------------------------------------------
-
-# The fields that None derives from others; replace() derives them again unless they were given.
-DERIVED = ("num_kv_heads", "head_dim", "ffn_hidden_size", "embedding_dim", "norms_per_layer", "experts_per_token",
-           "expert_ffn_hidden_size", "shared_expert_ffn_hidden_size", "moe_layers", "v_head_dim", "local_layers")
-FLAGS = ("gated_ffn", "ffn_bias", "tie_embeddings", "parallel_blocks", "final_norm", "qk_norm", "qk_norm_per_head",
-         "shared_expert_gate", "attention_sinks", "router_bias", "output_bias", "embedding_norm")
-
-
-@dataclass(frozen=True)
-class ModelConfig:
-    """The shape of a decoder-only transformer, dense or mixture-of-experts.
-
-    Optional fields left as None take the usual default: ``num_kv_heads`` = ``num_heads`` (multi-head attention),
-    ``head_dim`` = hidden / heads, ``ffn_hidden_size`` = 4·hidden, ``norms_per_layer`` = 1 with parallel blocks
-    else 2, ``embedding_dim`` = hidden, ``expert_ffn_hidden_size`` = ``ffn_hidden_size``, ``moe_layers`` = all.
-    """
-
-    vocab_size: int
-    hidden_size: int
-    num_layers: int
-    num_heads: int
-    num_kv_heads: int | None = None
-    head_dim: int | None = None
-    ffn_hidden_size: int | None = None
-    gated_ffn: bool = False
-    norm: str = "layernorm"
-    attention_bias: str = "none"
-    ffn_bias: bool = False
-    tie_embeddings: bool = False
-    position_embedding: str = "rotary"
-    max_positions: int | None = None          # rows of a learned position table
-    embedding_dim: int | None = None          # token embedding width when it differs from hidden (OPT-350m)
-    parallel_blocks: bool = False             # attention and FFN read the same input (GPT-J, GPT-NeoX, Falcon)
-    norms_per_layer: int | None = None
-    final_norm: bool = True
-    qk_norm: bool = False                     # a norm over all query and all key channels (OLMo 2)
-    qk_norm_per_head: bool = False            # ... over each head's channels instead, shared by the heads (Qwen3)
-    # Multi-head latent attention (DeepSeek-V2, V3): keys and values come up from a latent of kv_lora_rank channels;
-    # head_dim is then the query/key width per head (qk_nope_head_dim + qk_rope_head_dim).
-    kv_lora_rank: int | None = None
-    q_lora_rank: int | None = None            # queries through a latent too (V3); None: straight from H
-    qk_rope_head_dim: int | None = None       # the rotary part of head_dim, one key shared by the heads
-    v_head_dim: int | None = None             # value width per head, when it differs from head_dim (MLA)
-    attention_sinks: bool = False             # a learned logit per query head (gpt-oss)
-    local_window: int | None = None           # sliding-window or chunked attention: the tokens a local layer sees
-    local_layers: int | None = None           # how many layers are local (all, when a window is given)
-    embedding_norm: bool = False              # a norm right after the token embedding (BLOOM)
-    output_bias: bool = False                 # a bias on the output head (Phi-2)
-    router_bias: bool = False                 # a bias on the MoE router (gpt-oss)
-    num_experts: int = 0                      # 0: dense
-    experts_per_token: int | None = None
-    expert_ffn_hidden_size: int | None = None
-    num_shared_experts: int = 0
-    shared_expert_ffn_hidden_size: int | None = None
-    shared_expert_gate: bool = False          # a sigmoid gate H -> 1 on the shared expert (Qwen MoE)
-    moe_layers: int | None = None
-    name: str = ""
-
-    def __post_init__(self):
-        def fill(field, value):
-            object.__setattr__(self, field, value)
-
-        fill("_given", frozenset(f for f in DERIVED if getattr(self, f) is not None))  # for replace()
-        for field in ("vocab_size", "hidden_size", "num_layers", "num_heads"):
-            fill(field, count(field, getattr(self, field)))
-        for field in FLAGS:
-            fill(field, v.check_bool(field, getattr(self, field)))
-        for field, choices in (("norm", NORM_PARAMS_PER_CHANNEL), ("attention_bias", ATTENTION_BIASES),
-                               ("position_embedding", POSITION_EMBEDDINGS)):
-            if not isinstance(getattr(self, field), str) or getattr(self, field) not in choices:
-                v.check_choice(field, getattr(self, field), choices)
-
-        kv = self.num_heads if self.num_kv_heads is None else count("num_kv_heads", self.num_kv_heads)
-        if kv > self.num_heads:
-            raise InputError("num_kv_heads", _("'num_kv_heads' == {kv}, must be <= 'num_heads' ({heads}).").format(
-                kv=kv, heads=self.num_heads))
-        if self.num_heads % kv:
-            raise InputError("num_kv_heads", _("'num_heads' must be divisible by 'num_kv_heads' ({heads} % {kv} != 0).")
-                             .format(heads=self.num_heads, kv=kv))
-        fill("num_kv_heads", kv)
-        if self.head_dim is None:
-            if self.hidden_size % self.num_heads:
-                raise InputError("num_heads", _("'hidden_size' must be divisible by 'num_heads' ({hidden} % {heads} "
-                                                "!= 0), or give 'head_dim'.").format(hidden=self.hidden_size,
-                                                                                      heads=self.num_heads))
-            fill("head_dim", self.hidden_size // self.num_heads)
-        else:
-            fill("head_dim", count("head_dim", self.head_dim))
-        fill("ffn_hidden_size", 4 * self.hidden_size if self.ffn_hidden_size is None
-             else count("ffn_hidden_size", self.ffn_hidden_size))
-        fill("embedding_dim", self.hidden_size if self.embedding_dim is None
-             else count("embedding_dim", self.embedding_dim))
-        fill("norms_per_layer", (1 if self.parallel_blocks else 2) if self.norms_per_layer is None
-             else count("norms_per_layer", self.norms_per_layer, minimum=0, maximum=4))
-        if self.position_embedding == "learned" or self.max_positions is not None:
-            fill("max_positions", count("max_positions", self.max_positions))
-        self._check_moe(fill)
-        self._check_attention(fill)
-        if not isinstance(self.name, str):
-            raise InputError("name", _("name == {value}, must be text.").format(value=quote(self.name)))
-
-    def _check_moe(self, fill):
-        experts = count("num_experts", self.num_experts, minimum=0)
-        fill("num_experts", experts)
-        if experts == 0:
-            for field, empty in (("experts_per_token", None), ("expert_ffn_hidden_size", None),
-                                 ("num_shared_experts", 0), ("shared_expert_ffn_hidden_size", None),
-                                 ("shared_expert_gate", False), ("moe_layers", None)):
-                if getattr(self, field) is not empty and getattr(self, field) != 0:
-                    raise InputError(field, _("{field} == {value} needs num_experts >= 1 (num_experts == 0 means a "
-                                              "dense model).").format(field=field, value=quote(getattr(self, field))))
-            for field in ("experts_per_token", "moe_layers", "expert_ffn_hidden_size", "num_shared_experts",
-                          "shared_expert_ffn_hidden_size"):
-                fill(field, 0)
-            return
-        if self.experts_per_token is None:
-            raise InputError("experts_per_token", _("experts_per_token is missing: a MoE model (num_experts == "
-                                                    "{experts}) needs it, in [1, {experts}].").format(experts=experts))
-        fill("experts_per_token", count("experts_per_token", self.experts_per_token, maximum=experts))
-        fill("expert_ffn_hidden_size", self.ffn_hidden_size if self.expert_ffn_hidden_size is None
-             else count("expert_ffn_hidden_size", self.expert_ffn_hidden_size))
-        shared = count("num_shared_experts", self.num_shared_experts, minimum=0)
-        fill("num_shared_experts", shared)
-        fill("shared_expert_ffn_hidden_size", 0 if shared == 0 else (
-            self.expert_ffn_hidden_size if self.shared_expert_ffn_hidden_size is None
-            else count("shared_expert_ffn_hidden_size", self.shared_expert_ffn_hidden_size)))
-        fill("moe_layers", self.num_layers if self.moe_layers is None
-             else count("moe_layers", self.moe_layers, minimum=0, maximum=self.num_layers))
-
-    def _check_attention(self, fill):
-        if self.qk_norm_per_head and not self.qk_norm:
-            raise InputError("qk_norm_per_head", _("qk_norm_per_head == True needs qk_norm == True."))
-        if self.kv_lora_rank is None:
-            for field in ("q_lora_rank", "qk_rope_head_dim", "v_head_dim"):
-                if getattr(self, field) is not None:
-                    raise InputError(field, _("{field} == {value} is a field of multi-head latent attention: give "
-                                              "kv_lora_rank too.").format(field=field,
-                                                                          value=quote(getattr(self, field))))
-        else:
-            fill("kv_lora_rank", count("kv_lora_rank", self.kv_lora_rank))
-            if self.q_lora_rank is not None:
-                fill("q_lora_rank", count("q_lora_rank", self.q_lora_rank))
-            if self.qk_rope_head_dim is None:
-                raise InputError("qk_rope_head_dim", _("qk_rope_head_dim is missing: multi-head latent attention "
-                                                       "(kv_lora_rank given) needs it."))
-            fill("qk_rope_head_dim", count("qk_rope_head_dim", self.qk_rope_head_dim, maximum=self.head_dim - 1))
-            fill("v_head_dim", self.head_dim if self.v_head_dim is None else count("v_head_dim", self.v_head_dim))
-        if self.local_window is None:
-            if self.local_layers not in (None, 0):
-                raise InputError("local_layers", _("local_layers == {value} needs local_window.").format(
-                    value=quote(self.local_layers)))
-            fill("local_layers", 0)
-        else:
-            fill("local_window", count("local_window", self.local_window, minimum=2))  # 1 would keep nothing
-            fill("local_layers", self.num_layers if self.local_layers is None
-                 else count("local_layers", self.local_layers, minimum=0, maximum=self.num_layers))
-        if self.router_bias and not self.num_experts:
-            raise InputError("router_bias", _("router_bias == True needs num_experts >= 1 (a router)."))
-
-    @property
-    def is_mla(self) -> bool:
-        return self.kv_lora_rank is not None
-
-    @property
-    def qk_nope_head_dim(self) -> int:
-        """MLA: the part of each query/key head without rotary positions."""
-        return self.head_dim - self.qk_rope_head_dim
-
-    @property
-    def is_moe(self) -> bool:
-        return self.num_experts > 0
-
-    @property
-    def attention_kind(self) -> str:
-        """'MLA', 'MHA', 'GQA' or 'MQA'."""
-        if self.is_mla:
-            return "MLA"
-        if self.num_kv_heads == self.num_heads:
-            return "MHA"
-        return "MQA" if self.num_kv_heads == 1 else "GQA"
-
-    def replace(self, **changes) -> ModelConfig:
-        """A copy with some fields changed, validated again. Fields that were derived from others (left as None:
-        head_dim, the FFN widths, embedding_dim, moe_layers, ...) are derived again from the new values; fields
-        given explicitly stay as given unless changed. None for a field means "derive it"."""
-        names = [f.name for f in dataclasses.fields(self)]
-        for key in changes:
-            if key not in names:
-                close = difflib.get_close_matches(str(key), names, n=2, cutoff=0.6)
-                hint = _(" Did you mean {choices}?").format(choices=_(" or ").join(repr(c) for c in close)) \
-                    if close else ""
-                raise InputError(key, _("{key} is not a field of ModelConfig.").format(key=quote(key)) + hint)
-        kept = {f: getattr(self, f) for f in names if f not in DERIVED or f in self._given}
-        return ModelConfig(**{**kept, **changes})
-
-    @classmethod
-    def from_hf_config(cls, config) -> ModelConfig:
-        """From a Hugging Face ``config.json``: a dict, a path to the file (or to its folder), or its JSON text."""
-        return build_from_hf_config(cls, config)
-
-
-# Counting lives in its own module, which needs ModelConfig (defined above) to check its argument.
-from .counting import PARTS, ParamCount, count_params  # noqa: E402, F401
-
-
-# ----------------------------------------------------------------------------------------------------------------
 # Presets
 # ----------------------------------------------------------------------------------------------------------------
 
 PRESETS = {name: ModelConfig(**fields, name=name) for name, fields in PRESET_FIELDS.items()}
+PRESETS.update({name: ModelConfig.from_hf_config(CONFIGS / f"{name}.json").replace(name=name)
+                for name in STORED_PRESETS})
 
 
 def preset(name: str) -> ModelConfig:

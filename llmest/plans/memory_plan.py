@@ -10,11 +10,11 @@ from ..core import _validate as v
 from ..catalog import hardware
 from ..core._validate import InputError
 from ..formulas.memory import (BYTES_PER_VALUE, CONVENTIONS, LORA_TARGETS, MEMORY_MARGIN, RECOMPUTE,
-                               RUNTIME_OVERHEAD_BYTES, WEIGHT_FORMATS, activations_per_gpu, kv_cache_bytes_for,
+                               RUNTIME_OVERHEAD_BYTES, WEIGHT_FORMATS, activations_per_gpu,
                                lora_params, model_weight_bytes, sharded_state_bytes, state_bytes_per_param,
                                training_state_bytes)
 from ..formulas.memory import StateBytes
-from ..formulas.kv_cache import kv_cache_shards
+from ..formulas.hybrid_cache import cache_bytes_per_gpu
 from ..formulas.model import ModelConfig, config_from, count_params
 from ..display.memory import breakdown_table
 from ..core.i18n import _
@@ -201,13 +201,13 @@ def zero_buffers(cfg: ModelConfig, per_param, zero, tp, pp, reduce_bucket_size=Z
 def inference_memory(model, *, weights="bf16", seq_len=2048, batch=1, kv_dtype="bf16", tp=1,
                      overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> MemoryBreakdown:
     """Memory per GPU for serving: weights split over tp GPUs, the KV cache over as many as hold different KV heads
-    (``kv_cache_shards``: no more than the KV heads; MLA's latent is kept whole on each), plus the runtime
-    overhead."""
+    (``kv_cache_shards``: no more than the KV heads; MLA's latent is kept whole on each) with a hybrid's constant
+    state (``cache_bytes_per_gpu``), plus the runtime overhead."""
     cfg = config_from(model)
     check_parallel(cfg, 1, tp, 1, 0)
     parts = {
         "weights": model_weight_bytes(cfg, weights) / tp,
-        "kv_cache": kv_cache_bytes_for(cfg, seq_len, batch, kv_dtype) / kv_cache_shards(cfg, tp),
+        "kv_cache": cache_bytes_per_gpu(cfg, seq_len, batch, kv_dtype, tp),
         "overhead": overhead_bytes,
     }
     return MemoryBreakdown(parts, gpus=tp)

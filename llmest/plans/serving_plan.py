@@ -12,7 +12,8 @@ from ..core.i18n import _
 from ..catalog import hardware
 from ..formulas.compute import (cost_per_million_tokens, decode_attention_flops_for, decode_step_seconds, flops_params,
                                 gpus_for_request_rate, prefill_flops_for, prefill_seconds)
-from ..formulas.kv_cache import (BLOCK_TOKENS, BYTES_PER_VALUE, kv_blocks, kv_cache_shards, paged_tokens,
+from ..formulas.hybrid_cache import cache_bytes_per_gpu
+from ..formulas.kv_cache import (BLOCK_TOKENS, BYTES_PER_VALUE, kv_blocks, paged_tokens,
                                  sequences_that_fit)
 from ..formulas.memory import MEMORY_MARGIN, RUNTIME_OVERHEAD_BYTES, kv_cache_bytes_for, model_weight_bytes
 from ..core.report import Report, Shows
@@ -50,7 +51,7 @@ def decode_estimate(model, gpu, batch=1, seq_len=2048, weights="bf16", tp=1, kv_
     check_parallel(cfg, 1, tp, 1, 0)
     g = hardware.gpu(gpu)
     weight_bytes = model_weight_bytes(cfg, weights) / tp
-    kv_bytes = kv_cache_bytes_for(cfg, seq_len, batch, kv_dtype) / kv_cache_shards(cfg, tp)
+    kv_bytes = cache_bytes_per_gpu(cfg, seq_len, batch, kv_dtype, tp)  # a hybrid's state is read each step too
     n = flops_params(cfg) / tp
     attention = decode_attention_flops_for(cfg, seq_len) / tp if with_attention else 0
     memory_s = (weight_bytes + kv_bytes) / g.bandwidth_bytes_per_s
@@ -217,7 +218,7 @@ def estimate_request(model, gpu="A100 80GB", *, prompt_tokens, output_tokens, ba
                               overhead_bytes=overhead_bytes)
     per_sequence = kv_cache_bytes_for(cfg, slots, 1, kv_dtype)
     waste = per_sequence - kv_cache_bytes_for(cfg, tokens, 1, kv_dtype)
-    per_gpu = per_sequence / kv_cache_shards(cfg, tp)
+    per_gpu = cache_bytes_per_gpu(cfg, slots, 1, kv_dtype, tp)
     fits = memory["weights"] + overhead_bytes <= usable  # else no sequence fits beside the weights
     most = int(sequences_that_fit(usable, memory["weights"], per_gpu, overhead_bytes)) if fits else 0
     return RequestEstimate(settings, flops, ttft, "compute" if compute_bound else "memory", decode, context, memory,

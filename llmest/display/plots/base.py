@@ -11,7 +11,8 @@ from ..memory import MEMORY_PART_NAMES
 PART_COLORS = {
     "embeddings": "#4c72b0", "positions": "#64b5cd", "embedding_projections": "#8172b2", "attention": "#dd8452",
     "ffn": "#55a868", "experts": "#55a868", "shared_experts": "#8fbc8f", "router": "#c44e52", "norms": "#937860",
-    "output_head": "#da8bc3",
+    "output_head": "#da8bc3", "indexer": "#b5651d", "linear_attention": "#e6a157", "mamba": "#a0522d",
+    "short_conv": "#cc9966",
 }
 # The parts as the figures and bars name them (the English: the part's name, spaced).
 PART_LABELS = {**PART_NAMES, **MEMORY_PART_NAMES}

@@ -170,6 +170,12 @@ def activations_vs_sequence(cfg, micro_batch=1, ax=None):
 
 
 def _kv_label(name, cfg) -> str:
+    if cfg.is_hybrid:
+        from ...formulas.hybrid_cache import state_bytes_per_sequence
+
+        return _("{name} (hybrid: KV on {attention} of {layers} layers, {state} of constant state)").format(
+            name=name, attention=cfg.attention_layers, layers=cfg.num_layers,
+            state=format_bytes(state_bytes_per_sequence(cfg)))
     if cfg.is_mla:
         return _("{name} (MLA: latent {rank} + rotary {rope} a layer)").format(name=name, rank=cfg.kv_lora_rank,
                                                                                 rope=cfg.qk_rope_head_dim)
@@ -180,14 +186,15 @@ def _kv_label(name, cfg) -> str:
 
 
 def kv_cache_vs_tokens(models, batch=1, ax=None, max_tokens=32768):
-    """KV cache against context length for several models, each as it is built (KV heads, MLA, windows)."""
-    from ...formulas import memory as mem
+    """KV cache against context length for several models, each as it is built (KV heads, MLA, windows; a hybrid's
+    attention layers only, with the constant state of its other layers)."""
+    from ...formulas.hybrid_cache import hybrid_cache_bytes_for
 
     ax = _axes(ax, (7, 4))
     tokens = np.linspace(0, max_tokens, 65)[1:]
     for name in models:
         cfg = m.preset(name)
-        ax.plot(tokens, [mem.kv_cache_bytes_for(cfg, t, batch) / 1e9 for t in tokens], label=_kv_label(name, cfg))
+        ax.plot(tokens, [hybrid_cache_bytes_for(cfg, t, batch) / 1e9 for t in tokens], label=_kv_label(name, cfg))
     ax.set_xlabel(_("tokens in context"))
     ax.set_ylabel(_("KV cache, GB (batch {batch}, BF16)").format(batch=batch))
     ax.legend(fontsize=8)

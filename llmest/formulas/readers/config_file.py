@@ -201,6 +201,16 @@ def _bounded(name, value):
 
 
 # ----------------------------------------------------------------------------------------------------------------
+# The models of 2025-26, read from their config.json in llmest/catalog/configs (SOURCES.md there says where each
+# came from) and named by its file: hybrids of attention with linear attention, Mamba or convolutions, sparse
+# attention, MoE with zero-computation experts, and the dense newcomers.
+STORED_PRESETS = (
+    "deepseek-v3.2-exp", "qwen3-next-80b-a3b", "kimi-linear-48b-a3b", "nemotron-nano-12b-v2-base", "jamba-1.5-mini",
+    "falcon-h1-7b", "granite-4.0-h-tiny", "granite-4.0-h-1b", "bamba-9b", "lfm2-1.2b", "glm-4.7-flash", "minimax-m2",
+    "longcat-flash-chat", "ernie-4.5-21b-a3b", "seed-oss-36b", "olmo-3-7b", "exaone-4.0-32b", "smollm3-3b",
+)
+
+
 # The presets: ModelConfig's fields for each named model (model.PRESETS builds them)
 # ----------------------------------------------------------------------------------------------------------------
 
@@ -247,7 +257,8 @@ PRESET_FIELDS = {
     "deepseek-v3": _llama_like(129280, 7168, 61, 128, None, 18432, head_dim=192, kv_lora_rank=512,
                                q_lora_rank=1536, qk_rope_head_dim=64, v_head_dim=128, num_experts=256,
                                experts_per_token=8, expert_ffn_hidden_size=2048, num_shared_experts=1,
-                               moe_layers=58),  # the first 3 of 61 layers are dense
+                               moe_layers=58,  # the first 3 of 61 layers are dense
+                               mtp_layers=1),  # one multi-token-prediction module, counted apart
     "qwen3-8b": _llama_like(151936, 4096, 36, 32, 8, 12288, head_dim=128, qk_norm=True, qk_norm_per_head=True),
     "qwen3-30b-a3b": _llama_like(151936, 2048, 48, 32, 4, 6144, head_dim=128, qk_norm=True, qk_norm_per_head=True,
                                  num_experts=128, experts_per_token=8, expert_ffn_hidden_size=768),

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from .hf_fields import _bias, _Fields
 from .hf_recent import RECENT_READERS
+from .hf_2025 import READERS_2025, REFUSED_2025
+from .hf_hybrid import HYBRID_READERS
 from ...core._validate import InputError, quote
 from .config_file import load as _load
 from ...core.i18n import _
@@ -105,7 +107,7 @@ def _opt(f):
 READERS = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "qwen2_moe": _qwen2_moe,
     "gemma": _gemma, "phi3": _phi3, "olmo2": _olmo2, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
-    "opt": _opt, **RECENT_READERS,
+    "opt": _opt, **RECENT_READERS, **READERS_2025, **HYBRID_READERS,
 }
 
 
@@ -148,6 +150,9 @@ def hf_config_fields(config) -> dict:
     if not isinstance(model_type, str):
         raise InputError("model_type", _("config.json: 'model_type' == {value}, must be a string such as 'llama'.")
                          .format(value=quote(model_type)))
+    if model_type in REFUSED_2025:
+        raise InputError("model_type", _("config.json: 'model_type' == {value} is not supported: {why}.").format(
+            value=quote(model_type), why=_(REFUSED_2025[model_type])))
     if model_type not in READERS:
         # No "did you mean": a model type with a similar name is another architecture (Phi-2's 'phi' is not 'phi3'),
         # and reading a config as its neighbour would count it silently wrong.
