@@ -33,6 +33,10 @@ EXPECTED = {
                                                           i["dp"]).values()),
     "gpus-for-states": lambda i: plans.state_gpus(i["n"], 16, i["gpu"], i["margin"]),
     "kv-cache": lambda i: mem.kv_cache_bytes(i["layers"], i["kv_heads"], i["head_dim"], i["seq_len"], i["batch"]),
+    "hybrid-cache": lambda i: 2 * i["attention_layers"] * i["kv_heads"] * i["head_dim"] * 2 * i["seq_len"] + i["state"],
+    "sparse-attention": lambda i: i["layers"] * (2 * i["heads"] * (i["qk"] + i["v"]) * min(i["seq_len"], i["top_k"])
+                                                 + 2 * i["index_heads"] * (i["index_head_dim"] + 1) * i["seq_len"]),
+    "mtp-training": lambda i: 6 * (i["n"] + i["extra"]) * i["tokens"],
     "qlora-memory": lambda i: (mem.weight_bytes(i["n"], 0.5) + 16 * i["adapters"] + i["activations"]),
     "activations-rule": lambda i: mem.activation_bytes_rule(i["layers"], i["batch"], i["seq"], i["hidden"], 2,
                                                             i["factor"]),

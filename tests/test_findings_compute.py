@@ -23,6 +23,7 @@ from llmest.plans.findings import compute as findings
 DECODE_GPUS = ["A100 80GB", "H100 SXM", "H200", "MI300X", "RTX 4090"]
 
 SAMPLES = {
+    "sparse_attention": lambda: findings.sparse_attention("deepseek-v3.2-exp", [1024, 8192, 131072]),
     "attention_share": [lambda: findings.attention_share(["llama-3-8b", "llama-2-70b"]),
                         lambda: findings.attention_share(["gemma-2-9b"])],
     "attention_flops": lambda: findings.attention_flops(["llama-3.1-70b", "deepseek-v3", "gpt-oss-120b"], 32768),
@@ -142,8 +143,9 @@ def test_the_catalog_and_decode_tables_hold_the_library_figures():
     catalog = _table(findings.gpu_catalog())
     assert catalog.column("GPU") == tuple(g.name for g in hardware.CATALOG.values())
     assert catalog.column("BF16")[1] == f"{hardware.gpu('A100 80GB').bf16_flops_per_s / 1e12:.1f}"
-    assert ("A100 80GB   312.0       -   156.0   19.5   80.0   85.9              2.04  NVLink 3 (600 GB/s)"
+    assert ("A100 80GB     312.0       -        -   156.0   19.5   80.0   85.9              2.04  NVLink 3 (600 GB/s)"
             in str(catalog).splitlines())
+    assert catalog.column("FP4")[catalog.column("GPU").index("GB200 NVL72")] == "10000.0"   # dense, half of 20 PFLOPS
     gpus = ["A100 80GB", "H100 SXM"]
     decode = _table(findings.decode_limits("llama-3-8b", gpus, seq_len=1024))
     for row, name in zip(decode.rows, gpus):
@@ -211,8 +213,9 @@ def test_the_chinese_keeps_the_figures_and_no_english_words():
         t = {name: str(call()) for name, call in _first_samples().items()}
     assert "9,543" in t["attention_share"] and "28,629" in t["attention_share"]
     assert "（占全部的 38%）" in t["attention_flops"]
-    assert "卡时 93,483" in t["training_cost"] and "$186,966 到 $280,449" in t["training_cost"]
-    assert "93,483 卡时" in t["remember"] and "13%～51%，中位数 35%" in t["remember"]
+    assert "卡时 93,483（9.35万）" in t["training_cost"]
+    assert "$186,966（18.7万美元）到 $280,449（28万美元）" in t["training_cost"]
+    assert "93,483（9.35万）卡时" in t["remember"] and "13%～51%，中位数 35%" in t["remember"]
     assert "53.3%" in t["hfu"] and "1.41 PB" in t["checkpoint_storage"] and "3,014" in t["feed_rate"]
     assert "165" in t["decode_roofline"] and "156" in t["decode_roofline"]
     for name, text in t.items():

@@ -15,6 +15,7 @@ from llmest.display.table import TEXT_WIDTH
 from llmest.plans.findings import memory as findings
 
 SAMPLES = {
+    "hybrid_cache": lambda: findings.hybrid_cache(("llama-3.1-70b", "deepseek-v3", "qwen3-next-80b-a3b")),
     "state_gpus": lambda: findings.state_gpus(70e9, 16, "A100 80GB"),
     "states": lambda: findings.states([7e9, 13e9, 70e9]),
     "activation_factors": findings.activation_factors,
@@ -401,3 +402,17 @@ def test_the_plans_last_rows_and_their_chinese():
     assert "适配器" in shown and "合计" in shown and "54.0 GB" in shown
     with pytest.raises(InputError, match="variants"):
         plans.compare_memory("llama-2-7b", "zero")
+
+
+def test_a_hybrid_cache_at_128k_and_1m_tokens_from_its_layer_shapes():
+    """Qwen3-Next-80B-A3B's config.json: 12 of 48 layers attend, 2 KV heads of 256 (BF16); the 36 gated-DeltaNet
+    layers keep 32 value heads of a 128 × 128 state (FP32, as transformers keeps it) and a convolution window of 4
+    over q, k and v (2·16·128 + 32·128 channels, BF16)."""
+    kv_per_token = 2 * 12 * 2 * 256 * 2
+    state = 36 * (32 * 128 * 128 * 4 + (2 * 16 * 128 + 32 * 128) * 4 * 2)
+    found = findings.hybrid_cache(("llama-3.1-70b", "qwen3-next-80b-a3b"), seq_lens=(131072, 1048576)).figures
+    llama, qwen = found["rows"]
+    assert (qwen["attention_layers"], qwen["layers"], qwen["per_token"], qwen["state"]) == (12, 48, kv_per_token, state)
+    assert qwen["caches"] == [kv_per_token * 131072 + state, kv_per_token * 1048576 + state]
+    assert llama["state"] == 0 and llama["caches"][1] == 80 * 2 * 8 * 128 * 2 * 1048576
+    assert llama["caches"][1] / qwen["caches"][1] > 13  # a 70B transformer's cache at 1M tokens, against the hybrid's

@@ -18,6 +18,7 @@ SIZES = [("7B", 32, 4096, (6.5e9, 7.0e9), "llama-2-7b"), ("30B", 48, 6144, (28e9
 CARDS = {"deepseek-v3": ("embeddings",), "qwen3-30b-a3b": ()}
 
 SAMPLES = {
+    "mtp_module": lambda: findings.mtp_module("deepseek-v3"),
     "rule_parts": lambda: findings.rule_parts(4096, 32, 32000),
     "versus_rule": lambda: findings.versus_rule(model.count_params(model.preset("material-7b")).total,
                                                 model.rule_params(4096, 32, 32000)),
@@ -122,7 +123,9 @@ def test_the_chinese_has_no_english_words_and_the_same_figures(name):
     (lambda: findings.size_table("7B"), "rows"),
     (lambda: findings.size_table(SIZES, vocab_size=0), "vocab_size"),
     (lambda: findings.rule_table("gpt2"), "models"),
-    (lambda: findings.active_table({"deepseek-v3": ("head",)}), "parts"),
+    (lambda: findings.active_table({"deepseek-v3": ("head",)}), "models"),  # "models['deepseek-v3']: part == ..."
+    (lambda: findings.active_table({"no-such-model": ()}), "models"),
+    (lambda: findings.rule_table(["llama-2-7b", "no-such-model"]), "models"),
     (lambda: findings.active_table([]), "models"),
     (lambda: findings.rule_parts(4096, 32.5, 32000), "layers"),
     (lambda: findings.rule_parts(0, 32, 32000), "hidden"),
@@ -153,3 +156,15 @@ def test_a_parameter_count_reads_its_parts_in_chinese_and_lines_up(name):
         [figures.findall(line) for line in english.splitlines()], "the same figures, line by line"
     # the counts are right-aligned: each ends in the same column, a Chinese character taking two
     assert len({display_width(line[:figures.search(line).end()]) for line in chinese.splitlines()}) == 1
+
+
+def test_deepseek_v3s_mtp_module_and_its_checkpoint():
+    """The module's projection 2H·H and three norms of H (H 7,168), the rest its layer (the weights note's "11.5B
+    unique parameters"); the checkpoint's own embedding and head (129,280 × 7,168 each); the card's 671B + 14B."""
+    f = findings.mtp_module("deepseek-v3").figures
+    assert f["projection"] == 2 * 7168 * 7168 + 3 * 7168
+    assert round(f["layer"] / 1e8) == 115 and f["copies"] == 2 * 129280 * 7168
+    assert f["checkpoint"] == f["total"] + f["mtp"] + f["copies"] and round(f["total"] / 1e9) == 671
+    assert 684e9 < f["checkpoint"] < 685e9   # the card's 685B also counts the FP8 scales stored beside the weights
+    with pytest.raises(InputError, match="num_nextn_predict_layers"):
+        findings.mtp_module("llama-2-7b")

@@ -7,7 +7,8 @@ import re
 from ...catalog.hardware import TERA
 from ...core.i18n import N_, _, display_width
 from ...core.report import Report
-from ...core.units import format_bytes, format_count, format_flops, format_int, format_number, format_percent
+from ...core.units import (UNITS, format_bytes, format_count, format_flops, format_int, format_number, format_percent,
+                            read_in_chinese)
 from ..table import Table
 
 _BOUNDS = {"memory": N_("memory"), "compute": N_("compute")}  # what bounds a decoding step
@@ -45,6 +46,14 @@ def attention_flops(f: dict) -> Report:
         share=format_percent(row["share"], 0)) for row in f["models"]))
 
 
+def sparse_attention(f: dict) -> Report:
+    rows = [(format_int(row["seq_len"]), format_flops(row["dense"]), format_flops(row["sparse"]),
+             format_flops(row["indexer"]), f"{row['ratio']:.1f}×") for row in f["rows"]]
+    columns = (_("context"), _("every key"), _("top {k} keys + indexer").format(k=format_int(f["top_k"])),
+               _("of which the indexer"), _("every key ÷ sparse"))
+    return Report(_model(f["model"]), blocks=(Table(columns, rows),))
+
+
 def attention_time(f: dict) -> Report:
     return _lines(_("6·N·D only: {plain} days; with the attention at {seq_len} tokens: {days} days at the same {mfu} "
                     "MFU, which on 6·N·D alone is {mfu_plain}").format(
@@ -63,7 +72,7 @@ def gpt3(f: dict) -> Report:
     return _lines(*_("GPT-3: 6·N·D = {flops} against the paper's {published};\non Patterson et al.'s estimate of "
                      "{hours} V100-hours that is an MFU of {mfu}").format(
         flops=format_flops(f["flops"]), published=format_flops(f["published_flops"]),
-        hours=format_int(f["gpu_hours"]), mfu=format_percent(f["mfu"], 0)).splitlines())
+        hours=read_in_chinese(format_int)(f["gpu_hours"]), mfu=format_percent(f["mfu"], 0)).splitlines())
 
 
 # -- a run's time and cost ------------------------------------------------------------------------------------------
@@ -72,12 +81,13 @@ def training_cost(f: dict) -> Report:
     gpu = re.sub(r" \d+GB$", "", f["gpu"])  # "A100", not "A100 80GB"
     return _lines(
         _("FLOPs {flops}; GPU-seconds {seconds}; GPU-hours {hours}").format(
-            flops=format_flops(f["flops"]), seconds=f"{f['gpu_seconds']:,.0f}", hours=f"{f['gpu_hours']:,.0f}"),
+            flops=format_flops(f["flops"]), seconds=f"{f['gpu_seconds']:,.0f}",
+            hours=read_in_chinese(format_int)(f["gpu_hours"])),
         _("one {gpu}: {days} days = {years} years; {gpus} {gpu}s: {cluster} days; at ${low}-{high} an hour: "
           "{cost_low} to {cost_high}").format(
             gpu=gpu, days=f"{f['days_on_one']:,.0f}", years=f"{f['years_on_one']:.1f}", gpus=f["gpus"],
             cluster=f"{f['days_on_all']:.1f}", low=format_number(f["price_low"]), high=format_number(f["price_high"]),
-            cost_low=f"${f['cost_low']:,.0f}", cost_high=f"${f['cost_high']:,.0f}"))
+            cost_low=UNITS["USD"].format(f["cost_low"]), cost_high=UNITS["USD"].format(f["cost_high"])))
 
 
 def time_margin(f: dict) -> Report:
@@ -93,7 +103,7 @@ def hfu(f: dict) -> Report:
 def remember(f: dict) -> Report:
     rows = [
         (_("7B on 1T tokens"), _("{flops} FLOPs").format(flops=format_flops(f["flops"]))),
-        (_("… on A100s at 40% MFU"), _("{hours} GPU-hours").format(hours=f"{f['a100_hours']:,.0f}")),
+        (_("… on A100s at 40% MFU"), _("{hours} GPU-hours").format(hours=read_in_chinese(format_int)(f["a100_hours"]))),
         (_("A100 / H100 SXM dense BF16"), f"{f['a100_peak'] / TERA:.0f} / {f['h100_peak'] / TERA:.0f} TFLOPS"),
         (_("published MFU ({runs} runs, 6·N only)").format(runs=f["runs"]),
          _("{low} to {high}, median {median}").format(low=format_percent(f["mfu_low"], 0),
@@ -164,11 +174,12 @@ def _tflops(flops_per_s) -> str:
 
 
 def gpu_catalog(f: dict) -> Report:
-    rows = [(g["name"], _tflops(g["bf16_flops_per_s"]), _tflops(g["fp8_flops_per_s"]), _tflops(g["tf32_flops_per_s"]),
-             _tflops(g["fp32_flops_per_s"]), f"{g['memory_gib']:.1f}", f"{g['memory_gb']:.1f}",
-             f"{g['bandwidth_bytes_per_s'] / TERA:.2f}", _(g["interconnect"])) for g in f["gpus"]]
+    rows = [(g["name"], _tflops(g["bf16_flops_per_s"]), _tflops(g["fp8_flops_per_s"]),
+             _tflops(g["fp4_flops_per_s"]), _tflops(g["tf32_flops_per_s"]), _tflops(g["fp32_flops_per_s"]),
+             f"{g['memory_gib']:.1f}", f"{g['memory_gb']:.1f}", f"{g['bandwidth_bytes_per_s'] / TERA:.2f}",
+             _(g["interconnect"])) for g in f["gpus"]]
     bandwidth = _("bandwidth")
-    return _table(("GPU", "BF16", "FP8", "TF32", "FP32", "GiB", "GB", bandwidth, _("interconnect")), rows,
+    return _table(("GPU", "BF16", "FP8", "FP4", "TF32", "FP32", "GiB", "GB", bandwidth, _("interconnect")), rows,
                   caption=_("dense peaks in TFLOPS (FP32: CUDA cores, not tensor cores); memory as the device exposes "
                             "it, in GiB (2^30 bytes) and GB (1e9 bytes)"),
                   units={bandwidth: "TB/s"})

@@ -192,6 +192,14 @@ def kv_cache(f: dict) -> Report:
                    _("{tokens} tokens").format(tokens=f"{f['seq_len']:,}")), rows)
 
 
+def hybrid_cache(f: dict) -> Report:
+    rows = [(r["model"], _("{attention} of {layers}").format(attention=r["attention_layers"], layers=r["layers"]),
+             format_bytes(r["per_token"]), format_bytes(r["state"]) if r["state"] else "0",
+             *(format_bytes(cache) for cache in r["caches"])) for r in f["rows"]]
+    return _table((_("model"), _("layers with attention"), _("each token"), _("constant state"),
+                   *(_("{tokens} tokens").format(tokens=f"{n:,}") for n in f["seq_lens"])), rows)
+
+
 def mla_cache(f: dict) -> Report:
     return _lines([_("{per_head} bytes a token against {latent}: {ratio}x").format(
         per_head=f"{f['per_head']:,}", latent=f"{f['latent']:,}", ratio=f"{f['ratio']:.0f}")])

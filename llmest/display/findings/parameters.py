@@ -73,6 +73,18 @@ def moe_layer(f: dict) -> Report:
         model=_model(f["model"]), params=format_count(f["params"])),))
 
 
+def mtp_module(f: dict) -> Report:
+    return Report("", lines=(
+        _("{model}: {total} + MTP {mtp} (one transformer layer {layer}, the projection and norms {projection})")
+        .format(model=_model(f["model"]), total=format_count(f["total"]), mtp=format_count(f["mtp"]),
+                layer=format_count(f["layer"]), projection=format_count(f["projection"])),
+        _("with the checkpoint's own copies of the embedding and output head ({copies}): {checkpoint}").format(
+            copies=format_count(f["copies"]), checkpoint=format_count(f["checkpoint"], 4)),
+        _("training it adds {extra} to the N of 6·N·D ({n}): {share} more FLOPs").format(
+            extra=format_count(f["mtp_flops_params"]), n=format_count(f["flops_params"]),
+            share=format_percent(f["mtp_flops_params"] / f["flops_params"], 1))))
+
+
 def active_table(f: dict) -> Report:
     comma = "、" if language() == "zh" else ", "
     rows = [(_model(row["model"]), format_count(row["total"]), format_count(row["active"]),

@@ -15,6 +15,7 @@ from ...core._validate import InputError, check_choice, check_int, quote
 from ...core.i18n import N_, _
 from ...display.table import Table
 from . import compute, data, memory, parameters, serving  # noqa: F401  (each registers its templates)
+from . import architectures  # noqa: F401  (the 2025-26 architectures' templates, listed after each topic's own)
 from .problem import CORRECT_WITHIN, LEVELS, TEMPLATES, TOPICS, Problem, Template, _Regenerate, chosen_topics, template
 
 __all__ = ["CORRECT_WITHIN", "LEVELS", "TEMPLATES", "TOPICS", "Problem", "Template", "chosen_topics", "drill_set",

@@ -12,7 +12,7 @@ from ...catalog import hardware
 from ...core.registry import Registry
 from ...core._validate import InputError, check_choice, quote
 from ..grading import Exercise, Verdict
-from ...core.i18n import N_, _, language
+from ...core.i18n import N_, _, language, tidy
 from ...core.units import format_count, format_number, show
 
 LEVELS = ("easy", "medium", "hard")
@@ -128,7 +128,7 @@ def _problem(key, level, question, inputs, answer, unit, steps, hint, **grading)
 def _chained(key, level, stem, inputs, parts, hint) -> Problem:
     """A problem of two or three graded steps, each a plan of its own chapter; the last step's answer is the answer.
     Its question is the stem, then each step lettered."""
-    question = " ".join([stem, *(f"({letter}) {part.question}" for letter, part in zip(LETTERS, parts))])
+    question = tidy(" ".join([stem, *(f"({letter}) {part.question}" for letter, part in zip(LETTERS, parts))]))
     last = parts[-1]
     steps = tuple(f"({letter}) {step}" for letter, part in zip(LETTERS, parts) for step in part.steps)
     return Problem(key, TEMPLATES[key].topic, level, question, inputs, last.answer, last.unit, steps, hint,
@@ -196,8 +196,9 @@ def tflops_text(name) -> str:
     return f"{gpu_peak(name) / 1e12:,.4g} TFLOPS"
 
 
-def chosen_topics(topics) -> tuple:
-    """``topics`` as a tuple of TOPICS: None for all, a list, or a comma-separated string."""
+def chosen_topics(topics=None) -> tuple:
+    """``topics`` as a tuple of TOPICS: None (the default of drill_set and the others that take topics) for all, a
+    list, or a comma-separated string."""
     if topics is None:
         return TOPICS
     if isinstance(topics, str):

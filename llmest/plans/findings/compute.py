@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ...catalog import hardware, runs
 from ...core import _validate as v
-from ...core.i18n import N_
+from ...core.i18n import N_, _
 from ...core.report import Finding
 from ...core.units import DAYS_PER_YEAR
 from ...display.findings import compute as shown
@@ -51,6 +51,25 @@ def attention_flops(models, seq_len) -> Finding:
         rows.append(dict(model=cfg.name or None, matmuls=matmuls, attention=attention,
                          share=attention / (matmuls + attention)))
     return Finding(dict(seq_len=seq_len, models=rows), shown.attention_flops)
+
+
+@v.checked
+def sparse_attention(model, seq_lens) -> Finding:
+    """A model with DeepSeek sparse attention, decoding one token at each context length: its attention as it runs
+    (the top k keys and the indexer over all of them, ``compute.decode_attention_flops_for``) beside the same
+    attention without the indexer, reading every key, and the ratio of the two."""
+    cfg = config_from(model)
+    if cfg.index_topk is None:
+        raise v.InputError("model", _("model == {name} has no sparse-attention indexer (index_topk): give one that "
+                                      "has, such as DeepSeek-V3.2.").format(name=v.quote(cfg.name)))
+    dense_cfg = cfg.replace(index_heads=None, index_head_dim=None, index_topk=None)
+    indexer = c.indexer_flops_per_key(cfg.attention_layers, cfg.index_heads, cfg.index_head_dim)
+    rows = []
+    for seq_len in v.each(v.check_whole)("seq_lens", seq_lens):
+        sparse, dense = c.decode_attention_flops_for(cfg, seq_len), c.decode_attention_flops_for(dense_cfg, seq_len)
+        rows.append(dict(seq_len=seq_len, dense=_number(dense), sparse=_number(sparse),
+                         indexer=_number(indexer * seq_len), ratio=dense / sparse))
+    return Finding(dict(model=cfg.name or None, top_k=cfg.index_topk, rows=rows), shown.sparse_attention)
 
 
 def attention_time(tokens, model, gpus=1, seq_len=4096, gpu=None, mfu=0.4) -> Finding:
@@ -181,8 +200,9 @@ def gpu_catalog() -> Finding:
     it, bandwidth and interconnect."""
     return Finding(dict(gpus=[dict(
         name=g.name, bf16_flops_per_s=g.bf16_flops_per_s, fp8_flops_per_s=g.fp8_flops_per_s,
-        tf32_flops_per_s=g.tf32_flops_per_s, fp32_flops_per_s=g.fp32_flops_per_s, memory_gib=g.memory_gib,
-        memory_gb=g.memory_gb, bandwidth_bytes_per_s=g.bandwidth_bytes_per_s, interconnect=g.interconnect)
+        fp4_flops_per_s=g.fp4_flops_per_s, tf32_flops_per_s=g.tf32_flops_per_s, fp32_flops_per_s=g.fp32_flops_per_s,
+        memory_gib=g.memory_gib, memory_gb=g.memory_gb, bandwidth_bytes_per_s=g.bandwidth_bytes_per_s,
+        interconnect=g.interconnect)
         for g in hardware.CATALOG.values()]), shown.gpu_catalog)
 
 

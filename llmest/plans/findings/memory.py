@@ -10,6 +10,7 @@ from ...core._validate import InputError
 from ...core.report import Finding
 from ...display.findings import memory as shown
 from ...formulas import memory as mem
+from ...formulas.hybrid_cache import hybrid_cache_bytes_for, state_bytes_per_sequence
 from ...formulas.model import config_from, count_params
 from ...formulas.zero import ZERO_DEFAULTS, zero_buffer_bytes
 from ..memory_plan import (GPU_SEARCH_LIMIT, inference_memory, largest_module_params, min_gpus, qlora_memory,
@@ -246,6 +247,18 @@ def kv_cache(models=("llama-3.1-70b", "deepseek-v3", "gpt-oss-120b"), seq_len=13
                  first_token=mem.kv_cache_bytes_for(cfg, 1), tokens=mem.kv_cache_bytes_for(cfg, seq_len))
             for cfg in cfgs]
     return Finding(dict(seq_len=seq_len, rows=rows), shown.kv_cache)
+
+
+def hybrid_cache(models=("llama-3.1-70b", "deepseek-v3", "qwen3-next-80b-a3b"), seq_lens=(131072, 1048576)) -> Finding:
+    """The cache of one sequence by model, in BF16 (a hybrid's recurrent state in FP32, as transformers keeps it):
+    the layers with attention, what each token adds, the constant state of the other layers, and the whole cache at
+    each length (``hybrid_cache.hybrid_cache_bytes_for``)."""
+    cfgs = configs("models", models)
+    lengths = v.each(v.check_whole)("seq_lens", seq_lens)
+    rows = [dict(model=cfg.name, attention_layers=cfg.attention_layers, layers=cfg.num_layers,
+                 per_token=mem.kv_cache_bytes_for(cfg, 1), state=state_bytes_per_sequence(cfg),
+                 caches=[hybrid_cache_bytes_for(cfg, n) for n in lengths]) for cfg in cfgs]
+    return Finding(dict(seq_lens=lengths, rows=rows), shown.hybrid_cache)
 
 
 @v.checked

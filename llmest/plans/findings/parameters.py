@@ -5,11 +5,14 @@ mixture-of-experts model's card counts as active (``llmest.display.findings.para
 from __future__ import annotations
 
 from ...core import _validate as v
+from ...core.i18n import _
 from ...core.report import Finding
 from ...display.findings import parameters as shown
 from ...formulas.model import config_from, count_params
-from ...formulas.params import (attention_params, embedding_params, ffn_params, mla_attention_params, rule_layer_params,
-                                rule_params)
+from ...formulas import compute as c
+from ...formulas.params import (attention_params, embedding_params, ffn_params, mla_attention_params,
+                                mtp_module_params, rule_layer_params, rule_params)
+from . import configs
 
 
 def _name(model, cfg):
@@ -18,9 +21,8 @@ def _name(model, cfg):
 
 
 def _models(models) -> list:
-    if not isinstance(models, (list, tuple)) or not models:
-        raise v.InputError("models", f"models == {v.quote(models)}, must be a list of presets or ModelConfigs.")
-    return [(model, config_from(model)) for model in models]
+    """(model, its config) for each of a list of presets or configs; a bad one is named "models[i]"."""
+    return list(zip(models, configs("models", models)))
 
 
 @v.checked
@@ -140,10 +142,28 @@ def moe_layer(model="deepseek-v3", name=None) -> Finding:
     if not cfg.moe_layers:
         raise v.InputError("model", f"model == {v.quote(model)}, must have mixture-of-experts layers.")
     count = count_params(cfg)
-    attention = count["attention"] / cfg.num_layers
+    attention = count["attention"] / cfg.attention_layers
     experts = (count["experts"] + count["shared_experts"] + count["router"]) / cfg.moe_layers
     return Finding(dict(model=name or _name(model, cfg), attention=attention, experts=experts,
                         params=attention + experts), shown.moe_layer)
+
+
+def mtp_module(model="deepseek-v3") -> Finding:
+    """A model's multi-token-prediction modules (``mtp_layers``), counted apart from it: their parameters, the one
+    transformer layer each holds, the copies of the embedding and output head a checkpoint stores beside them (the
+    modules share the main model's), the checkpoint's whole count, and what they add to the N of 6·N·D in training
+    (``compute.mtp_flops_params``)."""
+    cfg = config_from(model)
+    if not cfg.mtp_layers:
+        raise v.InputError("model", _("model == {model} has no multi-token-prediction module (its config.json sets no "
+                                      "num_nextn_predict_layers).").format(model=v.quote(model)))
+    count = count_params(cfg)
+    copies = cfg.mtp_layers * (count["embeddings"] + embedding_params(cfg.vocab_size, cfg.embedding_dim))
+    projection = cfg.mtp_layers * (mtp_module_params(cfg.hidden_size, 1, cfg.norm) - 1)  # and norms: all but the layer
+    return Finding(dict(model=_name(model, cfg), modules=cfg.mtp_layers, total=count.total, mtp=count.mtp,
+                        layer=count.mtp - projection, projection=projection, copies=copies,
+                        checkpoint=count.total + count.mtp + copies, flops_params=c.flops_params(cfg),
+                        mtp_flops_params=c.mtp_flops_params(cfg)), shown.mtp_module)
 
 
 def active_table(models) -> Finding:
@@ -154,11 +174,16 @@ def active_table(models) -> Finding:
                                      "e.g. {'deepseek-v3': ('embeddings',)}.")
     rows = []
     for model, left_out in models.items():
-        cfg = config_from(model)
-        count = count_params(cfg)
-        left_out = [left_out] if isinstance(left_out, str) else list(left_out)
-        rows.append(dict(model=_name(model, cfg), total=count.total, active=count.active,
-                         as_card_counts=count.active_without(*left_out), left_out=left_out))
+        with v.item_of("models", v.quote(model)):  # a bad preset or part: "models['x']: ..."
+            cfg = config_from(model)
+            count = count_params(cfg)
+            left_out = [left_out] if isinstance(left_out, str) else left_out
+            if not isinstance(left_out, (list, tuple)) or not all(isinstance(part, str) for part in left_out):
+                raise v.InputError("models", _("models[{key}] == {value}, must be a part the card leaves out or a "
+                                               "list of them, from {parts}.").format(
+                    key=v.quote(model), value=v.quote(left_out), parts=", ".join(count.parts)))
+            rows.append(dict(model=_name(model, cfg), total=count.total, active=count.active,
+                             as_card_counts=count.active_without(*left_out), left_out=list(left_out)))
     return Finding(dict(models=rows), shown.active_table)
 
 
