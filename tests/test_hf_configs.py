@@ -20,11 +20,13 @@ MODEL_TYPES = ["llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "gemma", "ph
                "llama4_text"]
 # The transformer types of 2025-2026, each also built from transformers' default configuration of the type.
 TYPES_2025 = ["smollm3", "seed_oss", "olmo3", "exaone4", "ernie4_5_moe", "glm4_moe_lite", "minimax_m2",
-              "longcat_flash", "deepseek_v32"]
+              "longcat_flash", "deepseek_v32", "deepseek_v4"]
 MODEL_TYPES += TYPES_2025
 
 # How transformers names the parameters of each part; the first pattern that matches wins.
 PART_OF_NAME = [
+    ("hyper_connections", r"_hc\.|\.hc_head\."),  # DeepSeek-V4's attn_hc, ffn_hc and hc_head
+    ("grouped_output", r"\.o_[ab]_proj\."),
     ("indexer", r"\.indexer\."),
     ("router", r"e_score_correction_bias$"),  # a parameter in ERNIE 4.5 (a buffer in the others)
     ("experts", r"\.experts\."),
@@ -83,10 +85,22 @@ def _unused_rows(module) -> int:
     return (gate_up.shape[0] - routed) * gate_up.shape[1] * gate_up.shape[2]
 
 
+def _part_in(model, name: str) -> str:
+    """A parameter's part; DeepSeek-V4's compressors and routers by the kind of their layer (config.layer_types,
+    config.mlp_layer_types), which the name alone does not say."""
+    layer = re.search(r"layers\.(\d+)\.", name)
+    if layer and re.search(r"self_attn\.compressor\.(?!indexer\.)", name):
+        kind = model.config.layer_types[int(layer[1])]
+        return {"compressed_sparse_attention": "csa_compressor", "heavily_compressed_attention": "hca_compressor"}[kind]
+    if layer and name.endswith("mlp.gate.weight") and getattr(model.config, "mlp_layer_types", None):
+        return "hash_router" if model.config.mlp_layer_types[int(layer[1])] == "hash_moe" else "router"
+    return _part(name)
+
+
 def _measured(model) -> dict:
     measured = {}
     for name, p in model.named_parameters():
-        measured[_part(name)] = measured.get(_part(name), 0) + p.numel()
+        measured[_part_in(model, name)] = measured.get(_part_in(model, name), 0) + p.numel()
     measured["experts"] = measured.get("experts", 0) - sum(_unused_rows(m) for m in model.modules())
     return {part: n for part, n in measured.items() if n}
 
@@ -147,12 +161,43 @@ def test_near_miss_model_types_are_refused_without_substitution(model_type):
     assert "Did you mean" not in str(err.value)
 
 
-def test_deepseek_v4_is_refused_by_name_with_what_llmest_does_not_count():
-    # transformers 5.24 builds DeepSeek-V4 (284,325,869,015 parameters from its default configuration) with
-    # hyper-connections (attn_hc, ffn_hc, hc_head), attention compressors with their own indexers and grouped
-    # low-rank output maps: none of these is a part llmest counts, so the type is refused, not approximated.
-    with pytest.raises(le.InputError, match="'model_type' == 'deepseek_v4' is not supported: .*hyper-connections"):
-        le.ModelConfig.from_hf_config(_default_config("deepseek_v4"))
+def test_deepseek_v4_counts_every_new_part_with_its_layers():
+    # transformers 5.24 builds 284,325,869,015 parameters from DeepSeek-V4's default configuration (V4-Pro's layer
+    # pattern at V4-Flash's sizes) and 284,332,230,231 from V4-Flash's config.json (21 CSA and 20 HCA layers after
+    # two sliding-window ones), both checked part by part above; the model card says 284B total, 13B activated.
+    default = le.count_params(le.ModelConfig.from_hf_config(_default_config("deepseek_v4")))
+    flash = le.count_params(le.ModelConfig.from_hf_config(CONFIGS / "deepseek-v4-flash.json"))
+    assert (default.total, flash.total) == (284_325_869_015, 284_332_230_231)
+    assert flash.active == 13_799_622_231 and round(flash.active_without("embeddings") / 1e9) == 13
+    assert dict(flash.layers) == {"attention": 43, "grouped_output": 43, "csa_compressor": 21, "hca_compressor": 20,
+                                  "indexer": 21, "experts": 43, "router": 40, "hash_router": 3}
+    assert flash["hyper_connections"] == 43 * 2 * (24 * 4 * 4096 + 24 + 3) + (4 * 4 * 4096 + 4 + 1)
+    assert flash["grouped_output"] == 43 * (64 * 512 * 1024 + 8 * 1024 * 4096)
+
+
+@pytest.mark.parametrize("change, key", [
+    ({"num_key_value_heads": 8}, "num_key_value_heads"), ({"n_shared_experts": 2}, "n_shared_experts"),
+    ({"mlp_bias": True}, "mlp_bias"), ({"compress_ratios": [0, 4, 64] * 15}, "compress_ratios"),
+    ({"compress_ratios": [0, 4]}, "compress_ratios"), ({"mlp_layer_types": ["moe"] * 3}, "mlp_layer_types"),
+])
+def test_deepseek_v4_shapes_transformers_would_not_build_as_written_are_refused_by_key(change, key):
+    # transformers builds one shared key-value head and one shared expert whatever the config says, and maps only
+    # the ratios 0, 4 and 128 to a kind of attention: another value is refused by its key, not counted as written.
+    config = dict(json.loads((CONFIGS / "deepseek-v4-flash.json").read_text(encoding="utf-8")), **change)
+    with pytest.raises(le.InputError) as err:
+        le.ModelConfig.from_hf_config(config)
+    assert err.value.param == key and f"'{key}'" in str(err.value)
+
+
+def test_deepseek_v4_layer_kinds_read_alike_from_layer_types_and_compress_ratios():
+    config = json.loads((CONFIGS / "deepseek-v4-flash.json").read_text(encoding="utf-8"))
+    kinds = {0: "sliding_attention", 4: "compressed_sparse_attention", 128: "heavily_compressed_attention"}
+    spelled = dict({k: v for k, v in config.items() if k not in ("compress_ratios", "num_hash_layers")},
+                   layer_types=[kinds[r] for r in config["compress_ratios"][:43]],
+                   mlp_layer_types=["hash_moe"] * 3 + ["moe"] * 40)
+    assert le.ModelConfig.from_hf_config(spelled) == le.ModelConfig.from_hf_config(config)
+    assert (le.count_params(le.ModelConfig.from_hf_config(spelled)).total
+            == sum(p.numel() for p in _meta_model(spelled).parameters()))
 
 
 @pytest.mark.parametrize("fixture, change, key", [

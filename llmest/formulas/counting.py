@@ -14,12 +14,15 @@ from ..core.units import format_count, format_int, format_percent
 from .params import (PART_NAMES, attention_params, embedding_params, ffn_params, indexer_params, mla_attention_params,
                      mtp_module_params, norm_params, router_params)
 from .mixers import MIXER_PARTS
+from .deepseek_v4 import (compressed_indexer_params, compressor_params, grouped_output_params, hyper_connection_params,
+                          hyper_head_params, shared_kv_attention_params)
 from .shape import ModelConfig
 
 
 
-PARTS = ("embeddings", "positions", "embedding_projections", "attention", "indexer", "linear_attention", "mamba",
-         "short_conv", "ffn", "experts", "shared_experts", "router", "norms", "output_head")
+PARTS = ("embeddings", "positions", "embedding_projections", "attention", "grouped_output", "csa_compressor",
+         "hca_compressor", "indexer", "linear_attention", "mamba", "short_conv", "ffn", "experts", "shared_experts",
+         "router", "hash_router", "hyper_connections", "norms", "output_head")
 
 
 @dataclass(frozen=True)
@@ -122,8 +125,8 @@ def count_params(cfg: ModelConfig) -> ParamCount:
     elif cfg.qk_norm:
         per_layer_norms += norm_params(cfg.num_heads * cfg.head_dim, cfg.norm)
         per_layer_norms += norm_params(cfg.num_kv_heads * cfg.head_dim, cfg.norm)
-    if cfg.is_mla:  # the latents' norms
-        per_layer_norms += norm_params(cfg.kv_lora_rank, cfg.norm)
+    if cfg.is_mla or cfg.shared_kv:  # the latents' norms (DeepSeek-V4: the query latent's and the key-value's)
+        per_layer_norms += norm_params(cfg.head_dim if cfg.shared_kv else cfg.kv_lora_rank, cfg.norm)
         per_layer_norms += norm_params(cfg.q_lora_rank, cfg.norm) if cfg.q_lora_rank else 0
     # The norms inside attention (QK norms, MLA's latents), on the layers that have attention only (hybrids).
     attention_norms = per_layer_norms - cfg.norms_per_layer * norm_params(H, cfg.norm)
@@ -131,11 +134,16 @@ def count_params(cfg: ModelConfig) -> ParamCount:
         attention = mla_attention_params(H, cfg.num_heads, cfg.kv_lora_rank, cfg.qk_nope_head_dim,
                                          cfg.qk_rope_head_dim, cfg.v_head_dim, cfg.q_lora_rank,
                                          bias=cfg.attention_bias != "none")
+    elif cfg.shared_kv:  # DeepSeek-V4: the output map is plain here, or its own part when grouped
+        attention = shared_kv_attention_params(H, cfg.num_heads, cfg.head_dim, cfg.q_lora_rank)
+        attention += 0 if cfg.output_groups else cfg.num_heads * cfg.head_dim * H
     else:
         attention = attention_params(H, cfg.num_heads, cfg.num_kv_heads, cfg.head_dim, cfg.attention_bias,
                                      output_gate=cfg.attention_gate)
     attention += cfg.num_heads if cfg.attention_sinks else 0
-    indexer = (indexer_params(H, cfg.q_lora_rank, cfg.index_heads, cfg.index_head_dim) if cfg.index_heads else 0)
+    # DeepSeek-V3.2's indexer is on every layer; DeepSeek-V4's, with its own compressor, on the CSA layers only.
+    indexer = (indexer_params(H, cfg.q_lora_rank, cfg.index_heads, cfg.index_head_dim)
+               if cfg.index_heads and not cfg.csa_layers else 0)
     expert = shared = router = 0
     if cfg.is_moe:
         expert = ffn_params(H, cfg.expert_ffn_hidden_size, cfg.gated_ffn, cfg.ffn_bias)
@@ -150,13 +158,23 @@ def count_params(cfg: ModelConfig) -> ParamCount:
         "positions": cfg.max_positions * H if cfg.position_embedding == "learned" else 0,
         "embedding_projections": 2 * cfg.embedding_dim * H if cfg.embedding_dim != H else 0,
         "attention": cfg.attention_layers * attention,
-        "indexer": L * indexer,
+        "grouped_output": (cfg.attention_layers * grouped_output_params(H, cfg.num_heads, cfg.head_dim,
+                                                                        cfg.output_groups, cfg.output_lora_rank)
+                           if cfg.output_groups else 0),
+        "csa_compressor": cfg.csa_layers * compressor_params(H, cfg.head_dim, cfg.csa_rate, overlap=True)
+        if cfg.csa_layers else 0,
+        "hca_compressor": cfg.hca_layers * compressor_params(H, cfg.head_dim, cfg.hca_rate) if cfg.hca_layers else 0,
+        "indexer": L * indexer + (cfg.csa_layers * compressed_indexer_params(
+            H, cfg.q_lora_rank, cfg.index_heads, cfg.index_head_dim, cfg.csa_rate) if cfg.csa_layers else 0),
         **{part: (cfg.mixer_layers * cfg.mixer.params(H) if cfg.mixer and cfg.mixer.part == part else 0)
            for part in MIXER_PARTS},
         "ffn": ffn_layers * ffn_params(H, cfg.ffn_hidden_size, cfg.gated_ffn, cfg.ffn_bias) if ffn_layers else 0,
         "experts": cfg.moe_layers * cfg.num_experts * expert,
         "shared_experts": cfg.moe_layers * shared,
-        "router": cfg.moe_layers * router,
+        "router": (cfg.moe_layers - cfg.hash_moe_layers) * router,
+        "hash_router": cfg.hash_moe_layers * router,  # the same learned weights; a table picks the experts
+        "hyper_connections": (2 * L * hyper_connection_params(H, cfg.residual_streams)
+                              + hyper_head_params(H, cfg.residual_streams) if cfg.residual_streams else 0),
         "norms": (L * per_layer_norms - (L - cfg.attention_layers) * attention_norms
                   + (norm_params(H, cfg.norm) if cfg.final_norm else 0)
                   + (norm_params(cfg.embedding_dim, cfg.norm) if cfg.embedding_norm else 0)),
@@ -172,9 +190,14 @@ def count_params(cfg: ModelConfig) -> ParamCount:
         mtp = cfg.mtp_layers * mtp_module_params(H, attention + indexer + per_layer_norms + last_ffn, cfg.norm)
     mtp_active = mtp - (cfg.mtp_layers * (cfg.num_experts - cfg.experts_per_token) * expert if cfg.moe_layers else 0)
     layers = ()
-    if cfg.is_hybrid:  # the parameter table says how many layers have each kind of block
+    if cfg.is_hybrid or cfg.csa_layers or cfg.hca_layers or cfg.hash_moe_layers:
+        # the parameter table says how many layers have each kind of block
         kinds = ([("attention", cfg.attention_layers)] + ([(cfg.mixer.part, cfg.mixer_layers)] if cfg.mixer else [])
-                 + [("ffn", ffn_layers), ("experts", cfg.moe_layers)])
+                 + [("grouped_output", cfg.attention_layers if cfg.output_groups else 0),
+                    ("csa_compressor", cfg.csa_layers), ("hca_compressor", cfg.hca_layers),
+                    ("indexer", cfg.csa_layers), ("ffn", ffn_layers), ("experts", cfg.moe_layers)]
+                 + ([("router", cfg.moe_layers - cfg.hash_moe_layers), ("hash_router", cfg.hash_moe_layers)]
+                    if cfg.hash_moe_layers else []))
         layers = tuple((part, n) for part, n in kinds if n)
     return ParamCount(parts=parts, active=sum(parts.values()) - unused_experts, config_name=cfg.name, mtp=mtp,
                       mtp_active=mtp_active, layers=layers)

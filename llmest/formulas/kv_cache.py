@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..core import _validate as v
 from ..core.i18n import _
 from .model import config_from
+from .deepseek_v4 import refuse_compressed_attention
 
 BYTES_PER_VALUE = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1}
 
@@ -55,6 +56,7 @@ def kv_cache_bytes_for(model, seq_len, batch=1, dtype="bf16") -> float:
     latent, and its local layers' windows. A hybrid's layers without attention keep no KV cache (their constant
     state is llmest.formulas.hybrid_cache's)."""
     cfg = config_from(model)
+    refuse_compressed_attention(cfg, _("its KV cache"))
     size = v.lookup("dtype", dtype, BYTES_PER_VALUE)
     full, local = cfg.attention_layers - cfg.local_layers, cfg.local_layers
 

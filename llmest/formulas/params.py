@@ -18,7 +18,9 @@ PART_NAMES = {"embeddings": N_("embeddings"), "positions": N_("positions"),
               "experts": N_("experts"), "shared_experts": N_("shared experts"), "router": N_("router"),
               "norms": N_("norms"), "output_head": N_("output head"), "indexer": N_("sparse-attention indexer"),
               "mtp": N_("MTP modules"), "linear_attention": N_("linear attention"), "mamba": N_("Mamba"),
-              "short_conv": N_("short convolution")}
+              "short_conv": N_("short convolution"), "grouped_output": N_("grouped output map"),
+              "csa_compressor": N_("CSA compressors"), "hca_compressor": N_("HCA compressors"),
+              "hash_router": N_("hash-routed router"), "hyper_connections": N_("hyper-connections")}
 NORM_PARAMS_PER_CHANNEL = {"layernorm": 2, "layernorm_no_bias": 1, "rmsnorm": 1, "nonparametric": 0}
 ATTENTION_BIASES = ("none", "qkv", "all")  # biases on nothing, on Q/K/V only, or on Q/K/V and the output
 POSITION_EMBEDDINGS = ("rotary", "learned", "alibi", "none")  # only a learned table holds parameters

@@ -24,7 +24,7 @@ DERIVED = ("num_kv_heads", "head_dim", "ffn_hidden_size", "embedding_dim", "norm
            "mixer_layers", "attention_layers", "ffn_layers")
 FLAGS = ("gated_ffn", "ffn_bias", "tie_embeddings", "parallel_blocks", "final_norm", "qk_norm", "qk_norm_per_head",
          "shared_expert_gate", "attention_sinks", "router_bias", "output_bias", "embedding_norm", "ffn_beside_moe",
-         "attention_gate")
+         "attention_gate", "shared_kv")
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,18 @@ class ModelConfig:
     attention_layers: int | None = None       # layers with attention (the others; Falcon-H1: all, beside the mixer)
     ffn_layers: int | None = None             # layers with an FFN or a MoE (all)
     attention_gate: bool = False              # queries twice as wide, half of them a gate on the output (Qwen3-Next)
+    # DeepSeek-V4 (llmest.formulas.deepseek_v4): one key-value head whose keys are its values, a grouped low-rank
+    # output map, layers whose attention also reads compressed entries (CSA with an indexer, HCA without), MoE
+    # layers routed by a fixed token -> experts table, and several residual streams (hyper-connections).
+    shared_kv: bool = False                   # one map H -> head_dim gives each token's key and value (with a norm)
+    output_groups: int | None = None          # the heads' outputs in g groups, each mapped to output_lora_rank
+    output_lora_rank: int | None = None
+    csa_layers: int = 0                       # layers with compressed sparse attention (an indexer picks entries)
+    csa_rate: int | None = None               # tokens per compressed entry on those layers (4)
+    hca_layers: int = 0                       # layers with heavily compressed attention (no indexer)
+    hca_rate: int | None = None               # tokens per compressed entry on those layers (128)
+    hash_moe_layers: int = 0                  # MoE layers whose experts a token-id table picks (the router weighs)
+    residual_streams: int = 0                 # hyper-connections' copies of the hidden state (0: a plain residual)
     name: str = ""
 
     def __post_init__(self):
@@ -134,6 +146,7 @@ class ModelConfig:
         self._check_moe(fill)
         self._check_attention(fill)
         self._check_2025(fill)
+        self._check_v4(fill)
         if not isinstance(self.name, str):
             raise InputError("name", _("name == {value}, must be text.").format(value=quote(self.name)))
 
@@ -188,7 +201,9 @@ class ModelConfig:
         if self.qk_norm_per_head and not self.qk_norm:
             raise InputError("qk_norm_per_head", _("qk_norm_per_head == True needs qk_norm == True."))
         if self.kv_lora_rank is None:
-            for field in ("q_lora_rank", "qk_rope_head_dim", "v_head_dim"):
+            if self.shared_kv and self.q_lora_rank is not None:  # DeepSeek-V4's queries come through a latent too
+                fill("q_lora_rank", count("q_lora_rank", self.q_lora_rank))
+            for field in ("qk_rope_head_dim", "v_head_dim") + (() if self.shared_kv else ("q_lora_rank",)):
                 if getattr(self, field) is not None:
                     raise InputError(field, _("{field} == {value} is a field of multi-head latent attention: give "
                                               "kv_lora_rank too.").format(field=field,
@@ -237,6 +252,58 @@ class ModelConfig:
             if value and not self.num_experts:
                 raise InputError(field, _("{field} == {value} needs num_experts >= 1 (a router).").format(
                     field=field, value=quote(value)))
+
+    def _check_v4(self, fill):
+        """DeepSeek-V4's parts: shared-KV attention, its grouped output, compressed layers, hash routing, streams."""
+        fill("residual_streams", count("residual_streams", self.residual_streams, minimum=0))
+        for field in ("output_groups", "output_lora_rank", "csa_rate", "hca_rate"):
+            if getattr(self, field) is not None:
+                fill(field, count(field, getattr(self, field)))
+        for field in ("csa_layers", "hca_layers"):
+            fill(field, count(field, getattr(self, field), minimum=0, maximum=self.attention_layers))
+        fill("hash_moe_layers", count("hash_moe_layers", self.hash_moe_layers, minimum=0))
+        if self.hash_moe_layers > self.moe_layers:
+            raise InputError("hash_moe_layers", _("hash_moe_layers == {value}, must be <= the MoE layers ({moe}).")
+                             .format(value=self.hash_moe_layers, moe=self.moe_layers))
+        if self.csa_layers + self.hca_layers > self.attention_layers:
+            raise InputError("hca_layers", _("csa_layers + hca_layers == {value}, must be <= the layers with attention "
+                                             "({layers}).").format(value=self.csa_layers + self.hca_layers,
+                                                                   layers=self.attention_layers))
+        for first, second in (("output_groups", "output_lora_rank"), ("csa_layers", "csa_rate"),
+                              ("hca_layers", "hca_rate")):
+            if bool(getattr(self, first)) != (getattr(self, second) is not None):
+                given, missing = (first, second) if getattr(self, first) else (second, first)
+                raise InputError(missing, _("{given} == {value} needs {missing} (given together).").format(
+                    given=given, value=getattr(self, given), missing=missing))
+        if not self.shared_kv:
+            for field in ("output_groups", "csa_layers", "hca_layers"):
+                if getattr(self, field):
+                    raise InputError(field, _("{field} == {value} needs shared_kv == True (DeepSeek-V4's attention)."
+                                              ).format(field=field, value=getattr(self, field)))
+        else:
+            self._check_shared_kv()
+        if self.mtp_layers and (self.shared_kv or self.residual_streams):
+            raise InputError("mtp_layers", _("mtp_layers == {value}: the MTP modules of a model with shared-KV "
+                                             "attention or hyper-connections (DeepSeek-V4) are not built by "
+                                             "transformers, and llmest does not count them.").format(
+                value=self.mtp_layers))
+
+    def _check_shared_kv(self):
+        if self.num_kv_heads != 1:
+            raise InputError("num_kv_heads", _("shared_kv == True needs num_kv_heads == 1 (one head whose keys are "
+                                               "its values), not {kv}.").format(kv=self.num_kv_heads))
+        if self.is_mla:
+            raise InputError("shared_kv", _("shared_kv == True with kv_lora_rank: an attention is either shared-KV "
+                                            "(DeepSeek-V4) or latent (MLA), not both."))
+        if self.output_groups and (self.num_heads * self.head_dim) % self.output_groups:
+            raise InputError("output_groups", _("'num_heads' · 'head_dim' must be divisible by 'output_groups' "
+                                                "({width} % {groups} != 0).").format(
+                width=self.num_heads * self.head_dim, groups=self.output_groups))
+        if (self.index_heads is None) != (self.csa_layers == 0):
+            raise InputError("index_heads", _("with shared_kv == True the indexer sits on the compressed sparse "
+                                              "attention layers: give index_heads with csa_layers >= 1 (index_heads "
+                                              "== {heads}, csa_layers == {csa}).").format(heads=self.index_heads,
+                                                                                         csa=self.csa_layers))
 
     @property
     def is_mla(self) -> bool:

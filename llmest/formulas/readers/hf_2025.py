@@ -11,7 +11,7 @@ from __future__ import annotations
 from .hf_fields import _bias
 from .hf_recent import _deepseek, _glm4_moe
 from ...core._validate import InputError, quote
-from ...core.i18n import N_, _
+from ...core.i18n import _
 
 
 def _window(f, layers: int, default: int | None, default_local) -> dict:
@@ -195,9 +195,5 @@ READERS_2025 = {
 }
 
 # Types that transformers builds but llmest does not count yet, and why: refused by name.
-REFUSED_2025 = {
-    "deepseek_v4": N_("transformers builds DeepSeek-V4 with hyper-connections (several residual streams mixed at "
-                      "every layer), compressed and heavily compressed attention with their own compressors and "
-                      "indexers, grouped low-rank output maps and hash-routed MoE layers, which llmest does not "
-                      "count yet"),
-}
+# (DeepSeek-V4, once refused here, is read by hf_deepseek_v4.)
+REFUSED_2025: dict = {}

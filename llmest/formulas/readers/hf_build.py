@@ -11,6 +11,7 @@ from .hf_fields import _bias, _Fields
 from .hf_recent import RECENT_READERS
 from .hf_2025 import READERS_2025, REFUSED_2025
 from .hf_hybrid import HYBRID_READERS
+from .hf_deepseek_v4 import READERS_V4
 from ...core._validate import InputError, quote
 from .config_file import load as _load
 from ...core.i18n import _
@@ -107,7 +108,7 @@ def _opt(f):
 READERS = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "qwen2_moe": _qwen2_moe,
     "gemma": _gemma, "phi3": _phi3, "olmo2": _olmo2, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
-    "opt": _opt, **RECENT_READERS, **READERS_2025, **HYBRID_READERS,
+    "opt": _opt, **RECENT_READERS, **READERS_2025, **HYBRID_READERS, **READERS_V4,
 }
 
 
