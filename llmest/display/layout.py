@@ -82,6 +82,9 @@ def search_report(found, top=10, **given) -> Report:
     experts = any(r["ep"] != 1 for r in found.rows(columns=("ep",)))
     lines = [] if found.fitting else [
         _("No layout fits: more GPUs, a smaller micro-batch or recomputation would be needed.")]
+    if s.get("precision"):
+        lines.append(_("precision {recipe}: its states, saved activations and matmul speed; MFU against the BF16 "
+                       "peak").format(recipe=s["precision"]))
     data = {"model": found.model, "gpu": found.gpu, "gpus": found.gpus, "seq_len": found.seq_len,
             "global_batch_tokens": found.global_batch_tokens, "searched": len(found), "fitting": found.fitting,
             "settings": s, "layouts": rows}

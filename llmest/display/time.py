@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..catalog import hardware
 from ..formulas.compute import TIME_MARGIN
+from ..formulas.precision import RECIPES
 from ..core.i18n import _, speaking
 from ..core.units import format_bytes, format_flops, format_int, read_in_chinese
 from .common import TRUE_FALSE, no_price_text, number, price_text, shown
@@ -69,7 +70,8 @@ def time_report(est) -> Report:
         *flops,
         ("GPU", _("{gpus} × {gpu}, {peak} at {mfu} MFU").format(
             gpus=f"{est.gpus:,}", gpu=est.gpu or "GPU", peak=shown(est.peak_flops_per_s / hardware.TERA, "TFLOPS"),
-            mfu=shown(est.mfu, "fraction")) + mfu_note),
+            mfu=shown(est.mfu, "fraction")) + (_(" (against the BF16 peak)") if est.precision else "") + mfu_note),
+        *precision_fields(est),
         (_("GPU-hours"), number(est.gpu_hours, "GPU-hours")),
         (_("days"), _("{days} ({low}-{high} with a {margin} margin for checkpoints, evaluation and restarts)").format(
             days=number(est.days, "days"), low=number(low, "days"), high=number(high, "days"), margin=margin)),
@@ -82,5 +84,24 @@ def time_report(est) -> Report:
             "days": est.days, "days_with_margin": [low, high], "cost_usd": est.cost_usd,
             "price_per_gpu_hour": est.price_per_gpu_hour, "price_listed": est.price_listed, "seq_len": est.seq_len,
             "matmul_flops": est.matmul_flops, "attention_flops": est.attention_flops,
-            "mfu_counts_attention": est.seq_len is not None, "mfu_without_attention": est.mfu_without_attention}
+            "mfu_counts_attention": est.seq_len is not None, "mfu_without_attention": est.mfu_without_attention,
+            "precision": est.precision or None, "bf16_mfu": est.bf16_mfu, "gemm_speedup": est.gemm_speedup,
+            "low_precision_flops": est.low_precision_flops, "low_peak_flops_per_s": est.low_peak_flops_per_s,
+            "mfu_against_low_peak": (est.mfu * est.peak_flops_per_s / est.low_peak_flops_per_s
+                                     if est.low_peak_flops_per_s else None)}
     return Report("", tuple(fields), data)
+
+
+def precision_fields(est) -> list:
+    """Under a precision recipe: what runs in low precision, how much faster, and the MFU in both conventions."""
+    if not est.precision:
+        return []
+    low_mfu = est.mfu * est.peak_flops_per_s / est.low_peak_flops_per_s
+    return [(_("precision"), _("{recipe}: {flops} of matmuls {speedup}× as fast as in BF16 (at {low_peak}); the "
+                               "rest (attention, the output layer) in BF16").format(
+        recipe=est.precision, flops=number(est.low_precision_flops, "FLOPs"), speedup=f"{est.gemm_speedup:.2f}",
+        low_peak=shown(est.low_peak_flops_per_s / hardware.TERA, "TFLOPS"))),
+        (_("MFU"), _("{mfu} against the BF16 peak, {low_mfu} against the {rate} peak; {bf16_mfu} with BF16 "
+                     "matmuls").format(mfu=shown(est.mfu, "fraction"), low_mfu=shown(low_mfu, "fraction"),
+                                       rate=RECIPES[est.precision].matmul.upper(),
+                                       bf16_mfu=shown(est.bf16_mfu, "fraction")))]

@@ -30,7 +30,9 @@ from ..core.i18n import _
 from ..formulas.memory import (MEMORY_MARGIN, RECOMPUTE, RUNTIME_OVERHEAD_BYTES, model_layer_activation_bytes,
                                output_activation_bytes, state_bytes_per_param)
 from ..formulas.model import config_from
+from ..formulas.precision import matmul_input_values, recipe_activation_bytes, recipe_state_bytes
 from .layout_assumptions import matmul_efficiency
+from .precision_time import recipe_gemm_speedup
 from .layout_time import stage_layers, step_times
 from .memory_plan import training_states, zero_buffers
 
@@ -203,7 +205,8 @@ def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_token
                    optimizer="adamw", schedule="1f1b", overlap=OVERLAP, compute_efficiency=COMPUTE_EFFICIENCY,
                    tp_comm_overlap=False, sequence_parallel=True, flash=True, fp32_norms=True,
                    micro_batch_sizes=MICRO_BATCHES, zero_stages=(0, 1, 2, 3), recomputations=RECOMPUTE,
-                   margin=MEMORY_MARGIN,                   overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> LayoutSearch:
+                   margin=MEMORY_MARGIN, overhead_bytes=RUNTIME_OVERHEAD_BYTES[0], precision=None,
+                   low_efficiency=None) -> LayoutSearch:
     """Every layout of a training run on ``gpus`` GPUs of a kind, ranked: see the module's docstring. A mixture
     of experts is also split by every expert-parallel degree that divides its experts and dp·cp.
 
@@ -213,7 +216,11 @@ def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_token
     the output layer; the runtime's overhead. A pipeline whose stages cannot be equal holds ⌈L/pp⌉ layers in the
     largest, and the step waits for it. Step time: the step's FLOPs (6·N·D, attention, and what recomputation
     repeats) over all GPUs at ``compute_efficiency`` of the peak, times (1 + the bubble), plus the communication
-    that ``overlap`` does not hide. MFU counts 6·N·D and attention, as PaLM's does."""
+    that ``overlap`` does not hide. MFU counts 6·N·D and attention, as PaLM's does, against the BF16 peak.
+
+    ``precision``: a recipe of ``formulas.precision`` ("fp8-te", ...): its states and saved activations replace the
+    convention's, and the blocks' matmuls run ``precision_time.recipe_gemm_speedup`` times faster than BF16
+    (``low_efficiency`` overrides the recipe's fitted share of its peak)."""
     cfg = config_from(model)
     g = hardware.gpu(gpu)
     v.check_int("gpus", gpus, maximum=65_536)
@@ -221,6 +228,8 @@ def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_token
     if compute_efficiency is None:
         compute_efficiency = matmul_efficiency(g.name)
     v.check_fraction("compute_efficiency", compute_efficiency)
+    if low_efficiency is not None:
+        v.check_fraction("low_efficiency", low_efficiency)
     v.check_bool("tp_comm_overlap", tp_comm_overlap)
     v.check_bool("sequence_parallel", sequence_parallel)
     v.check_bool("flash", flash)
@@ -256,9 +265,9 @@ def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_token
             gpus=f"{gpus:,}", sequences=f"{sequences:,}", seq_len=f"{seq_len:,}", model=cfg.name or _("the model")))
     v.check_bool("fp32_norms", fp32_norms)
     _memory(columns, cfg, seq_len, sequences, convention, optimizer, schedule, sequence_parallel, flash, fp32_norms,
-            overhead_bytes)
+            overhead_bytes, precision)
     step_times(columns, cfg, g, gpus, seq_len, global_batch_tokens, schedule, overlap, compute_efficiency,
-               tp_comm_overlap)
+               tp_comm_overlap, 1.0 if precision is None else recipe_gemm_speedup(precision, g, low_efficiency))
     columns["fits"] = columns["memory_per_gpu_bytes"] <= g.memory_bytes * (1 - margin)
     # Fitting layouts first, then by step time; among equally fast ones the least memory first.
     order = np.lexsort((columns["memory_per_gpu_bytes"], columns["step_time_s"], ~columns["fits"]))
@@ -266,7 +275,7 @@ def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_token
                     compute_efficiency=compute_efficiency, tp_comm_overlap=tp_comm_overlap,
                     sequence_parallel=sequence_parallel, flash=flash,
                     fp32_norms=fp32_norms,
-                    margin=margin, overhead_bytes=overhead_bytes)
+                    margin=margin, overhead_bytes=overhead_bytes, precision=precision)
     return LayoutSearch(cfg.name or "model", g.name, gpus, seq_len, global_batch_tokens, settings, columns, order)
 
 
@@ -296,11 +305,13 @@ def _whole_tuple(name, values) -> tuple:
 
 
 def _memory(c, cfg, seq_len, sequences, convention, optimizer, schedule, sequence_parallel, flash, fp32_norms,
-            overhead):
+            overhead, precision=None):
     """training_memory's count for every layout at once: the same compositions of states and buffers, and the
     activations of the micro-batches the first pipeline stage holds."""
     tp, cp, pp, dp, ep, b = c["tp"], c["cp"], c["pp"], c["dp"], c["ep"], c["micro_batch"]
-    per_param = state_bytes_per_param(convention, optimizer)
+    per_param = state_bytes_per_param(convention, optimizer)  # checked whether or not a recipe replaces it
+    if precision is not None:
+        per_param = recipe_state_bytes(precision, optimizer)
     states, buffers = np.zeros(len(tp)), np.zeros(len(tp))
     for zero in np.unique(c["zero"]).tolist():
         rows = c["zero"] == zero
@@ -317,6 +328,11 @@ def _memory(c, cfg, seq_len, sequences, convention, optimizer, schedule, sequenc
             continue
         args = (cfg, b[rows], tokens[rows], tp[rows], sequence_parallel)
         kept = model_layer_activation_bytes(*args, recompute=way, flash=flash, fp32_norms=fp32_norms)
+        if precision is not None and way != "full":  # full recomputation keeps only the layers' BF16 inputs
+            inputs = matmul_input_values(tokens[rows], b[rows], cfg.hidden_size, cfg.ffn_hidden_size, tp[rows],
+                                         sequence_parallel)
+            kept = recipe_activation_bytes(kept - 2 * inputs, inputs, precision,
+                                           tokens[rows] * b[rows] * cfg.hidden_size / tp[rows])
         activations[rows] = stage_layers(cfg, pp[rows]) * held[rows] * kept
         if way == "full":  # one layer recomputed at a time during backward
             activations[rows] += model_layer_activation_bytes(*args, recompute="none", flash=flash,

@@ -22,7 +22,9 @@ from ..core.units import SECONDS_PER_DAY, SECONDS_PER_HOUR, format_percent
 # The material's time margin as every surface spells it: "15%-25%".
 TIME_MARGIN_TEXT = "-".join(format_percent(margin, 0) for margin in TIME_MARGIN)
 from ..formulas.model import config_from
+from ..formulas.precision import matmul_peak_flops_per_s, recipe
 from .memory_plan import MemoryBreakdown, training_memory, usable_bytes
+from .precision_time import recipe_gemm_speedup
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,14 @@ class TimeEstimate(Shows):
     attention_flops: float = 0.0   # the attention scores and values, when a sequence length was given
     seq_len: int | None = None
     price_listed: bool = True      # the GPU's listed price (hardware.PRICE_PER_GPU_HOUR), not one given
+    # Under a precision recipe (formulas.precision): ``mfu`` is then the run's MFU against the BF16 peak, and
+    # ``bf16_mfu`` the MFU given, of the same run with BF16 matmuls; the low-precision FLOPs (the blocks' matmuls)
+    # run ``gemm_speedup`` times faster, their peak ``low_peak_flops_per_s``.
+    precision: str = ""
+    bf16_mfu: float | None = None
+    gemm_speedup: float = 1.0
+    low_precision_flops: float = 0.0
+    low_peak_flops_per_s: float | None = None
 
     def report(self) -> Report:
         return time_report(self)
@@ -103,14 +113,20 @@ def _peak(gpu, peak_flops_per_s) -> float:
 
 @v.checked(**v.WHOLE)
 def estimate_time(tokens, *, n_params=None, model=None, gpus=1, gpu=None, mfu=0.4, peak_flops_per_s=None,
-                  price_per_gpu_hour=None, seq_len=None) -> TimeEstimate:
+                  price_per_gpu_hour=None, seq_len=None, precision=None) -> TimeEstimate:
     """Training FLOPs (6·N·D), GPU-hours, days on ``gpus`` GPUs and the cost. N is ``n_params`` as given, or a
     model's matmul weights (``flops_params``: a little less than its parameter count). With ``seq_len`` (and a
     model) the attention FLOPs of that sequence length are added (``compute.attention_flops_per_token_for``), and
     ``mfu`` is then read as counting them too. ``gpu`` (default the A100 80GB) gives the dense BF16 peak and the
     listed price (``hardware.PRICE_PER_GPU_HOUR``); ``peak_flops_per_s`` overrides the peak, and without ``gpu`` it
     stands for a GPU of that peak with no name and no listed price; ``price_per_gpu_hour`` overrides the price.
-    Without a price (none given, none listed) the estimate has hours and days but no cost."""
+    Without a price (none given, none listed) the estimate has hours and days but no cost.
+
+    ``precision``: a recipe of ``formulas.precision`` ("fp8-te", "fp8-deepseek", "mxfp8", "nvfp4"). ``mfu`` is then
+    the same run's MFU with BF16 matmuls, and the matmuls the recipe runs in low precision (6·N·D less the output
+    layer, which every recipe keeps in BF16; with ``n_params`` alone, all of 6·N·D) run
+    ``precision_time.recipe_gemm_speedup`` times faster on the GPU: the estimate's ``mfu`` is the MFU that follows,
+    against the BF16 peak, and its report gives it against the recipe's peak too."""
     if (n_params is None) == (model is None):
         given = _("both were given") if model is not None else _("neither was given")
         raise v.InputError("n_params", _("give n_params (e.g. 7e9) or model (a preset or config), not both: "
@@ -123,7 +139,26 @@ def estimate_time(tokens, *, n_params=None, model=None, gpus=1, gpu=None, mfu=0.
     attention = 0.0 if seq_len is None else attention_flops_per_token_for(model, seq_len) * tokens
     est = _time(training_flops(n, tokens) + attention, n, note, tokens, gpus, gpu, mfu, peak_flops_per_s,
                 price_per_gpu_hour)
-    return dataclasses.replace(est, attention_flops=attention, seq_len=seq_len)
+    est = dataclasses.replace(est, attention_flops=attention, seq_len=seq_len)
+    return est if precision is None else _under(est, precision, model, gpu)
+
+
+def _under(est: TimeEstimate, precision, model, gpu) -> TimeEstimate:
+    """The estimate with the recipe's low-precision matmuls sped up (``estimate_time``'s ``precision``)."""
+    if gpu is None and not est.gpu:
+        raise v.InputError("precision", _("precision == {value} needs gpu: the speedup of its matmuls depends on the "
+                                          "GPU's tensor cores, which a peak alone does not give.").format(
+            value=v.quote(precision)))
+    r, g = recipe(precision), hardware.gpu(gpu or est.gpu)
+    speedup = recipe_gemm_speedup(r, g)
+    cfg = None if model is None else config_from(model)
+    head = 0.0 if cfg is None else 6 * cfg.hidden_size * cfg.vocab_size * est.tokens  # the output layer stays BF16
+    low = max(est.matmul_flops - head, 0.0)
+    mfu = est.mfu * est.flops / (low / speedup + est.flops - low)
+    return dataclasses.replace(est, mfu=mfu, gpu_hours=gpu_hours(est.flops, est.peak_flops_per_s, mfu),
+                               days=training_days(est.flops, est.gpus, est.peak_flops_per_s, mfu), precision=r.name,
+                               bf16_mfu=est.mfu, gemm_speedup=speedup, low_precision_flops=low,
+                               low_peak_flops_per_s=matmul_peak_flops_per_s(r, g))
 
 
 def _time(flops, n, note, tokens, gpus, gpu, mfu, peak_flops_per_s, price_per_gpu_hour) -> TimeEstimate:

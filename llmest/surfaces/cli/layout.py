@@ -6,6 +6,7 @@ import argparse
 
 from ...formulas import comm
 from ...formulas import memory as mem
+from ...formulas.precision import RECIPES
 from ... import plans
 from ...core._validate import InputError
 from .commands import model_of
@@ -55,6 +56,9 @@ def add_layout_parser(subparsers):
                    help="tensor-parallel collectives overlapped with the matmuls (Transformer Engine)")
     p.add_argument("--convention", choices=list(mem.CONVENTIONS), default="mixed",
                    help="how training states are stored (mixed)")
+    p.add_argument("--precision", choices=list(RECIPES),
+                   help="a precision recipe (fp8-te, fp8-deepseek, mxfp8, nvfp4): its states and saved activations "
+                        "in place of --convention's, and its matmul speed on --gpu (default: BF16)")
     p.add_argument("--margin", type=_real("margin"), default=mem.MEMORY_MARGIN,
                    help=f"share of the GPU kept free, 0 to under 1 ({mem.MEMORY_MARGIN:g})")
     p.add_argument("--top", type=_whole("top"), default=TOP, help=f"layouts to list (default {TOP})")
@@ -82,6 +86,6 @@ def cmd_layout(args):
     found = plans.search_layouts(model_of(args.model), args.gpus, args.gpu, args.seq_len, args.global_batch_tokens,
                                  convention=args.convention, schedule=args.schedule, overlap=args.overlap,
                                  compute_efficiency=args.efficiency, tp_comm_overlap=args.tp_comm_overlap,
-                                 margin=args.margin,
+                                 margin=args.margin, precision=args.precision,
                                  micro_batch_sizes=micro_batches)
     return found.report(None if args.all else args.top, **given)
