@@ -21,8 +21,11 @@ from .layout_assumptions import (HIDDEN_KINDS, MATMUL_OVERHEAD_S, MATMULS_PER_LA
                                  NETWORK_EFFICIENCY, NETWORK_STEP_LATENCY_S, NVLINK_EFFICIENCY, NVLINK_STEP_LATENCY_S)
 
 
-def step_times(c, cfg, g, gpus, seq_len, tokens, schedule, overlap, efficiency, tp_comm_overlap=False):
-    """Add each layout's compute, bubble, communication by kind and step time to the columns ``c``."""
+def step_times(c, cfg, g, gpus, seq_len, tokens, schedule, overlap, efficiency, tp_comm_overlap=False,
+               gemm_speedup=1.0):
+    """Add each layout's compute, bubble, communication by kind and step time to the columns ``c``. ``gemm_speedup``:
+    how many times faster than BF16 the blocks' matmuls run under a low-precision recipe (``precision_time``); the
+    output layer and attention stay BF16, as every recipe of ``formulas.precision`` keeps them."""
     tp, cp, pp, dp, ep, vp, b, m = (c[k] for k in ("tp", "cp", "pp", "dp", "ep", "vp", "micro_batch",
                                                     "micro_batches"))
     net = g.network
@@ -33,7 +36,7 @@ def step_times(c, cfg, g, gpus, seq_len, tokens, schedule, overlap, efficiency, 
     # repeats a layer's forward: all of it for "full" (a third of its matmuls and attention), the attention scores
     # for "selective" (a third of attention); never the output layer's.
     head = 6 * cfg.hidden_size * cfg.vocab_size
-    layer_matmul, layer_attention = (matmul - head) / cfg.num_layers, attention / cfg.num_layers
+    layer_matmul, layer_attention = (matmul - head) / cfg.num_layers / gemm_speedup, attention / cfg.num_layers
     repeat = np.array([0.0, layer_attention / 3, (layer_matmul + layer_attention) / 3])  # RECOMPUTE's order
     repeat_attention = np.array([0.0, layer_attention / 3, layer_attention / 3])
     layer = layer_matmul + layer_attention + repeat[c["recompute_code"]]
