@@ -69,13 +69,14 @@ def cases(tmp: Path) -> dict[str, list[Case]]:
              + [Case(("params", path), named) for path, named in configs]}
     tasks = {"training": {"--zero": INTS, "--dp": INTS, "--tp": INTS, "--pp": INTS, "--micro-batch": INTS,
                           "--seq-len": INTS, "--convention": NAMES[:3], "--optimizer": NAMES[:3],
-                          "--recompute": NAMES[:3]},
+                          "--recompute": NAMES[:3], "--precision": NAMES[:3]},
              "inference": {"--seq-len": INTS, "--batch": INTS, "--tp": INTS, "--weights": NAMES[:3]},
              "qlora": {"--rank": INTS, "--micro-batch": INTS, "--seq-len": INTS, "--targets": NAMES[:3] + [
                  "q_proj,gate_proj", "q_proj,,x"]}}
     unused = {"training": {"--weights": ["int4"], "--batch": ["8"], "--rank": ["8"], "--targets": ["q_proj"]},
               "inference": {"--zero": ["3"], "--optimizer": ["sgd"], "--rank": ["8"], "--dp": ["1"], "--pp": ["1"],
-                            "--micro-batch": ["1"], "--recompute": ["full"], "--convention": ["mixed"]},
+                            "--micro-batch": ["1"], "--recompute": ["full"], "--convention": ["mixed"],
+                            "--precision": ["fp8-te"]},
               "qlora": {"--zero": ["0"], "--dp": ["2"], "--tp": ["1"], "--batch": ["1"], "--weights": ["bf16"],
                         "--optimizer": ["adamw"]}}
     for task, options in tasks.items():
@@ -91,7 +92,7 @@ def cases(tmp: Path) -> dict[str, list[Case]]:
                                       "--targets")]
     time = ("time", "--params", "7B", "--tokens", "1T")
     found["time"] = (_options(time, {"--gpus": INTS, "--mfu": REALS + ["1.5"], "--peak": REALS + ["200e12"],
-                                     "--price": REALS, "--gpu": NAMES},
+                                     "--price": REALS, "--gpu": NAMES, "--precision": NAMES},
                               {("--price", x) for x in ("0", "1e-300", "5e-324")})
                      + _options(("time", "--tokens", "1T"), {"--params": COUNTS})
                      + _options(("time", "--params", "7B"), {"--tokens": COUNTS})

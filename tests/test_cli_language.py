@@ -103,3 +103,14 @@ def test_the_price_says_where_it_comes_from(capsys):
     assert "$3.00 per GPU-hour (given)" in given
     assert "每卡时 $4.00（H100 SXM 的标价，资料 000 中约每小时 $3-5 的中间值）" in run(capsys, "--lang", "zh", "serve", "llama-2-7b", "--gpu", "H100 SXM",
                                                  "--prompt-tokens", "512", "--output-tokens", "256")
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["memory", "llama-3-8b", "--task", "inference", "--zero", "2"], ("用不到这个选项", "--task training 或")),
+    (["memory", "llama-3-8b", "--dp", "100000", "--tp", "200"], ("张 GPU，必须", "没有集群接近一千万张卡")),
+])
+def test_an_option_refused_is_refused_in_chinese(capsys, argv, words):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["--lang", "zh", *argv])
+    error = capsys.readouterr().err
+    assert exit_.value.code == 2 and all(word in error for word in words), error

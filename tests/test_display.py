@@ -30,6 +30,8 @@ RESULTS = {
                                                seq_len=4096, recompute="full"),
     "layout search": lambda: plans.search_layouts("llama-2-7b", 16, "H100 SXM", 4096, 2**20,
                                                   micro_batch_sizes=(1,)),
+    "rl step": lambda: plans.estimate_rl_step("llama-3-8b", "grpo", "H100 SXM", prompts=16, group=8),
+    "post-training memory": lambda: plans.plan_memory("ppo", "llama-3-8b", gpu="H100 SXM"),
 }
 
 

@@ -143,11 +143,14 @@ def test_the_toggle_keeps_its_values_and_shows_chinese_labels():
     with speaking("zh"):
         planner = W.MemoryPlanner()
     assert planner.inputs["task"].options == (("训练", "training"), ("推理", "inference"), ("LoRA", "lora"),
-                                              ("QLoRA", "qlora"))
+                                              ("QLoRA", "qlora"), ("全参数微调", "full"), ("DPO", "dpo"),
+                                              ("PPO", "ppo"), ("GRPO", "grpo"))
     planner.inputs["task"].value = "inference"
     assert planner.plan.task == "inference" and planner.rows["tokens"].layout.display == ""
     assert W.MemoryPlanner().inputs["task"].options == (("training", "training"), ("inference", "inference"),
-                                                        ("LoRA", "lora"), ("QLoRA", "qlora"))
+                                                        ("LoRA", "lora"), ("QLoRA", "qlora"),
+                                                        ("full fine-tuning", "full"), ("DPO", "dpo"), ("PPO", "ppo"),
+                                                        ("GRPO", "grpo"))
 
 
 def test_the_exercise_box_in_chinese():

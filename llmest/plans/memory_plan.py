@@ -15,12 +15,14 @@ from ..formulas.memory import (BYTES_PER_VALUE, CONVENTIONS, LORA_TARGETS, MEMOR
                                training_state_bytes)
 from ..formulas.memory import StateBytes
 from ..formulas.hybrid_cache import cache_bytes_per_gpu
+from ..formulas.precision import recipe, recipe_activations_per_gpu, recipe_state_bytes
 from ..formulas.model import ModelConfig, config_from, count_params
 from ..display.memory import breakdown_table
 from ..core.i18n import _
 from ..formulas.zero import OFFLOAD, ZERO_DEFAULTS, _check_offload, offloaded_state_bytes, zero_buffer_bytes
 
-PARTS = ("weights", "master", "gradients", "optimizer", "adapters", "buffers", "activations", "kv_cache", "overhead")
+PARTS = ("weights", "master", "gradients", "optimizer", "adapters", "buffers", "activations", "kv_cache", "overhead",
+         "critic", "reference", "reward", "rollout")   # the last four: the other models of DPO, PPO and GRPO
 GPU_SEARCH_LIMIT = 1024   # the most GPUs a least-GPU search tries
 
 
@@ -31,6 +33,7 @@ class MemoryBreakdown:
     parts: dict
     gpus: int = 1
     cpu: dict = field(default_factory=dict)
+    precision: str = ""     # the precision recipe (formulas.precision) the states and activations are in, if one
 
     @property
     def total(self) -> float:
@@ -124,7 +127,7 @@ def training_memory(model, *, convention="mixed", optimizer="adamw", zero=0, dp=
                     prefetch_bucket_size=ZERO_DEFAULTS["prefetch_bucket_size"],
                     max_live_parameters=ZERO_DEFAULTS["max_live_parameters"],
                     param_persistence_threshold=ZERO_DEFAULTS["param_persistence_threshold"],
-                    overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> MemoryBreakdown:
+                    overhead_bytes=RUNTIME_OVERHEAD_BYTES[0], precision=None) -> MemoryBreakdown:
     """Memory per GPU for training, on dp·tp·pp·cp GPUs. Tensor and pipeline parallelism split the model over tp·pp
     GPUs; ZeRO then shards over the data-parallel replicas: stage 1 the optimizer states (and master copy), stage 2
     also the gradients, stage 3 (FSDP) also the weights. Each divides by its own degree, never by the world size.
@@ -140,25 +143,32 @@ def training_memory(model, *, convention="mixed", optimizer="adamw", zero=0, dp=
     parameters, sized by DeepSpeed's settings of the same names (llmest.formulas.zero). ``fp32_norms``: RMSNorms keep an
     FP32 copy of their input, as transformers' do.
     Activations are for one micro-batch per layer; with 1F1B pipelining the first stage holds about as many
-    micro-batches as there are stages, so a GPU holds about L layers' worth whatever pp is."""
+    micro-batches as there are stages, so a GPU holds about L layers' worth whatever pp is.
+
+    ``precision``: a recipe of ``formulas.precision`` ("bf16", "fp8-te", "fp8-deepseek", "mxfp8", "nvfp4"): the
+    format of each state (``recipe_state_bytes``, in place of the convention's) and of the matmul inputs saved for
+    backward (``recipe_activations_per_gpu``)."""
     cfg = config_from(model)
     check_parallel(cfg, dp, tp, pp, zero)
     _check_activations(micro_batch, seq_len, recompute, flash, overhead_bytes)
     v.check_bool("sequence_parallel", sequence_parallel)
     _check_layout(cfg, dp, cp, ep, seq_len, flash)
     _check_offload(offload, zero)
-    per_param = state_bytes_per_param(convention, optimizer)
+    per_param = state_bytes_per_param(convention, optimizer)  # checked whether or not a recipe replaces it
+    if precision is not None:
+        per_param = recipe_state_bytes(precision, optimizer)
     states = training_states(cfg, per_param, zero, dp, tp, pp, cp, ep, offload)
     gpu_states, cpu = states["gpu"], states["cpu"]
     parts = {
         **gpu_states,
         "buffers": zero_buffers(cfg, per_param, zero, tp, pp, reduce_bucket_size, prefetch_bucket_size,
                                 max_live_parameters, param_persistence_threshold),
-        "activations": activations_per_gpu(cfg, micro_batch, seq_len // cp, tp, sequence_parallel, recompute, flash,
-                                           fp32_norms),
+        "activations": recipe_activations_per_gpu(cfg, micro_batch, seq_len // cp, tp, sequence_parallel, recompute,
+                                                  flash, fp32_norms, precision),
         "overhead": overhead_bytes,
     }
-    return MemoryBreakdown(parts, gpus=dp * tp * pp * cp, cpu={p: b for p, b in cpu.items() if b})
+    return MemoryBreakdown(parts, gpus=dp * tp * pp * cp, cpu={p: b for p, b in cpu.items() if b},
+                           precision=recipe(precision).name if precision is not None else "")
 
 
 def training_states(cfg: ModelConfig, per_param, zero, dp, tp, pp, cp=1, ep=1, offload="none") -> dict:

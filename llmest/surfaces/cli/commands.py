@@ -50,9 +50,18 @@ def _memory_settings(args) -> dict:
         return dict(convention=args.convention, optimizer=args.optimizer, zero=args.zero, dp=args.dp, tp=args.tp,
                     pp=args.pp, cp=args.cp, ep=args.ep, micro_batch=args.micro_batch, seq_len=args.seq_len,
                     recompute=args.recompute, flash=not args.no_flash, offload=args.offload,
-                    **{name: getattr(args, name) for name in ZERO_DEFAULTS})
+                    precision=args.precision, **{name: getattr(args, name) for name in ZERO_DEFAULTS})
     if args.task == "inference":
         return dict(weights=args.weights, seq_len=args.seq_len, batch=args.batch, tp=args.tp)
+    states = dict(convention=args.convention, optimizer=args.optimizer, zero=args.zero, dp=args.dp,
+                  micro_batch=args.micro_batch, seq_len=args.seq_len, recompute=args.recompute,
+                  flash=not args.no_flash)
+    if args.task == "full":
+        return dict(states, tp=args.tp, pp=args.pp)
+    if args.task in ("dpo", "ppo", "grpo"):
+        rollout = {} if args.task == "dpo" else {"prompts": args.prompts}
+        return dict(states, colocate=not args.separate, **rollout,
+                    **({"group": args.group} if args.task == "grpo" else {}))
     return dict(rank=args.rank, targets=args.targets, micro_batch=args.micro_batch, seq_len=args.seq_len,
                 recompute=args.recompute, flash=not args.no_flash)
 
@@ -80,7 +89,7 @@ def cmd_time(args):
     model = None if args.model is None else model_of(args.model)
     return plans.estimate_time(args.tokens, n_params=args.params, model=model, gpus=args.gpus, gpu=args.gpu,
                                mfu=args.mfu, peak_flops_per_s=_peak_flops(args), price_per_gpu_hour=args.price,
-                               seq_len=args.seq_len).report()
+                               seq_len=args.seq_len, precision=args.precision).report()
 
 
 def cmd_data(args):

@@ -29,14 +29,16 @@ from ...catalog import hardware
 from ...formulas import memory as mem
 from ...formulas import model as m
 from ...core._validate import InputError
+from ...formulas.precision import RECIPES
 from .commands import cmd_data, cmd_drill, cmd_memory, cmd_params, cmd_time
 from .layout import add_layout_parser
 from .options import _Parser, _count, _count_help, _gpu_option, _real, _span, _subparser, _targets, _text, _whole
 from .review import add_review_parser
 from .serve import serve_parser
-from ...core.i18n import LANGUAGES, speaking
+from ...core.i18n import LANGUAGES, _, speaking
 from ...core.limits import LIMITS, allowed, bound
 from ...formulas.zero import OFFLOAD, ZERO_DEFAULTS
+from ...plans.posttrain_memory import FULL_DEFAULTS
 
 # ----------------------------------------------------------------------------------------------------------------
 # Options a task does not use. They default to None, so that one given is seen even when it equals the default of
@@ -44,23 +46,31 @@ from ...formulas.zero import OFFLOAD, ZERO_DEFAULTS
 # ----------------------------------------------------------------------------------------------------------------
 
 # memory: each option's tasks, and its default there (targets: from the model, in cmd_memory).
+POST = ("dpo", "ppo", "grpo")   # several models kept at once (plans.posttrain_memory)
 MEMORY_DEFAULTS = {
-    "convention": {"training": "mixed"},
-    "optimizer": {"training": "adamw"},
-    "zero": {"training": 0},
-    "dp": {"training": 1},
-    "pp": {"training": 1},
-    "tp": {"training": 1, "inference": 1},
-    "micro_batch": {"training": 1, "lora": 1, "qlora": 1},
-    "seq_len": {"training": 2048, "inference": 2048, "lora": 2048, "qlora": 2048},
-    "recompute": {"training": "none", "lora": "full", "qlora": "full"},
-    "no_flash": {"training": False, "lora": False, "qlora": False},
+    "convention": {"training": "mixed", "full": "mixed", **dict.fromkeys(POST, "mixed")},
+    "optimizer": {"training": "adamw", "full": "adamw", **dict.fromkeys(POST, "adamw")},
+    "zero": {"training": 0, "full": FULL_DEFAULTS["zero"], **dict.fromkeys(POST, 3)},
+    "dp": {"training": 1, "full": FULL_DEFAULTS["dp"], **dict.fromkeys(POST, 8)},
+    "pp": {"training": 1, "full": 1},
+    "tp": {"training": 1, "inference": 1, "full": 1},
+    "micro_batch": {"training": 1, "lora": 1, "qlora": 1, "full": 1, **dict.fromkeys(POST, 1)},
+    "seq_len": {"training": 2048, "inference": 2048, "lora": 2048, "qlora": 2048, "full": 2048,
+                **dict.fromkeys(POST, 2048)},
+    "recompute": {"training": "none", "lora": "full", "qlora": "full", "full": FULL_DEFAULTS["recompute"],
+                  **dict.fromkeys(POST, "full")},
+    "no_flash": {"training": False, "lora": False, "qlora": False, "full": False, **dict.fromkeys(POST, False)},
     "weights": {"inference": "bf16"},
     "batch": {"inference": 1},
     "rank": {"lora": 64, "qlora": 64},
     "targets": {"lora": None, "qlora": None},
+    "prompts": {"ppo": 16, "grpo": 2},
+    "group": {"grpo": 8},
+    "separate": dict.fromkeys(POST, False),
+    "gpus_per_node": {"training": 8, "full": 8},
+    "precision": {"training": None},
     **{dest: {"training": default} for dest, default in
-       {"cp": 1, "ep": 1, "offload": "none", "gpus_per_node": 8, **ZERO_DEFAULTS}.items()},
+       {"cp": 1, "ep": 1, "offload": "none", **ZERO_DEFAULTS}.items()},
 }
 # data: the cluster options, which only --gpus uses, and their defaults.
 DATA_CLUSTER = {"days": 30, "mfu": 0.4, "peak": None, "gpu": "A100 80GB"}
@@ -72,12 +82,14 @@ def settle_memory(args) -> None:
             if getattr(args, dest) is None:
                 setattr(args, dest, defaults[args.task])
         elif getattr(args, dest) is not None:
-            tasks = " or ".join(f"--task {task}" for task in defaults)
-            raise InputError(dest, f"--task {args.task} does not use it (only {tasks}): leave it out.")
-    gpus = args.dp * args.tp * args.pp * args.cp if args.task == "training" else 1
+            tasks = _(" or ").join(f"--task {task}" for task in defaults)
+            raise InputError(dest, _("--task {task} does not use it (only {tasks}): leave it out.").format(
+                task=args.task, tasks=tasks))
+    gpus = args.dp * (args.tp or 1) * (args.pp or 1) * (args.cp or 1) if args.dp else 1
     if gpus > LIMITS["gpus"].high:
         product = "dp × tp × pp × cp" if args.cp > 1 else "dp × tp × pp"
-        raise InputError("dp", f"{product} == {gpus:,} GPUs, must be {allowed('gpus')}{LIMITS['gpus'].why}.")
+        raise InputError("dp", _("{product} == {gpus} GPUs, must be {allowed}{why}.").format(
+            product=product, gpus=f"{gpus:,}", allowed=allowed("gpus"), why=_(LIMITS["gpus"].why)))
 
 
 def settle_data(args) -> None:
@@ -108,17 +120,24 @@ _PEAK_HELP = f"peak TFLOPS, {_span('peak_tflops', '-')}, instead of the GPU's de
 
 
 def _memory_parser(subparsers):
-    p = _subparser(subparsers, "memory", cmd_memory, "memory per GPU for training, inference, LoRA or QLoRA",
+    p = _subparser(subparsers, "memory", cmd_memory, "memory per GPU for training, inference, LoRA, QLoRA, full "
+                   "fine-tuning, DPO, PPO or GRPO",
                    "  llmest memory llama-2-7b --zero 3 --dp 8 --micro-batch 4 --seq-len 4096 --recompute full\n"
                    "  llmest memory llama-2-70b --task inference --weights int4 --seq-len 2048 --batch 32\n"
                    "  llmest memory llama-2-70b --task qlora --rank 64 --gpu \"H100 SXM\"\n"
                    "  llmest memory llama-3-8b --task lora --rank 16 --gpu \"RTX 4090\"   (a BF16 base)\n"
+                   "  llmest memory llama-3-8b --task full --dp 8 --gpu \"H100 SXM\"   (ZeRO-3, checkpointing)\n"
+                   "  llmest memory llama-3-8b --task grpo --dp 8 --prompts 4 --group 8 --gpu \"H100 SXM\"\n"
                    "An option the task does not use (--zero for inference, --batch for training) is refused.",
                    settle_memory)
     p.add_argument("model", type=_text, help="a preset or a config.json (or the folder that holds one)")
-    p.add_argument("--task", default="training", choices=["training", "inference", "lora", "qlora"])
+    p.add_argument("--task", default="training",
+                   choices=["training", "inference", "lora", "qlora", "full", "dpo", "ppo", "grpo"])
     p.add_argument("--convention", choices=list(mem.CONVENTIONS), help="training: how states are stored (mixed)")
     p.add_argument("--optimizer", choices=list(mem.OPTIMIZERS), help="training (default adamw)")
+    p.add_argument("--precision", choices=list(RECIPES),
+                   help="training: a precision recipe, the format of each state and saved activation in place of "
+                        "--convention's (fp8-te: NVIDIA's H100 recipes; fp8-deepseek: DeepSeek-V3's)")
     p.add_argument("--zero", type=_whole("zero"), help="training: ZeRO stage 0-3 (default 0)")
     p.add_argument("--dp", type=_whole("dp"), help=f"training: data-parallel GPUs, {_span('dp')} (default 1)")
     p.add_argument("--tp", type=_whole("tp"),
@@ -150,6 +169,12 @@ def _memory_parser(subparsers):
     p.add_argument("--targets", type=_targets,
                    help=f"lora, qlora: comma-separated, from {','.join(mem.LORA_TARGETS)} (default all seven; for a "
                         "mixture of experts q_proj,k_proj,v_proj,o_proj, as adapters on expert FFNs are not modelled)")
+    p.add_argument("--prompts", type=_whole("prompts"),
+                   help="ppo, grpo: prompts the rollout engine decodes together per GPU (default 16 for ppo, 2 "
+                        "for grpo)")
+    p.add_argument("--group", type=_whole("group"), help="grpo: answers sampled per prompt, G (default 8)")
+    p.add_argument("--separate", action="store_true", default=None,
+                   help="dpo, ppo, grpo: each model on its own --dp GPUs (default: all on the same GPUs)")
     p.add_argument("--margin", type=_real("margin"), default=mem.MEMORY_MARGIN,
                    help=f"share of the GPU kept free, 0 to under 1 ({mem.MEMORY_MARGIN:g})")
     _gpu_option(p)
@@ -171,6 +196,10 @@ def _time_parser(subparsers):
     p.add_argument("--seq-len", type=_whole("seq_len"),
                    help=f"with --model: add the attention FLOPs of sequences this long, {_span('seq_len')}; --mfu "
                         "then counts them too (default: 6·N·D only)")
+    p.add_argument("--precision", choices=list(RECIPES),
+                   help="a precision recipe (fp8-te, fp8-deepseek, mxfp8, nvfp4): --mfu is then the run's MFU with "
+                        "BF16 matmuls, and the recipe's matmuls run faster on --gpu; the MFU shown is against the "
+                        "BF16 peak and the recipe's")
     p.add_argument("--peak", type=_PEAK, help=_PEAK_HELP)
     p.add_argument("--price", type=_real("price", "price_per_gpu_hour"),
                    help=f"dollars per GPU-hour, {_span('price_per_gpu_hour')} (default: the GPU's listed price, "

@@ -14,6 +14,7 @@ from ...core._validate import InputError
 from ...core.i18n import _
 from ...core.units import format_bytes, format_count
 from ...formulas.zero import OFFLOAD
+from ...display.memory import MODEL_NAMES, model_role
 from .form import FIT, changed_field, check_limits, error_field, field_labels, labelled, option, row
 from .render import error_html, memory_bar_html
 
@@ -38,7 +39,8 @@ class MemoryPlanner:
             "config": w.Textarea(placeholder=_("…or paste a config.json here"),
                                  layout=w.Layout(width="32em", max_width=FIT, height="4em")),
             "task": w.ToggleButtons(options=[(_("training"), "training"), (_("inference"), "inference"),
-                                             ("LoRA", "lora"), ("QLoRA", "qlora")], value="training"),
+                                             ("LoRA", "lora"), ("QLoRA", "qlora"), (_("full fine-tuning"), "full"),
+                                             ("DPO", "dpo"), ("PPO", "ppo"), ("GRPO", "grpo")], value="training"),
             "gpu": dropdown("GPU", list(hardware.CATALOG), option("gpu", gpu, hardware.CATALOG)),
             "convention": dropdown(_("precision"), list(mem.CONVENTIONS), "mixed"),
             "optimizer": dropdown(_("optimizer"), list(mem.OPTIMIZERS), "adamw"),
@@ -57,14 +59,20 @@ class MemoryPlanner:
             "tokens": number(_("tokens / request"), 2048),
             "batch": number(_("requests"), 1),
             "rank": number(_("LoRA rank"), 16),
+            "prompts": number(_("prompts / GPU"), 2),
+            "group": number(_("answers / prompt"), 8),
+            "colocate": w.Checkbox(value=True, description=_("all models on the same GPUs"), indent=False),
         }
         self.errors = {name: w.HTML() for name in self.inputs}
         self.general_error, self.bar, self.verdict = w.HTML(), w.HTML(), w.HTML()
         self.plan = self.breakdown = self.smallest = None
         adapters = ("micro_batch", "seq_len", "recompute", "flash", "rank")
+        states = ("convention", "optimizer", "micro_batch", "seq_len", "recompute", "flash", "zero", "dp")
         self._fields = {"training": ("convention", "optimizer", "micro_batch", "seq_len", "recompute", "flash", "zero",
                                      "dp", "tp", "pp", "cp", "ep", "offload"),
-                        "inference": ("weights", "tokens", "batch", "tp"), "lora": adapters, "qlora": adapters}
+                        "inference": ("weights", "tokens", "batch", "tp"), "lora": adapters, "qlora": adapters,
+                        "full": (*states, "tp", "pp"), "dpo": (*states, "colocate"),
+                        "ppo": (*states, "prompts", "colocate"), "grpo": (*states, "prompts", "group", "colocate")}
         self._every_task = ("model", "config", "task", "gpu")
         self.rows = {name: row(box, self.errors[name]) for name, box in self.inputs.items()}
         for box in self.inputs.values():
@@ -92,13 +100,13 @@ class MemoryPlanner:
         if value["task"] == "inference":
             return dict(weights=value["weights"], seq_len=value["tokens"], batch=value["batch"], tp=value["tp"])
         settings = {name: value[name] for name in self._fields[value["task"]]}
-        if value["task"] != "training":  # the adapters go where the command line puts them by default
+        if value["task"] in ("lora", "qlora"):  # the adapters go where the command line puts them by default
             settings["targets"] = mem.default_lora_targets(cfg)
         return settings
 
     def _recompute(self, change=None):
         task = self.inputs["task"].value
-        training = task == "training"
+        training = task in ("training", "full")
         for name, box_row in self.rows.items():
             box_row.layout.display = "" if name in self._every_task or name in self._fields[task] else "none"
         for label in (*self.errors.values(), self.general_error):
@@ -132,14 +140,21 @@ class MemoryPlanner:
             smallest = _("{task} here runs on one GPU: {params} trainable adapter parameters, rank {rank}.").format(
                 task=dict(lora="LoRA", qlora="QLoRA")[task], params=format_count(plan.trainable_params),
                 rank=plan.settings["rank"])
+        elif plan.post_training:
+            smallest = _("Smallest that fits: data parallel {dp}, {gpus} GPUs in all (ZeRO stage {zero}).").format(
+                dp=plan.least, gpus=plan.least_gpus, zero=plan.settings["zero"])
         elif training:
-            split = "TP·PP·CP" if plan.settings["cp"] > 1 else "TP·PP"
+            split = "TP·PP·CP" if plan.settings.get("cp", 1) > 1 else "TP·PP"
             smallest = _("Smallest that fits: data parallel {dp} × {split} {other} = {gpus} GPUs (ZeRO stage "
                          "{zero}).").format(dp=plan.least, split=split, other=plan.other_gpus, gpus=plan.least_gpus,
                                             zero=plan.settings["zero"])
         else:
             smallest = _("Smallest that fits: tensor parallel over {tp} GPUs.").format(tp=plan.least)
         lines = [verdict, smallest]
+        if plan.post_training:
+            lines += [html.escape(_("{model} ({kept}): {bytes} per GPU on its own.").format(
+                model=_(MODEL_NAMES[name]), kept=model_role(name, trained),
+                bytes=format_bytes(b.total))) for name, (trained, b) in plan.models.items()]
         if training:
             lines.append(_("{model} has {params} parameters; their states alone, sharded evenly (ZeRO-3), need {gpus} "
                            "GPU(s).").format(model=html.escape(plan.model.name or _("The model")),

@@ -42,7 +42,8 @@ def breakdown_chart_html(count: m.ParamCount) -> str:
 
 _MEMORY_LABELS = {"weights": N_("weights"), "gradients": N_("gradients"), "optimizer": N_("optimizer + master"),
                   "adapters": N_("adapters"), "buffers": N_("ZeRO buffers"), "activations": N_("activations"),
-                  "kv_cache": N_("KV cache"), "overhead": N_("overhead")}
+                  "kv_cache": N_("KV cache"), "overhead": N_("overhead"), "critic": N_("critic"),
+                  "reference": N_("reference"), "reward": N_("reward model"), "rollout": N_("rollout engine")}
 
 
 def memory_bar_html(breakdown, gpu, margin) -> str:
