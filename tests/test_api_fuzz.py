@@ -65,6 +65,12 @@ PACKAGES_NOT_FUZZED = {
     "llmest.learn.grading.assert_readable": "a graded notebook's visible test: AssertionError by design",
     "llmest.learn.drills.problem.template": "registers a drill template at import",
     "llmest.plans.layout_time.step_times": "takes the column arrays search_layouts builds: search_layouts reaches it",
+    "llmest.plans.findings.precision.fp8_speedups": "runs the layout search for 16 published layouts (~10 s, over the "
+                                                    "fuzz's bound): tests/test_precision.py checks it and its refusal",
+    "llmest.plans.precision_pairs.fit_low_precision": "bisects the layout search (~7 s): tests/test_precision.py",
+    "llmest.plans.precision_pairs.predict": "takes a published run (a LayoutRun): fp8_speedups reaches it",
+    "llmest.formulas.deepseek_v4.refuse_compressed_attention": "a checker, as in _validate: its callers pass the "
+                                                               "ModelConfig they checked",
 }
 RESULT = "a result that a function of the package returns, built from input checked there"
 RECORD = "an entry of a catalogue written in the package, not a reader's input"
@@ -72,10 +78,11 @@ MATERIAL = "a piece of the course material (exercise, drill, card, verdict), wri
 CLASSES_NOT_FUZZED = {
     **dict.fromkeys(("BudgetEstimate", "MemoryComparison", "CorpusEstimate", "LayoutSearch", "MemoryBreakdown",
                      "MemoryPlan", "DecodeEstimate", "ServingEstimate", "RequestEstimate", "TimeEstimate",
-                     "MfuEstimate", "TrainingEstimate", "ParamCount", "StateBytes", "MFURange", "DeepSeekV3Example"),
+                     "MfuEstimate", "TrainingEstimate", "ParamCount", "StateBytes", "MFURange", "DeepSeekV3Example",
+                     "RLStepEstimate", "MoEStep"),
                     RESULT),
     **dict.fromkeys(("GPU", "Network", "Run", "PublishedMFU", "LossFit", "TrainedModel", "Convention", "Optimizer",
-                     "WeightFormat", "LayoutRun", "Unit"), RECORD),
+                     "WeightFormat", "LayoutRun", "Unit", "Format", "Recipe"), RECORD),
     **dict.fromkeys(("Part", "Problem", "Template", "Card", "Exercise", "Verdict"), MATERIAL),
 }
 CONFIG = str(CONFIGS / "llama-2-7b.json")
@@ -123,8 +130,22 @@ GOOD = {
     "mamba_dt_rank": 256, "conv_L_cache": 3, "seq_lens": (4096, 131072),
     "mixer": lambda: Mixer.of("mamba2", mamba_n_heads=128, mamba_d_head=64, mamba_n_groups=8, mamba_d_state=128,
                               mamba_d_conv=4),
+    # DeepSeek-V4's parts, as V4-Flash sizes them
+    "rate": 4, "overlap": True, "streams": 4, "output_groups": 8, "output_lora_rank": 1024,
     "layer": 11_507_000_000, "format": lambda: format_int,  # a callable GOOD value is called for the value
+    "prompts": 4, "group": 4, "colocate": True, "method": "grpo", "rollout_tp": 1,
+    # A MoE step's terms (formulas.moe_comm, plans.moe_plan)
+    "nodes_per_token": 2, "sends": 3.5, "dispatch_bytes": 1.03125, "combine_bytes": 2, "seconds": 10.0,
+    "imbalance": 1.1, "busy_share": 0.5, "forward_s": 1.0, "backward_s": 2.0, "weight_s": 1.0, "overlapped_s": 2.5,
+    # Precision recipes (formulas.precision, plans.precision_time)
+    "precision": "fp8-te", "low_efficiency": 0.45, "other_bytes": 1e9, "matmul_inputs": 1e8, "low_flops": 1e20,
+    "bf16_flops": 1e19, "bf16_flops_per_s": 989.4e12, "low_flops_per_s": 1979e12, "attention_outputs": 1e7,
 }
+
+
+def _h100():
+    from llmest.catalog import hardware
+    return hardware.gpu("H100 SXM")
 
 
 @functools.lru_cache(maxsize=None)
@@ -167,7 +188,18 @@ GOOD_FOR = {
     ("latent_attention", "model"): "deepseek-v3", ("sparse_attention", "model"): "deepseek-v3.2-exp", ("mtp_module", "model"): "deepseek-v3",
     ("Mixer", "kind"): "short_conv", ("Mixer", "shape"): (("conv_L_cache", 3), ("conv_bias", False)), ("estimate_mfu", "gpu_hours"): 64 * 30 * 24, ("size_table", "rows"): [
         ("7B", 32, 4096, (6.5e9, 7.0e9), "llama-2-7b")], ("against_rule", "rows"): [(7e9, 100e9), (70e9, 1.4e12)],
-    ("layout_memory", "micro_batches"): (8, 32), ("tokenizers_crawl", "cleaning_yield"): (0.2, 0.3), ("count", "field"): "num_layers", ("count", "value"): 32, ("read_json", "text"): '{"n_layer": 12}',
+    ("moe_step", "model"): "deepseek-v3", ("moe_step", "gpu"): "H800", ("moe_step", "gpus"): 2048,
+    ("moe_step", "pp"): 16, ("moe_step", "ep"): 64, ("moe_step", "seq_len"): 4096,
+    ("moe_step", "global_batch_tokens"): 15360 * 4096, ("moe_step", "precision"): "fp8-deepseek",
+    ("deepseek_v3", "precision"): "fp8-deepseek",
+    ("layout_memory", "micro_batches"): (8, 32), ("models_kept", "task"): "grpo", ("models_kept", "group"): 8,
+    ("estimate_rl_step", "group"): 8, ("estimate_rl_step", "gpu"): "H100 SXM",
+    ("matmul_peak_flops_per_s", "gpu"): lambda: _h100(),
+    ("usable_recipes", "gpu"): lambda: _h100(), ("recipe_gemm_speedup", "gpu"): "H100 SXM",
+    ("low_precision_efficiency", "gpu"): "H100 SXM", ("is_calibrated", "gpu"): "H100 SXM",
+    ("estimate_time", "precision"): None, ("search_layouts", "precision"): None,
+    ("search_layouts", "low_efficiency"): None, ("search_layouts", "overlap"): 0.5, ("recipe", "name"): "fp8-te",
+    ("format_bytes_per_value", "name"): "fp8-1x128", ("tokenizers_crawl", "cleaning_yield"): (0.2, 0.3), ("count", "field"): "num_layers", ("count", "value"): 32, ("read_json", "text"): '{"n_layer": 12}',
 }
 
 
@@ -176,7 +208,8 @@ NAMED_AS = {("gpu", "name"): "gpu", ("price_per_gpu_hour", "name"): "gpu", ("gpu
             ("fit", "name"): "fit", ("estimate_time", "model"): "n_params",  # "give n_params or model"
             ("exercise", "key"): "exercise", ("generate", "key"): "template", ("read_entry", "entry"): "answer",
             ("count", "value"): "num_layers", ("read_json", "text"): "config", ("gpu_peak", "name"): "gpu",
-            ("tflops_text", "name"): "gpu"}  # a config.json's count names its key  # "give n_params or model"
+            ("tflops_text", "name"): "gpu", ("recipe", "name"): "precision",
+            ("format_bytes_per_value", "name"): "format"}  # a config.json's count names its key  # "give n_params or model"
 # Classes whose optional fields keep their defaults in the baseline (GOOD would make a mixture of latent-attention
 # experts with no experts per token); each field is still fuzzed by the kind of its default.
 DEFAULTS_KEPT = {"ModelConfig"}
@@ -292,6 +325,9 @@ TAKEN_BY_DESIGN = {
         type(x) is int and x > 0 for x in value), "one sequence length or a list of them, as chapter 5 gives them"),
     ("readers_words", "message"): (lambda value: isinstance(value, str), "any text: the message of a verdict"),
     ("read_in_chinese", "word"): (lambda value: isinstance(value, str), "any text: the unit after the reading"),
+    ("moe_step", "nodes_per_token"): (lambda value: value is None, "None: no node limit, each expert's copy sent"),
+    ("deepseek_v3", "nodes_per_token"): (lambda value: value is None, "None: no node limit, each expert's copy sent"),
+    ("deepseek_v3", "low_efficiency"): (lambda value: value is None, "None: the recipe's fitted FP8 efficiency"),
 }
 
 
@@ -358,7 +394,8 @@ def numbers_in(result, depth=0):
 
 
 # Findings whose figures include a signed error (the rule's count less the exact one).
-SIGNED_FIGURES = {"rule_table", "departures_table", "versus_rule"}
+SIGNED_FIGURES = {"rule_table", "departures_table", "versus_rule",
+                  "published_post_training", "deepseek_v3_cost"}  # and the model's difference from a published figure
 
 
 def insane(result, signed: bool = False) -> str | None:

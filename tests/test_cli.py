@@ -19,7 +19,6 @@ from llmest import data as dt
 from llmest import drills, hardware
 from llmest import memory as mem
 from llmest import plans
-from llmest.core._validate import quote
 from llmest.formulas.readers.config_file import CONFIGS
 
 FIXTURES = CONFIGS
@@ -476,7 +475,7 @@ def test_drill_out_that_cannot_be_written_is_named(where, tmp_path, capsys):
     out = {"file": tmp_path / "file", "under a file": tmp_path / "file" / "sub", "/proc/x": Path("/proc/x"),
            "a folder where a page goes": tmp_path / "taken"}[where]
     line = error_of(capsys, "drill", "--n", "2", "--out", str(out))
-    assert f"--out: out == {quote(str(out))}: cannot write the worksheet there" in line  # a long path is cut
+    assert f"--out: out == '{str(out)[:60]}" in line and "cannot write the worksheet there" in line  # long: cut
     assert (tmp_path / "file").read_text(encoding="utf-8") == "x"
 
 

@@ -140,6 +140,9 @@ KEPT_WORDS = {
     "cpu": "torch's version, 2.13.0+cpu", "norms": "the count's key in 2·(N − norms), as the formulas write it",
     "softmax": "a function", "cos": "a function", "sin": "a function", "scores": "the formula scores·V",
     "mlp": "a module's path, model.layers.0.mlp",
+    "rollout": "kept in English, as RL frameworks name it (rollout 引擎)", "verl": "a library",
+    "dualpipe": "schedule='dualpipe' as typed", "amax": "Transformer Engine's name for a tensor's largest magnitude",
+    "roofline": "the model's name, as papers write it (roofline 模型)", "yaml": "a file's type, its yaml",
 }
 _TITLE = re.compile(r"[A-Z][\w-]*(?:[ :]+(?:[A-Z][\w-]*|for|with|of|and|the|in|on|to|a))*[ :]+[A-Z][\w-]*")
 _TYPED = re.compile(r"\b\w+\s*==?\s*\S+")  # a parameter as spelled, with its value: answer == 'two weeks', zero=3

@@ -142,7 +142,6 @@ def drill_assignment(seed: int, n: int = 10, topics=None, level: str = "mixed"):
     from ..learn.worksheets import INSTRUCTIONS, title
 
     problems = drill_set(seed, n, topics, level)
-    topic_list = ",".join(sorted({p.topic for p in problems}))
 
     def locked_markdown(text, gid):
         cell = nbformat.v4.new_markdown_cell(text)

@@ -12,6 +12,7 @@ from . import memory as mem
 from ..core.i18n import _
 from .hybrid_cache import state_bytes_per_sequence
 from .kv_cache import at_most
+from .deepseek_v4 import refuse_compressed_attention
 from .model import config_from, count_params
 from ..core.units import DAYS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, format_count  # noqa: F401 (re-exported)
 # The material's margins: add 15-25% to the computed time (checkpoints, evaluation, restarts), keep 20% of memory free.
@@ -64,6 +65,7 @@ def _attention_layers(cfg):
     """The forward FLOPs of one query against one key in a layer, 2 · heads · (qk width + v width) (the scores and
     their use on V, a multiply and an add each), and the counts of full and local layers (a hybrid's attention
     layers only: its linear-attention, Mamba and convolution layers attend to nothing)."""
+    refuse_compressed_attention(cfg, _("its attention FLOPs"))
     value_width = cfg.v_head_dim if cfg.is_mla else cfg.head_dim
     return 2 * cfg.num_heads * (cfg.head_dim + value_width), cfg.attention_layers - cfg.local_layers, cfg.local_layers
 

@@ -15,6 +15,7 @@ from ..core._validate import InputError
 from ..core.i18n import N_, _
 from .kv_cache import BYTES_PER_VALUE, kv_cache_bytes, kv_cache_bytes_for, mla_kv_cache_bytes  # noqa: F401
 from .model import PRESETS, ModelConfig, config_from, count_params
+from .deepseek_v4 import refuse_compressed_attention
 
 
 # The material's margin: keep 20% of a GPU's memory free for temporaries, caches and fragmentation.
@@ -346,6 +347,7 @@ def model_layer_activation_bytes(cfg: ModelConfig, micro_batch, seq_len, tp=1, s
                                  recompute="none", flash=True, fp32_norms=True) -> float:
     """One layer of a real model: the gated (Llama-style) count for gated FFNs, Korthikanti et al.'s otherwise.
     ``fp32_norms``: RMSNorms that keep an FP32 copy of their input, as transformers' do (False: a fused norm)."""
+    refuse_compressed_attention(cfg, _("its activations (several residual streams, the compressors)"))
     if cfg.gated_ffn:
         return gated_layer_activation_bytes(seq_len, micro_batch, cfg.hidden_size, cfg.num_heads, cfg.num_kv_heads,
                                             cfg.head_dim, cfg.ffn_hidden_size, tp, sequence_parallel, recompute,

@@ -6,6 +6,10 @@ memory_plan   training_memory, inference_memory, lora_memory, qlora_memory, and 
               min_gpus, gpus_to_hold, state_gpus,
               zero_gpus (the least GPUs for a parameter count's states at a ZeRO stage, activations shared out)
 memory_task_plan  plan_memory (a task's memory per GPU, whether it fits, and the least GPUs that hold it)
+posttrain_memory  full_memory, dpo_memory, ppo_memory, grpo_memory, models_kept (post-training's models, each
+                  trained or frozen, colocated or apart, and the rollout engine's weights and KV cache)
+rl_step_plan  estimate_rl_step (a DPO, PPO or GRPO step: the rollout from the serving plan, the training passes at
+              an MFU, and the split of the step between them)
 time_plan     estimate_time (FLOPs -> GPU-hours -> days -> margin -> cost), estimate_finetune_time (LoRA),
               estimate_mfu (the MFU a run implies), estimate_training
 budget_plan   estimate_budget (a cluster's FLOPs for some days, and the model or tokens they buy)
@@ -16,6 +20,9 @@ corpus_plan   estimate_corpus, chinchilla_for_budget
 comparison_plan  compare_memory (one model's training memory under several settings, as one table),
                  memory_reductions (the sheet's memory reductions one after another)
 layout_time, layout_assumptions   the layout search's step time and its named, sourced constants
+precision_time  how fast a precision recipe's matmuls run (formulas.precision's recipes: BF16, FP8 as NVIDIA's H100
+                recipes and DeepSeek-V3 run it, MXFP8, NVFP4): the fitted efficiency and the speedup over BF16 that
+                search_layouts and estimate_time apply (their ``precision``; training_memory's gives the bytes)
 published_layouts  published training runs with their layouts, and the search's prediction of each
 
 Each result type shows itself (``str``, ``_repr_html_``, ``to_dict``) through its report in ``llmest.display``.
@@ -29,13 +36,17 @@ from .memory_plan import (GPU_SEARCH_LIMIT, PARTS, MemoryBreakdown, fits, gpus_t
                           largest_module_params, lora_memory, min_gpus, qlora_memory, state_gpus, training_memory,
                           usable_bytes, zero_gpus)
 from .memory_task_plan import SEARCHED, TASKS, MemoryPlan, plan_memory
+from .posttrain_memory import dpo_memory, full_memory, grpo_memory, models_kept, ppo_memory
+from .rl_step_plan import RLStepEstimate, estimate_rl_step
 from .serving_plan import (PREFILL_EFFICIENCY, DecodeEstimate, RequestEstimate, ServingEstimate, decode_estimate,
                            estimate_request, estimate_serving)
 from .time_plan import (TIME_MARGIN_TEXT, MfuEstimate, TimeEstimate, TrainingEstimate, estimate_finetune_time,
                         estimate_mfu, estimate_time, estimate_training)
 
 __all__ = ["BudgetEstimate", "CorpusEstimate", "DecodeEstimate", "GPU_SEARCH_LIMIT", "LayoutSearch", "MemoryBreakdown",
-           "MemoryComparison", "MemoryPlan", "MfuEstimate", "PARTS", "PREFILL_EFFICIENCY", "RequestEstimate",
+           "MemoryComparison", "MemoryPlan", "MfuEstimate", "PARTS", "PREFILL_EFFICIENCY", "RLStepEstimate",
+           "RequestEstimate", "dpo_memory", "estimate_rl_step", "full_memory", "grpo_memory", "models_kept",
+           "ppo_memory",
            "SEARCHED", "ServingEstimate", "TASKS", "TIME_MARGIN_TEXT", "TimeEstimate", "TrainingEstimate",
            "chinchilla_for_budget", "compare_memory", "decode_estimate", "estimate_budget", "estimate_corpus",
            "estimate_finetune_time", "estimate_mfu", "estimate_request", "estimate_serving", "estimate_time",

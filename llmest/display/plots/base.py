@@ -18,7 +18,8 @@ PART_COLORS = {
 PART_LABELS = {**PART_NAMES, **MEMORY_PART_NAMES}
 MEMORY_COLORS = {"weights": "#4c72b0", "master": "#8172b2", "gradients": "#dd8452", "optimizer": "#c44e52",
                  "adapters": "#937860", "buffers": "#da8bc3", "activations": "#55a868", "kv_cache": "#64b5cd",
-                 "overhead": "#8c8c8c"}
+                 "overhead": "#8c8c8c", "critic": "#ccb974", "reference": "#8da0cb", "reward": "#a6d854",
+                 "rollout": "#2a9d8f"}
 
 
 def part_label(part: str) -> str:

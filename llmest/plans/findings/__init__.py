@@ -6,7 +6,11 @@ memory      chapter 2, memory in training and serving
 compute     chapter 3, FLOPs, time and serving speed
 data        chapter 4, data and tokens
 drills      chapter 5, the interview drills' worked answers and the layout search
+moe         chapter 5, training a mixture of experts: DeepSeek-V3's cost term by term
 measure     chapter 6, the formulas against what PyTorch measures
+post_training  post-training's published figures (DPO, PPO, GRPO memory and step times) beside the model
+precision   chapters 2 and 3, training precision: the recipes side by side, and NVIDIA's published FP8-over-BF16
+            speedups on H100 beside the model's
 
 A chapter imports its module as ``findings`` and calls it: ``findings.state_gpus(70e9, 16, "A100 80GB")``.
 """
