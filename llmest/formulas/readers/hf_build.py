@@ -38,14 +38,7 @@ def _qwen2(f):
 
 def _qwen2_moe(f):
     fields = dict(f.llama_style(), attention_bias="qkv" if f.flag("qkv_bias", True) else "none")
-    experts = f.size("num_experts", minimum=0)
-    moe_layers = f.sparse_moe_layers(fields["num_layers"], experts)
-    if moe_layers == 0:
-        return fields
-    return dict(fields, num_experts=experts, experts_per_token=f.size("num_experts_per_tok"),
-                expert_ffn_hidden_size=f.size("moe_intermediate_size"), num_shared_experts=1,
-                shared_expert_ffn_hidden_size=f.size("shared_expert_intermediate_size"), shared_expert_gate=True,
-                moe_layers=moe_layers)
+    return f.qwen_moe(fields, f.size("num_experts", minimum=0))
 
 
 def _gemma(f):

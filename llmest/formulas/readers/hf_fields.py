@@ -86,6 +86,17 @@ class _Fields:
         dense_only = {i for i in self.int_list("mlp_only_layers") if 0 <= i < layers and (i + 1) % step == 0}
         return layers // step - len(dense_only) if experts > 0 else 0
 
+    def qwen_moe(self, fields: dict, experts: int) -> dict:
+        """``fields`` with Qwen's MoE (Qwen1.5-MoE, Qwen2-MoE, Qwen3-Next): routed experts on the layers of
+        ``sparse_moe_layers`` and one gated shared expert; unchanged where there are none."""
+        moe_layers = self.sparse_moe_layers(fields["num_layers"], experts)
+        if moe_layers == 0:
+            return fields
+        return dict(fields, num_experts=experts, experts_per_token=self.size("num_experts_per_tok"),
+                    expert_ffn_hidden_size=self.size("moe_intermediate_size"), num_shared_experts=1,
+                    shared_expert_ffn_hidden_size=self.size("shared_expert_intermediate_size"),
+                    shared_expert_gate=True, moe_layers=moe_layers)
+
     def common(self, tie_default: bool, vocab_default=_REQUIRED) -> dict:
         """The fields every llama-style config spells the same way."""
         return dict(

@@ -64,14 +64,7 @@ def _qwen3_next(f):
                  linear_value_head_dim=f.size("linear_value_head_dim", 128),
                  linear_conv_kernel_dim=f.size("linear_conv_kernel_dim", 4))
     fields = dict(fields, mixer=mixer, **_split(types))
-    experts = f.size("num_experts", 0, minimum=0)
-    moe_layers = f.sparse_moe_layers(layers, experts)
-    if moe_layers == 0:
-        return fields
-    return dict(fields, num_experts=experts, experts_per_token=f.size("num_experts_per_tok"),
-                expert_ffn_hidden_size=f.size("moe_intermediate_size"), num_shared_experts=1,
-                shared_expert_ffn_hidden_size=f.size("shared_expert_intermediate_size"), shared_expert_gate=True,
-                moe_layers=moe_layers)
+    return f.qwen_moe(fields, f.size("num_experts", 0, minimum=0))
 
 
 def _kimi_linear(f):
