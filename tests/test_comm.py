@@ -75,6 +75,11 @@ def test_the_schedules_order_their_bubbles():
     assert comm.bubble_ratio(8, 16, "interleaved", virtual_stages=4) == one / 4
     assert comm.bubble_ratio(8, 16, "zb-h1") == pytest.approx(one / 3)
     assert comm.bubble_ratio(8, 16, "zb-h2") == 0
+    # DualPipe's README table: (PP/2 − 1)(F&B + B − 3W); at F, B, W = 1, 2, 1 and F&B = F + B, 3 × 2 = 6 chunk-units
+    # idle against 1F1B's (PP − 1)(F + B) = 21: less than a third of 1F1B's, on an even number of stages only.
+    assert comm.bubble_ratio(8, 16, "dualpipe") == pytest.approx(6 / (3 * 16)) == pytest.approx(one * 6 / 21)
+    with pytest.raises(InputError, match="stages == 7, must be even"):
+        comm.bubble_ratio(7, 16, "dualpipe")
 
 
 def test_held_micro_batches_by_schedule():
@@ -82,6 +87,8 @@ def test_held_micro_batches_by_schedule():
     assert comm.micro_batches_held(8, 32, "1f1b") == 8
     assert comm.micro_batches_held(8, 4, "1f1b") == 4
     assert comm.micro_batches_held(8, 32, "zb-h2") == 16
+    # DualPipe's README table: activations of PP + 1 micro-batches, never more than there are
+    assert comm.micro_batches_held(8, 32, "dualpipe") == 9 and comm.micro_batches_held(8, 4, "dualpipe") == 4
     held = comm.micro_batches_held(np.array([4, 8, 16]), np.array([8, 8, 8]))
     assert held.tolist() == [4, 8, 8]
 

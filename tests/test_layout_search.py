@@ -197,6 +197,31 @@ def test_the_interleaved_schedule_searches_its_model_chunks_and_cuts_the_bubble_
         interleaved.find(**layout)
 
 
+def test_dualpipe_holds_two_stages_and_hides_the_all_to_all_as_moe_plan_does():
+    """DeepSeek-V3 §3.2.1: DualPipe runs two pipelines in opposite directions over the same ranks, so it needs an even
+    number of stages, "requires keeping two copies of the model parameters", and overlaps a forward and a backward
+    chunk so the all-to-all hides; moe_plan.moe_step counts the same terms for the same layout."""
+    from llmest.formulas.precision import recipe_state_bytes
+    from llmest.plans import moe_plan
+    from llmest.plans.memory_plan import training_states
+
+    args = ("deepseek-v3", 2048, "H800", 4096, 15360 * 4096)
+    kept = dict(micro_batch_sizes=(1,), zero_stages=(1,), recomputations=("none",), precision="fp8-deepseek",
+                low_efficiency=moe_plan.DEEPSEEK_FP8_EFFICIENCY, nodes_per_token=4)
+    dual, plain = (plans.search_layouts(*args, schedule=schedule, **kept) for schedule in ("dualpipe", "1f1b"))
+    assert set(dual.columns["pp"].tolist()) == {2, 4, 8, 16, 32} and 1 in set(plain.columns["pp"].tolist())
+    layout = dict(tp=1, cp=1, pp=16, dp=128, ep=64)
+    row, one = dual.evaluate(**layout), plain.evaluate(**layout)
+    cfg = model.preset("deepseek-v3")
+    two_stages = training_states(cfg, recipe_state_bytes("fp8-deepseek", "adamw"), 1, 128, 1, 8, 1, 64)["gpu"]
+    assert row["states_bytes"] == pytest.approx(sum(two_stages.values()))
+    step = moe_plan.deepseek_v3()
+    assert row["ep_s"] == pytest.approx(step["all_to_all_s"], rel=0.02)
+    assert row["step_time_s"] == pytest.approx(step["step_s"], rel=0.02)
+    # 1F1B leaves the all-to-all exposed and has the larger bubble: slower by about the all-to-all
+    assert one["step_time_s"] - row["step_time_s"] > 0.8 * one["ep_s"]
+
+
 def test_a_given_layout_is_evaluated_with_its_rank_on_every_surface():
     args = ("llama-2-70b", 1024, "H100 SXM", 4096, 4 * 2**20)
     found = plans.search_layouts(*args)

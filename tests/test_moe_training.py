@@ -6,7 +6,7 @@ import pytest
 from llmest import InputError, plans
 from llmest.formulas import moe_comm
 from llmest.formulas.model import count_params, preset
-from llmest.plans import moe_plan
+from llmest.plans import layout_assumptions, moe_plan
 from llmest.plans.findings import moe as findings
 from llmest.plans.precision_time import low_precision_efficiency
 
@@ -34,7 +34,7 @@ def test_the_terms_add_up_to_the_step():
 def test_deepseek_kernels_fp8_rate_from_deepgemm():
     # DeepGEMM's V3 shapes on H800, each over its speedup against the kernels before it, weighted by a MoE layer's
     # FLOPs: about 1,020 TFLOPS for the GEMMs alone (51.5% of the 1,979 FP8 peak).
-    assert moe_plan._GEMM_FLOPS_PER_S == pytest.approx(1.020e15, rel=0.005)
+    assert layout_assumptions._GEMM_FLOPS_PER_S == pytest.approx(1.020e15, rel=0.005)
     # With the other kernels a layer runs, DeepSeek's fine-grained FP8 reaches less of its peak than Transformer
     # Engine's per-tensor FP8 that precision_time fits, but its work still runs faster than BF16's.
     fitted = low_precision_efficiency("fp8-te", "H800")

@@ -3,6 +3,8 @@ one matmul efficiency per GPU generation, fitted to one run each, and every othe
 held-out runs: the model's MFU for the published layout within 6 points of the published MFU, and the published
 layout's step within 15% of the search's best. Runs the model misses say why, and so do those it cannot be held to."""
 
+from dataclasses import replace
+
 import pytest
 
 from llmest import compute, count_params, published_layouts as pl
@@ -65,7 +67,7 @@ def test_the_held_out_runs_meet_the_targets_or_say_why_not(predicted):
         near_best = row["step_time_s"] <= 1.15 * row["best_step_s"]
         assert (close and near_best) != bool(run.missed), name  # a miss is said, and only a miss
         met += [name] * (close and near_best)
-    assert len(held_out) == 12 and len(met) == 10
+    assert len(held_out) == 13 and len(met) == 11
     assert {name for name in held_out if name not in met} == {"Megatron-LM 22B", "Llama 3 405B, 16,384 H100, 128K"}
 
 
@@ -80,13 +82,32 @@ def test_the_misses_are_the_ones_the_notes_explain(predicted):
 
 
 def test_runs_the_model_cannot_be_held_to_are_off_by_what_it_leaves_out(predicted):
-    # FP8 and DualPipe: the model, in BF16 with exposed all-to-alls, is far slower than DeepSeek-V3's 180K GPU-hours
-    # a trillion tokens; the older Megatron-DeepSpeed runs are slower than the model fitted to Megatron-LM 2022.
-    assert predicted["DeepSeek-V3, 2,048 H800"]["mfu"] < pl.published_mfu("DeepSeek-V3, 2,048 H800") - 0.15
+    # The older Megatron-DeepSpeed runs are slower than the model fitted to Megatron-LM 2022.
     for name in ("MT-NLG 530B, 2,240 A100", "BLOOM-176B"):
         assert predicted[name]["mfu"] > pl.published_mfu(name) + 0.08
-    assert {name for name, run in pl.RUNS.items() if run.cannot} == {
-        "MT-NLG 530B, 2,240 A100", "BLOOM-176B", "PaLM 540B", "DeepSeek-V3, 2,048 H800"}
+    assert {name for name, run in pl.RUNS.items() if run.cannot} == {"MT-NLG 530B, 2,240 A100", "BLOOM-176B",
+                                                                     "PaLM 540B"}
+
+
+def test_deepseek_v3_is_held_out_with_the_moe_plans_all_to_all(predicted):
+    # 180K H800-hours a trillion tokens on 2,048 GPUs: 19.9 s a step of 15,360 × 4,096 tokens, 43.9% MFU (6·N·D with
+    # N = 37.6B active and attention, over the 989.4 TFLOPS BF16 peak). The search times DeepSeek-V3's layout with
+    # moe_plan's terms (FP8 at its kernels' rate, FP8 dispatch to at most 4 nodes, DualPipe): within 15% of it, and
+    # within 2% of moe_plan.deepseek_v3's step (before this, the search's cruder all-to-all gave 23.3%).
+    from llmest.plans import moe_plan
+
+    name = "DeepSeek-V3, 2,048 H800"
+    row, published = predicted[name], pl.published_mfu(name)
+    assert published == pytest.approx(0.4385, abs=5e-4)
+    assert abs(row["mfu"] / published - 1) < 0.15 and abs(row["mfu"] - published) < 0.01
+    assert row["step_time_s"] == pytest.approx(moe_plan.deepseek_v3()["step_s"], rel=0.02)
+    assert row["ep_s"] == pytest.approx(moe_plan.deepseek_v3()["all_to_all_s"], rel=0.02)
+    # Without the node limit every expert's copy crosses the network: the all-to-all grows by k(ep − g)/ep over
+    # M(n − 1)/n = 7/3.5, twice; in BF16 with no DualPipe overlap, it is all exposed.
+    plain = pl.search(replace(pl.RUNS[name], nodes_per_token=None)).evaluate(**pl.RUNS[name].layout)
+    assert plain["ep_s"] / row["ep_s"] == pytest.approx(2.0, rel=0.01)
+    bf16 = pl.search(replace(pl.RUNS[name], precision=None, schedule="1f1b", nodes_per_token=None))
+    assert bf16.evaluate(**pl.RUNS[name].layout)["mfu"] < 0.30
 
 
 def test_every_published_step_time_reads_as_its_published_throughput():

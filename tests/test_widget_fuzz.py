@@ -61,6 +61,12 @@ def _serving(p):
                          and min(e.ttft_s, e.tpot_s, e.tokens_per_s) > 0)
 
 
+def _capacity(p):
+    c = p.plan
+    return c is None or (_numbers(c.gpus, c.requests_per_s_per_gpu, c.usd_per_million_input_tokens,
+                                  c.usd_per_million_output_tokens) and (c.gpus > 0) == c.met)
+
+
 def _data(p):
     return p.result is None or (_numbers(*p.result.values()) and p.result["tokens"] > 0)
 
@@ -84,6 +90,7 @@ CALCULATORS = {
     W.TrainingPlanner: (("summary", "chart"), "result", _training),
     W.RooflineExplorer: (("summary", "chart"), "estimate", _roofline),
     W.ServingPlanner: (("summary", "chart"), "estimate", _serving),
+    W.CapacityPlanner: (("summary",), "plan", _capacity),
     W.DataPlanner: (("summary",), "result", _data),
     W.ScalingExplorer: (("summary", "chart"), "optimum", _scaling),
     W.LayoutExplorer: (("summary", "table", "chart"), "search", _layouts),
@@ -141,7 +148,9 @@ def calculator_cases():
         for field in fields:
             for value in _bad_values(boxes[field]):
                 yield cls, None, field, value
-        drops = [(drop, option) for drop, box in boxes.items() if isinstance(box, w.Dropdown) for option in box.options]
+        # a dropdown's options are values, or (label, value) pairs
+        drops = [(drop, option[1] if isinstance(option, tuple) else option) for drop, box in boxes.items()
+                 if isinstance(box, w.Dropdown) for option in box.options]
         for i, setting in enumerate(drops):
             yield cls, setting, None, None
             for j, field in enumerate(fields):

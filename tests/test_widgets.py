@@ -75,6 +75,7 @@ def test_moe_without_experts_per_token(calc):
 # ----------------------------------------------------------------------------------------------------------------
 
 from llmest import memory as mem  # noqa: E402
+from llmest.formulas import precision  # noqa: E402
 from llmest.surfaces.widgets import MemoryPlanner  # noqa: E402
 
 
@@ -142,6 +143,27 @@ def test_planner_fine_tunes_with_lora_and_qlora_as_the_command_line_does(planner
         assert "runs on one GPU: 41.9M trainable adapter parameters, rank 16" in planner.verdict.value
     planner.inputs["task"].value = "training"
     assert planner.rows["rank"].layout.display == "none" and planner.rows["tp"].layout.display == ""
+
+
+def test_planner_takes_a_precision_recipe_as_the_library_does(planner):
+    """The training task's recipe (formulas.precision.RECIPES): none keeps the convention's states; a recipe's states
+    and saved activations are the plan's, as ``plan_memory(..., precision=)`` and ``llmest memory --precision``."""
+    assert [value for _label, value in planner.inputs["precision"].options] == ["", *precision.RECIPES]
+    assert planner.plan.settings["precision"] is None and planner.rows["precision"].layout.display == ""
+    for recipe in precision.RECIPES:
+        planner.inputs["precision"].value = recipe
+        expected = plans.plan_memory("training", "llama-2-7b", zero=3, dp=8, seq_len=4096, precision=recipe)
+        assert planner.plan.breakdown == expected.breakdown and planner.plan.settings["precision"] == recipe
+    # DeepSeek-V3's recipe keeps BF16 Adam moments and FP8 saved inputs: less than the mixed convention's 16 bytes a
+    # parameter and BF16 activations, on every GPU.
+    planner.inputs["precision"].value = "fp8-deepseek"
+    recipe_total = planner.breakdown.total
+    planner.inputs["precision"].value = ""
+    assert recipe_total < planner.breakdown.total == plans.training_memory("llama-2-7b", zero=3, dp=8,
+                                                                          seq_len=4096).total
+    for task in ("inference", "lora", "full", "grpo"):   # only training's plan takes a recipe
+        planner.inputs["task"].value = task
+        assert planner.rows["precision"].layout.display == "none" and "precision" not in planner.plan.settings
 
 
 def test_planner_reads_a_pasted_config(planner):

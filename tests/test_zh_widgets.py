@@ -25,7 +25,7 @@ from llmest import widgets as W  # noqa: E402
 from llmest.learn.exercises import EXERCISES  # noqa: E402
 
 CALCULATORS = (W.ParamCalculator, W.MemoryPlanner, W.TrainingPlanner, W.RooflineExplorer, W.ServingPlanner,
-               W.DataPlanner, W.ScalingExplorer, W.LayoutExplorer)
+               W.DataPlanner, W.ScalingExplorer, W.LayoutExplorer, W.CapacityPlanner)
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # Labels that stay as they are in Chinese: names of the library's settings, of GPUs and of methods.
 KEPT = {"GPU", "FlashAttention", "batch size", "MFU", ""}  # the glossary keeps batch size (as the material does) and MFU
@@ -151,6 +151,19 @@ def test_the_toggle_keeps_its_values_and_shows_chinese_labels():
                                                         ("LoRA", "lora"), ("QLoRA", "qlora"),
                                                         ("full fine-tuning", "full"), ("DPO", "dpo"), ("PPO", "ppo"),
                                                         ("GRPO", "grpo"))
+
+
+def test_the_precision_recipe_keeps_its_values_and_shows_chinese_labels():
+    with speaking("zh"):
+        planner = W.MemoryPlanner()
+        box = planner.inputs["precision"]
+        assert box.description == "精度配方" and box.options[0] == ("无：沿用上面的精度", "")
+        box.value = "fp8-te"
+        assert planner.plan.settings["precision"] == "fp8-te"
+        assert _english(_texts(planner.widget, _from_plans(planner))) == []
+    assert [value for _label, value in box.options[1:]] == [label for label, _value in box.options[1:]] == [
+        "bf16", "fp8-deepseek", "fp8-te", "mxfp8", "nvfp4"]
+    assert W.MemoryPlanner().inputs["precision"].options[0] == ("none: the precision above", "")
 
 
 def test_the_exercise_box_in_chinese():

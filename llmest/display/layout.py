@@ -85,6 +85,11 @@ def search_report(found, top=10, **given) -> Report:
     if s.get("precision"):
         lines.append(_("precision {recipe}: its states, saved activations and matmul speed; MFU against the BF16 "
                        "peak").format(recipe=s["precision"]))
+    if experts:
+        lines.append(_("experts: the busiest GPU's get {imbalance}× the mean tokens; {routing}").format(
+            imbalance=f"{s.get('imbalance', 1):g}",
+            routing=_("each token sent to at most {nodes} nodes, once to each").format(nodes=s["nodes_per_token"])
+            if s.get("nodes_per_token") else _("each expert's copy of a token sent to its GPU")))
     data = {"model": found.model, "gpu": found.gpu, "gpus": found.gpus, "seq_len": found.seq_len,
             "global_batch_tokens": found.global_batch_tokens, "searched": len(found), "fitting": found.fitting,
             "settings": s, "layouts": rows}

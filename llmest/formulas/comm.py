@@ -19,6 +19,7 @@ is what makes many small messages (a deep ring-attention ring, a wide tensor-par
 from __future__ import annotations
 
 from ..core import _validate as v
+from .moe_comm import dualpipe_bubble_seconds
 
 
 def _share(n):
@@ -137,6 +138,9 @@ SCHEDULES = {
     "zb-h1": "zero bubble ZB-H1 (Qi et al. 2024): backward split into input and weight gradients; a third of "
              "1F1B's bubble at 1F1B's memory",
     "zb-h2": "zero bubble ZB-H2 (Qi et al. 2024): no bubble, for about twice 1F1B's activations",
+    "dualpipe": "DualPipe (DeepSeek-V3 §3.2.1): two pipelines in opposite directions over the same ranks, a forward "
+                "and a backward chunk overlapped; (p/2 − 1)(F&B + B − 3W) idle, two copies of the parameters, "
+                "p + 1 micro-batches of activations; p even",
 }
 
 
@@ -149,8 +153,8 @@ def bubble_ratio(stages, micro_batches, schedule="1f1b", virtual_stages=1):
     """The pipeline's idle time over its busy time, for p stages and m micro-batches a step: (p − 1)/m for GPipe
     and 1F1B; (p − 1)/(v·m) interleaved with v chunks per GPU; a third of that for ZB-H1 (its bubble is
     (p − 1)(T_F + T_B − T_W), with T_W the weight gradient's third of the forward-and-backward work); 0 for
-    ZB-H2. The idle share of the whole step is ratio / (1 + ratio): ``memory.pipeline_bubble`` for GPipe and
-    1F1B."""
+    ZB-H2; (p/2 − 1) · 2/(3m) for DualPipe (``moe_comm.dualpipe_bubble_seconds`` at F, B, W = 1, 2, 1). The idle
+    share of the whole step is ratio / (1 + ratio): ``memory.pipeline_bubble`` for GPipe and 1F1B."""
     v.check_whole("virtual_stages", virtual_stages)
     idle = (stages - 1) / micro_batches
     if schedule == "interleaved":
@@ -159,12 +163,17 @@ def bubble_ratio(stages, micro_batches, schedule="1f1b", virtual_stages=1):
         return idle / 3
     if schedule == "zb-h2":
         return 0 * idle
+    if schedule == "dualpipe":   # F, B, W = 1, 2, 1 (W a third of F + B, as for ZB-H1), F&B taken as F + B
+        return dualpipe_bubble_seconds(stages, 1, 2, 1) / (3 * micro_batches)
     return idle
 
 
 @v.checked(schedule=_schedule)
 def micro_batches_held(stages, micro_batches, schedule="1f1b"):
     """Micro-batches whose activations the first stage holds at once: all m for GPipe; min(p, m) for 1F1B,
-    interleaved (a little more, left out) and ZB-H1; twice that for ZB-H2."""
+    interleaved (a little more, left out) and ZB-H1; twice that for ZB-H2; one more for DualPipe (its README's
+    table: PP + 1), never more than m."""
     held = micro_batches if schedule == "gpipe" else (stages + micro_batches - abs(stages - micro_batches)) / 2
+    if schedule == "dualpipe":
+        return (held + 1 + micro_batches - abs(held + 1 - micro_batches)) / 2
     return 2 * held if schedule == "zb-h2" else held

@@ -151,6 +151,14 @@ def format_bytes_per_value(name) -> float:
     return v.lookup("format", name, FORMATS).bytes_per_value
 
 
+def dispatch_bytes_per_value(precision) -> float:
+    """Bytes a value takes in a MoE layer's dispatch to its experts: the recipe's matmul input format where its
+    matmuls are low-precision (the experts' up projection reads it: DeepSeek-V3 §3.3.4 quantizes "the activation
+    before MoE up-projections into FP8" before the dispatch), BF16's 2 bytes otherwise. The combine stays BF16."""
+    r = recipe(precision)
+    return format_bytes_per_value(r.matmul_inputs) if r.matmul != "bf16" else 2
+
+
 @v.checked
 def matmul_peak_flops_per_s(precision, gpu) -> float:
     """The dense tensor-core peak a recipe's low-precision GEMMs run at on ``gpu`` (a catalog row): the BF16, FP8 or

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core import _validate as v
-from ..formulas import comm
+from ..formulas import comm, moe_comm
 from ..catalog import hardware
 from ..core._validate import InputError
 from ..display.layout import search_report
@@ -30,8 +30,9 @@ from ..core.i18n import _
 from ..formulas.memory import (MEMORY_MARGIN, RECOMPUTE, RUNTIME_OVERHEAD_BYTES, model_layer_activation_bytes,
                                output_activation_bytes, state_bytes_per_param)
 from ..formulas.model import config_from
-from ..formulas.precision import matmul_input_values, recipe_activation_bytes, recipe_state_bytes
-from .layout_assumptions import matmul_efficiency
+from ..formulas.precision import (dispatch_bytes_per_value, matmul_input_values, recipe_activation_bytes,
+                                  recipe_state_bytes)
+from .layout_assumptions import IMBALANCE, matmul_efficiency
 from .precision_time import recipe_gemm_speedup
 from .layout_time import stage_layers, step_times
 from .memory_plan import training_states, zero_buffers
@@ -176,7 +177,7 @@ def _enumerate(cfg, gpus, seq_seqs, per_node, micro_batches, zero_stages, recomp
                 continue
             for pp in _divisors(gpus // (tp * cp), cfg.num_layers):
                 dp = gpus // (tp * cp * pp)
-                if seq_seqs[0] % dp:
+                if seq_seqs[0] % dp or schedule == "dualpipe" and pp % 2:   # DualPipe: two stages a rank
                     continue
                 for b in micro_batches:
                     if (seq_seqs[0] // dp) % b:
@@ -206,7 +207,7 @@ def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_token
                    tp_comm_overlap=False, sequence_parallel=True, flash=True, fp32_norms=True,
                    micro_batch_sizes=MICRO_BATCHES, zero_stages=(0, 1, 2, 3), recomputations=RECOMPUTE,
                    margin=MEMORY_MARGIN, overhead_bytes=RUNTIME_OVERHEAD_BYTES[0], precision=None,
-                   low_efficiency=None) -> LayoutSearch:
+                   low_efficiency=None, nodes_per_token=None, imbalance=IMBALANCE) -> LayoutSearch:
     """Every layout of a training run on ``gpus`` GPUs of a kind, ranked: see the module's docstring. A mixture
     of experts is also split by every expert-parallel degree that divides its experts and dp·cp.
 
@@ -220,7 +221,13 @@ def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_token
 
     ``precision``: a recipe of ``formulas.precision`` ("fp8-te", ...): its states and saved activations replace the
     convention's, and the blocks' matmuls run ``precision_time.recipe_gemm_speedup`` times faster than BF16
-    (``low_efficiency`` overrides the recipe's fitted share of its peak)."""
+    (``low_efficiency`` overrides the recipe's fitted share of its peak), and a mixture of experts dispatches its
+    tokens in the recipe's matmul input format (``precision.dispatch_bytes_per_value``).
+
+    A mixture of experts' all-to-all is counted as ``plans.moe_plan`` counts it (``formulas.moe_comm``): with
+    node-limited routing to at most ``nodes_per_token`` nodes (DeepSeek-V3's 4; None: every expert's copy sent), and
+    the routed experts' work waiting on the busiest GPU (``imbalance``). ``schedule="dualpipe"``: DualPipe's bubble,
+    its all-to-all hidden behind the other micro-batch's compute on the SMs the kernels leave, two stages a rank."""
     cfg = config_from(model)
     g = hardware.gpu(gpu)
     v.check_int("gpus", gpus, maximum=65_536)
@@ -264,10 +271,17 @@ def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_token
                                    "tensor-parallel one the heads, the pipeline one the layers).").format(
             gpus=f"{gpus:,}", sequences=f"{sequences:,}", seq_len=f"{seq_len:,}", model=cfg.name or _("the model")))
     v.check_bool("fp32_norms", fp32_norms)
+    v.check_number("imbalance", imbalance, low=1, high=cfg.num_experts if cfg.is_moe else None)
+    if nodes_per_token is not None:
+        v.check_whole("nodes_per_token", nodes_per_token)
+        if cfg.is_moe:
+            moe_comm.network_sends_per_token(cfg.experts_per_token, 1, 1, nodes_per_token)   # at most top_k
+    moe = dict(dispatch_bytes=2 if precision is None else dispatch_bytes_per_value(precision),
+               nodes_per_token=nodes_per_token, imbalance=imbalance)
     _memory(columns, cfg, seq_len, sequences, convention, optimizer, schedule, sequence_parallel, flash, fp32_norms,
             overhead_bytes, precision)
     step_times(columns, cfg, g, gpus, seq_len, global_batch_tokens, schedule, overlap, compute_efficiency,
-               tp_comm_overlap, 1.0 if precision is None else recipe_gemm_speedup(precision, g, low_efficiency))
+               tp_comm_overlap, 1.0 if precision is None else recipe_gemm_speedup(precision, g, low_efficiency), moe)
     columns["fits"] = columns["memory_per_gpu_bytes"] <= g.memory_bytes * (1 - margin)
     # Fitting layouts first, then by step time; among equally fast ones the least memory first.
     order = np.lexsort((columns["memory_per_gpu_bytes"], columns["step_time_s"], ~columns["fits"]))
@@ -275,7 +289,8 @@ def search_layouts(model, gpus, gpu="H100 SXM", seq_len=4096, global_batch_token
                     compute_efficiency=compute_efficiency, tp_comm_overlap=tp_comm_overlap,
                     sequence_parallel=sequence_parallel, flash=flash,
                     fp32_norms=fp32_norms,
-                    margin=margin, overhead_bytes=overhead_bytes, precision=precision)
+                    margin=margin, overhead_bytes=overhead_bytes, precision=precision,
+                    nodes_per_token=nodes_per_token, imbalance=imbalance)
     return LayoutSearch(cfg.name or "model", g.name, gpus, seq_len, global_batch_tokens, settings, columns, order)
 
 
@@ -313,11 +328,12 @@ def _memory(c, cfg, seq_len, sequences, convention, optimizer, schedule, sequenc
     if precision is not None:
         per_param = recipe_state_bytes(precision, optimizer)
     states, buffers = np.zeros(len(tp)), np.zeros(len(tp))
+    stages = pp // 2 if schedule == "dualpipe" else pp   # DualPipe: a rank holds two stages' parameters
     for zero in np.unique(c["zero"]).tolist():
         rows = c["zero"] == zero
-        parts = training_states(cfg, per_param, zero, dp[rows], tp[rows], pp[rows], cp[rows], ep[rows])["gpu"]
+        parts = training_states(cfg, per_param, zero, dp[rows], tp[rows], stages[rows], cp[rows], ep[rows])["gpu"]
         states[rows] = sum(parts.values())
-        buffers[rows] = zero_buffers(cfg, per_param, zero, tp[rows], pp[rows])
+        buffers[rows] = zero_buffers(cfg, per_param, zero, tp[rows], stages[rows])
     micro = sequences // (dp * b)
     held = comm.micro_batches_held(pp, micro, schedule)
     activations = np.zeros(len(tp))

@@ -12,49 +12,65 @@ import numpy as np
 
 from ..core import _validate as v
 from ..core.i18n import _
-from ..formulas import comm
-from ..formulas.compute import attention_flops_per_token_for, flops_params
+from ..formulas import comm, moe_comm
+from ..formulas.compute import attention_flops_per_token_for, flops_params, mtp_flops_params
 from ..formulas.memory import RECOMPUTE
 from ..formulas.model import count_params
 from .memory_plan import check_config
-from .layout_assumptions import (HIDDEN_KINDS, MATMUL_OVERHEAD_S, MATMULS_PER_LAYER, NCCL_BASE_LATENCY_S,
-                                 NETWORK_EFFICIENCY, NETWORK_STEP_LATENCY_S, NVLINK_EFFICIENCY, NVLINK_STEP_LATENCY_S)
+from .layout_assumptions import (COMMUNICATION_SMS, GPU_SMS, HIDDEN_KINDS, IMBALANCE, MATMUL_OVERHEAD_S,
+                                 MATMULS_PER_LAYER, NCCL_BASE_LATENCY_S, NETWORK_EFFICIENCY, NETWORK_STEP_LATENCY_S,
+                                 NVLINK_EFFICIENCY, NVLINK_STEP_LATENCY_S)
 
 
 def step_times(c, cfg, g, gpus, seq_len, tokens, schedule, overlap, efficiency, tp_comm_overlap=False,
-               gemm_speedup=1.0):
+               gemm_speedup=1.0, moe=None):
     """Add each layout's compute, bubble, communication by kind and step time to the columns ``c``. ``gemm_speedup``:
     how many times faster than BF16 the blocks' matmuls run under a low-precision recipe (``precision_time``); the
-    output layer and attention stay BF16, as every recipe of ``formulas.precision`` keeps them."""
+    output layer, attention and a MoE's router stay BF16, as every recipe of ``formulas.precision`` keeps them.
+    ``moe``: for a mixture of experts, dict(dispatch_bytes=, nodes_per_token=, imbalance=), as ``moe_plan`` takes
+    them (None: BF16 dispatch, no node limit, ``IMBALANCE``)."""
     tp, cp, pp, dp, ep, vp, b, m = (c[k] for k in ("tp", "cp", "pp", "dp", "ep", "vp", "micro_batch",
                                                     "micro_batches"))
     net = g.network
+    moe = {"dispatch_bytes": 2, "nodes_per_token": None, "imbalance": IMBALANCE, **(moe or {})}
     matmul = 6 * flops_params(cfg)
     attention = attention_flops_per_token_for(cfg, seq_len)
     model_flops = (matmul + attention) * tokens
     # Per token, forward and backward: the output layer (6·h·V), and each layer's share of the rest. Recomputation
     # repeats a layer's forward: all of it for "full" (a third of its matmuls and attention), the attention scores
-    # for "selective" (a third of attention); never the output layer's.
+    # for "selective" (a third of attention); never the output layer's. A multi-token-prediction module (DeepSeek-V3
+    # §2.2) is one more layer and output layer on the last stage: its work is in the time, not in the MFU.
     head = 6 * cfg.hidden_size * cfg.vocab_size
-    layer_matmul, layer_attention = (matmul - head) / cfg.num_layers / gemm_speedup, attention / cfg.num_layers
+    router = 6 * count_params(cfg).parts.get("router", 0)
+    layer_gemm = (matmul - head - router) / cfg.num_layers / gemm_speedup
+    layer_matmul, layer_attention = layer_gemm + router / cfg.num_layers, attention / cfg.num_layers
+    if cfg.mtp_layers:
+        head += 6 * (mtp_flops_params(cfg) - cfg.hidden_size * cfg.vocab_size) / gemm_speedup + layer_attention + \
+            6 * cfg.hidden_size * cfg.vocab_size
     repeat = np.array([0.0, layer_attention / 3, (layer_matmul + layer_attention) / 3])  # RECOMPUTE's order
     repeat_attention = np.array([0.0, layer_attention / 3, layer_attention / 3])
     layer = layer_matmul + layer_attention + repeat[c["recompute_code"]]
-    largest = _largest_stage(c, cfg.num_layers, pp, layer, head)
+    largest = _largest_stage(c, cfg.num_layers, pp, layer, head, schedule)
     tokens_per_gpu = seq_len / cp
-    layers, moe_layers = stage_layers(cfg, pp), stage_layers(cfg, pp, cfg.moe_layers) if cfg.is_moe else 0
+    layers = stage_layers(cfg, pp)
     full = c["recompute_code"] == RECOMPUTE.index("full")
     # The slowest stage's work for its 1/dp of the tokens, split over its tp·cp GPUs, at the matmul efficiency (less
-    # below the roofline's ridge), and each of its matmuls' fixed cost for each micro-batch.
+    # below the roofline's ridge), and each of its matmuls' fixed cost for each micro-batch; DualPipe's compute runs
+    # on the SMs its all-to-all kernels leave.
     roofline = _roofline(cfg, g, b * tokens_per_gpu, tp, ep)
+    share = 1 - COMMUNICATION_SMS / GPU_SMS if schedule == "dualpipe" else 1.0
     compute_s = (tokens / dp * largest / (tp * cp * g.bf16_flops_per_s * efficiency * roofline)
-                 + m * layers * (MATMULS_PER_LAYER + 4 * full) * MATMUL_OVERHEAD_S)
-    # Interleaved: v model chunks per GPU cut the bubble v times (vp is 1 for every other schedule) ...
-    bubble_s = compute_s * comm.bubble_ratio(pp, m, schedule) / vp
+                 + m * layers * (MATMULS_PER_LAYER + 4 * full) * MATMUL_OVERHEAD_S) / share
+    if cfg.is_moe:   # the routed experts' share of it waits on the busiest expert-parallel GPU
+        experts = 6 * cfg.experts_per_token * 3 * cfg.hidden_size * cfg.expert_ffn_hidden_size * cfg.moe_layers
+        compute_s = moe_comm.imbalanced_seconds(compute_s, moe["imbalance"],
+                                                experts / cfg.num_layers / gemm_speedup / layer)
+    bubble_s = _bubble(compute_s, pp, m, vp, schedule, layer_gemm / layer)
 
     all_reduces = np.where(full, 6, 4)
     tp_span = np.where(c["tp_in_node"], 1, net.gpus_per_node)  # a ring across nodes: its ranks a node apart
     tp_bytes = comm.tensor_parallel_bytes(b, tokens_per_gpu, cfg.hidden_size, layers, tp, all_reduces=all_reduces)
+    held = np.where(pp > 1, 2, 1) if schedule == "dualpipe" else 1   # DualPipe: two stages' parameters a rank
     parts = {
         "tp_s": m * (tp_bytes / _ring(net, tp_span, tp) + layers * all_reduces * _latency(net, tp_span, tp)),
         "cp_s": m * (comm.context_parallel_bytes(b, seq_len, cfg.num_kv_heads, cfg.head_dim, layers, cp, tp)
@@ -63,42 +79,95 @@ def step_times(c, cfg, g, gpus, seq_len, tokens, schedule, overlap, efficiency, 
         "pp_s": np.where(pp > 1, vp * m * (comm.pipeline_parallel_bytes(b, tokens_per_gpu, cfg.hidden_size, tp)
                                            / _point_to_point(net, tp * cp * dp, pp)
                                            + 2 * _send(net, tp * cp * dp, pp)), 0.0),
-        "dp_s": (_dp_bytes(c, cfg, tp, pp, dp * cp, m) / _ring(net, tp, cp * dp)
+        "dp_s": (_dp_bytes(c, cfg, tp, pp // held, dp * cp, m) / _ring(net, tp, cp * dp)
                  + layers * _zero_messages(c["zero"], m) * _latency(net, tp, cp * dp)),
-        "ep_s": m * (comm.expert_parallel_bytes(b, tokens_per_gpu, cfg.hidden_size, moe_layers, ep,
-                                                cfg.experts_per_token) * _all_to_all(net, tp, ep)
-                     + moe_layers * 4 * _send(net, tp, ep)) if cfg.is_moe else np.zeros(len(tp)),
+        "ep_s": _expert_seconds(c, cfg, net, tokens_per_gpu, schedule, moe) if cfg.is_moe else np.zeros(len(tp)),
     }
     total = sum(parts.values())
     # Only the kinds that run beside the compute (HIDDEN_KINDS, and the tensor-parallel collectives where they are
     # split into the matmuls: Transformer Engine's tp_comm_overlap) can hide behind it, at most ``overlap`` of them;
-    # ring attention's sends hide only behind the attention they feed.
+    # ring attention's sends hide only behind the attention they feed. DualPipe hides the all-to-all of its
+    # overlapped pairs behind the other micro-batch's compute (moe_plan's count): all but the chunks a rank runs
+    # alone before its first pair and after its last, about p/2 forwards and p/2 backwards of its m.
     attention_s = compute_s * (layer_attention + repeat_attention[c["recompute_code"]]) / layer
     hidden_cp = np.minimum(overlap * parts["cp_s"], attention_s)
+    hidden_ep = (1 - np.minimum(1.0, pp / 2 / m)) * np.minimum(parts["ep_s"], compute_s) \
+        if schedule == "dualpipe" else 0.0
     others = sum(parts[kind] for kind in HIDDEN_KINDS + ("tp_s",) * tp_comm_overlap if kind != "cp_s")
-    hidden = hidden_cp + np.minimum(overlap * others, compute_s - hidden_cp)
+    hidden = hidden_cp + hidden_ep + np.minimum(overlap * others, np.maximum(0.0, compute_s - hidden_cp - hidden_ep))
     c.update(parts)
     c["compute_s"], c["bubble_s"], c["comm_s"], c["exposed_comm_s"] = compute_s, bubble_s, total, total - hidden
     c["step_time_s"] = compute_s + bubble_s + total - hidden
     c["mfu"] = model_flops / (gpus * g.bf16_flops_per_s * c["step_time_s"])
 
 
-def _largest_stage(c, num_layers, pp, layer, head):
-    """The work per token of the slowest pipeline stage. The last stage holds the output layer besides its layers:
-    the layers are dealt so that the slowest stage is as light as it can be, k on the last stage and the rest as
-    evenly as they go on the others (Megatron-Core's first- and last-stage layer counts; Llama 3 took a layer off
-    each end). ``layer`` is each row's work of a layer, ``head`` the output layer's."""
+def _bubble(compute_s, pp, m, vp, schedule, gemm_share):
+    """The pipeline's idle time: ``comm.bubble_ratio`` of the compute (interleaved: v model chunks per GPU cut it v
+    times; vp is 1 for every other schedule); DualPipe's from a chunk's forward (a third of a micro-batch's work),
+    backward (two thirds) and weight gradient (the backward's matmul share), as moe_plan counts it."""
+    if schedule != "dualpipe":
+        return compute_s * comm.bubble_ratio(pp, m, schedule) / vp
+    out = np.zeros(len(pp))
+    for stages in np.unique(pp).tolist():
+        rows = pp == stages
+        chunk = compute_s[rows] / m[rows]
+        out[rows] = moe_comm.dualpipe_bubble_seconds(stages, chunk / 3, 2 * chunk / 3, chunk * gemm_share[rows] / 3)
+    return out
+
+
+def _expert_seconds(c, cfg, net, tokens_per_gpu, schedule, moe):
+    """Expert parallelism's all-to-all, a step: the bytes ``moe_comm`` counts per token over each link (node-limited
+    routing where ``nodes_per_token`` says so, the dispatch in the recipe's format) for the tokens of the slowest
+    stage's MoE layers (a DualPipe rank's mean: its two stages), at NVLink's and the GPU's own network port's
+    speeds, the slower link setting the time; and a latency per all-to-all. The group's ranks are tp apart: its
+    members in a node are the node's "GPUs" of the formulas; each of the tp GPUs dispatches its 1/tp of the tokens
+    (Megatron-Core runs a MoE with tensor parallelism only with sequence parallelism, "When using MoE and tensor
+    parallelism, sequence parallelism must be used", its arguments.py)."""
+    tp, pp, ep, b, m = c["tp"], c["pp"], c["ep"], c["micro_batch"], c["micro_batches"]
+    moe_layers = (cfg.moe_layers + cfg.mtp_layers) / pp if schedule == "dualpipe" else \
+        stage_layers(cfg, pp, cfg.moe_layers)
+    members = _members(net, tp, ep)[0]
+    rates = (NETWORK_EFFICIENCY * net.inter_node_bytes_per_s, NVLINK_EFFICIENCY * net.intra_node_bytes_per_s)
+    per_token = np.zeros(len(tp))
+    k, limit = cfg.experts_per_token, moe["nodes_per_token"]
+    for size, inside in {(int(e), int(n)) for e, n in zip(ep.tolist(), members.tolist())}:
+        rows = (ep == size) & (members == inside)
+        sends = (moe_comm.network_sends_per_token(k, size, inside, limit),
+                 moe_comm.nvlink_sends_per_token(k, size, inside, limit))
+        per_token[rows] = max(moe_comm.all_to_all_bytes_per_token(cfg.hidden_size, n, moe["dispatch_bytes"], 2) / rate
+                              for n, rate in zip(sends, rates))
+    return m * (b * tokens_per_gpu / tp * moe_layers * per_token + moe_layers * 4 * _send(net, tp, ep))
+
+
+def _largest_stage(c, num_layers, pp, layer, head, schedule="1f1b"):
+    """The work per token of the slowest pipeline stage (``slowest_rank_work``), for every row: ``layer`` is each
+    row's work of a layer, ``head`` the output layer's."""
     out = np.empty(len(pp))
     for stages in np.unique(pp).tolist():
         rows = pp == stages
-        if stages == 1:
-            out[rows] = num_layers * layer[rows] + head
-            continue
         for work in np.unique(layer[rows]).tolist():
             picked = rows & (layer == work)
-            out[picked] = min(max(k * work + head, math.ceil((num_layers - k) / (stages - 1)) * work)
-                              for k in range(0, -(-num_layers // stages) + 1))
+            out[picked] = slowest_rank_work(num_layers, work, head, stages, schedule)[0]
     return out
+
+
+def slowest_rank_work(num_layers, layer, head, stages, schedule="1f1b"):
+    """The work per token of the slowest pipeline rank, and the mean: whole layers dealt to the stages so that the
+    slowest is as light as it can be. The last stage holds the output layer besides its layers: k layers on it and
+    the rest as evenly as they go on the others (Megatron-Core's first- and last-stage layer counts; Llama 3 took a
+    layer off each end). DualPipe puts stage i and stage p − 1 − i on a rank (so the rank with the embedding holds
+    the output layer of the other direction), and a rank costs the mean of its two."""
+    mean = (num_layers * layer + head) / stages
+    if stages == 1:
+        return num_layers * layer + head, mean
+    if schedule == "dualpipe":
+        pairs = stages // 2
+        if pairs == 1:
+            return (num_layers * layer + head) / 2, mean
+        return min(max((n * layer + head) / 2, math.ceil((num_layers - n) / (pairs - 1)) * layer / 2)
+                   for n in range(num_layers + 1)), mean
+    return min(max(k * layer + head, math.ceil((num_layers - k) / (stages - 1)) * layer)
+               for k in range(0, -(-num_layers // stages) + 1)), mean
 
 
 def _roofline(cfg, g, tokens, tp, ep):

@@ -8,7 +8,6 @@ Every assumption is a named constant below with where it was read."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from ..catalog import hardware
@@ -21,51 +20,13 @@ from ..formulas import comm, moe_comm
 from ..formulas import precision as prec
 from ..formulas.compute import attention_flops_per_token_for, flops_params, mtp_flops_params
 from ..formulas.model import config_from, count_params
-from .layout_assumptions import NETWORK_EFFICIENCY, NVLINK_EFFICIENCY, matmul_efficiency
+from .layout_assumptions import (  # noqa: F401 - the assumptions moe_step names, kept where the search reads them
+    COMMUNICATION_SMS, DEEPGEMM_H800, DEEPSEEK_FP8_EFFICIENCY, GPU_SMS, IMBALANCE, NETWORK_EFFICIENCY, NODES_PER_TOKEN,
+    NVLINK_EFFICIENCY, matmul_efficiency)
 from .precision_time import low_precision_efficiency
 from .layout_plan import OVERLAP
+from .layout_time import slowest_rank_work
 
-# DeepSeek-V3 §3.2.2 and §3.5.1: the all-to-all kernels run on "20 out of the 132 SMs available in the H800 GPU"
-# while the computation runs on the rest (their figure; the H100 SXM has the same 132, NVIDIA's H100 whitepaper).
-COMMUNICATION_SMS = 20
-GPU_SMS = 132
-
-# The rate of the blocks' matmuls under the precision recipe, and of the BF16 work (attention, output head, router):
-# ``precision_time.low_precision_efficiency`` of the recipe's peak (or ``low_efficiency``), and the fitted BF16
-# efficiency of the GPU's generation (layout_assumptions), each the share of the peak a layer's work reaches, its
-# other kernels included.
-#
-# DeepSeek-V3's own FP8 kernels, for its run: DeepGEMM's first README (deepseek-ai/DeepGEMM, 2025) gives TFLOPS of
-# V3's shapes at 4,096 tokens on H800 and DeepGEMM's speedup over "our internally and carefully optimized
-# implementation based on CUTLASS 3.6" (taken as the kernels the run trained with: an assumption). (N, K, TFLOPS,
-# speedup, matrices of the shape a MoE layer's token passes through): MLA's down projections (fused), its query and
-# key-value up projections, its output projection, the shared expert's gate-and-up and down, and the routed experts'
-# (4 groups of 8,192 tokens: 4 experts a GPU at EP 64) for its 8 experts.
-DEEPGEMM_H800 = ((2112, 7168, 1058, 1.1, 1), (24576, 1536, 990, 1.0, 1), (32768, 512, 590, 1.0, 1),
-                 (7168, 16384, 1358, 1.2, 1), (4096, 7168, 1304, 1.1, 1), (7168, 2048, 1025, 1.1, 1),
-                 (4096, 7168, 1297, 1.2, 8), (7168, 2048, 1099, 1.2, 8))
-# Each shape's FLOPs over its time: 1,020 TFLOPS, the GEMMs alone. A layer's other kernels (norms, activations,
-# casts) take the time per FLOP they take in the run the Hopper BF16 efficiency is fitted to: 1/(0.5825 of the BF16
-# peak) less 1/(the 80% matmul ceiling layout_assumptions' matmul cost was fitted with). Together: 0.348 of the
-# H800's 1,979 TFLOPS FP8 peak (689 TFLOPS of a layer's work), against the 0.438 that precision_time fits to
-# Transformer Engine's per-tensor FP8 (NVIDIA's Llama 3.1 70B pair): fine-grained scaling costs GEMM speed.
-_H800 = (989.4e12, 1979e12, 0.5825, 0.8)    # BF16 and FP8 peaks, fitted Hopper efficiency, matmul ceiling
-_GEMM_FLOPS_PER_S = sum(n * k * c for n, k, _t, _s, c in DEEPGEMM_H800) / sum(
-    n * k * c / (t * 1e12 / s) for n, k, t, s, c in DEEPGEMM_H800)
-DEEPSEEK_FP8_EFFICIENCY = 1 / (_H800[1] * (1 / _GEMM_FLOPS_PER_S + 1 / (_H800[2] * _H800[0])
-                                           - 1 / (_H800[3] * _H800[0])))
-
-# The busiest GPU's routed tokens over the mean, per micro-batch and layer: not published for DeepSeek-V3. Assumed
-# 1.1: between perfect balance (Megatron-Core's published MoE benchmarks force it: "we force-balance the token
-# distribution among experts", Megatron-Bridge docs/performance-summary.md) and the capacity factor of 1.25 Switch
-# Transformer trained with (Fedus et al. 2021, arXiv 2101.03961 §2.2), over the 4 experts a GPU holds; DeepSeek-V3
-# balances by a bias on each expert's score and drops no token (§2.1.2).
-IMBALANCE = 1.1
-
-# DeepSeek-V3 §2.1.2: "each token will be sent to at most M nodes", M = 4. DeepEP (deepseek-ai/DeepEP, its V1 docs)
-# measured 50-51 GB/s a GPU over the network at EP 64 with FP8 dispatch and BF16 combine, and 153-158 GB/s over
-# H800 NVLink within a node; the catalog's H800 row at the workbook's link efficiencies gives 47 and 164.
-NODES_PER_TOKEN = 4
 # Sequences a micro-batch: not published; one 4K sequence (8,192 tokens then reach each expert at EP 64).
 MICRO_BATCH = 1
 SCHEDULES = {"dualpipe": "DualPipe (DeepSeek-V3 §3.2.1): two pipelines in opposite directions over the same ranks, "
@@ -118,25 +79,6 @@ def _layer_seconds(cfg, seq_len, r, g, share_of_gpu, low_efficiency=None):
                 low_rate=low_rate, bf16_rate=bf16_rate)
 
 
-def _slowest_rank(num_layers, layer_s, head_s, stages, schedule="dualpipe"):
-    """Seconds a token costs the slowest pipeline rank, and the mean: whole layers dealt to the stages so that the
-    slowest is as light as it can be. DualPipe puts stage i and stage PP − 1 − i on a rank (so the rank with the
-    embedding holds the output head of the other direction) and a rank costs the mean of its two; 1F1B's last stage
-    holds the head."""
-    if schedule == "dualpipe":
-        pairs = stages // 2
-        if pairs == 1:
-            cost = (num_layers * layer_s + head_s) / 2
-        else:
-            cost = min(max((n * layer_s + head_s) / 2, math.ceil((num_layers - n) / (pairs - 1)) * layer_s / 2)
-                       for n in range(num_layers + 1))
-    else:
-        cost = num_layers * layer_s + head_s if stages == 1 else min(
-            max(n * layer_s + head_s, math.ceil((num_layers - n) / (stages - 1)) * layer_s)
-            for n in range(num_layers + 1))
-    return cost, (num_layers * layer_s + head_s) / stages
-
-
 @v.checked(**v.WHOLE)
 def moe_step(model="deepseek-v3", gpu="H800", gpus=2048, seq_len=4096, global_batch_tokens=15360 * 4096, *, pp=16,
              ep=64, precision="fp8-deepseek", schedule="dualpipe", nodes_per_token=NODES_PER_TOKEN,
@@ -184,7 +126,7 @@ def _step(cfg, g, gpus, seq_len, batch_tokens, pp, dp, ep, r, schedule, nodes_pe
     share = 1 - COMMUNICATION_SMS / GPU_SMS if schedule == "dualpipe" else 1.0
     parts = _layer_seconds(cfg, seq_len, r, g, share, low_efficiency)
     tokens = batch_tokens / dp                          # a replica's tokens a step: every rank of it passes them all
-    cost, mean = _slowest_rank(cfg.num_layers, parts["layer_s"], parts["head_s"], pp, schedule)
+    cost, mean = slowest_rank_work(cfg.num_layers, parts["layer_s"], parts["head_s"], pp, schedule)
     balanced_s, compute_s = tokens * mean, tokens * cost
     expert_s = compute_s * parts["expert_share"]
     imbalanced_s = moe_comm.imbalanced_seconds(compute_s, imbalance, parts["expert_share"])
@@ -197,7 +139,7 @@ def _step(cfg, g, gpus, seq_len, batch_tokens, pp, dp, ep, r, schedule, nodes_pe
         bubble_s = imbalanced_s * comm.bubble_ratio(pp, m, "1f1b")
     # The all-to-all: bytes of a replica's tokens through the MoE layers of one rank (its mean share of them).
     moe_layers = (cfg.moe_layers + cfg.mtp_layers) / pp
-    dispatch = prec.format_bytes_per_value(r.matmul_inputs) if r.matmul != "bf16" else 2
+    dispatch = prec.dispatch_bytes_per_value(r)
     k, per_node = cfg.experts_per_token, net.gpus_per_node
     sends = {"network": moe_comm.network_sends_per_token(k, ep, per_node, nodes_per_token),
              "nvlink": moe_comm.nvlink_sends_per_token(k, ep, per_node, nodes_per_token)}

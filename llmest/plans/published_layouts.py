@@ -14,6 +14,7 @@ from ..core.i18n import N_, _
 from ..formulas.compute import attention_flops_per_token_for, flops_params
 from ..formulas.model import ModelConfig, preset
 from . import search_layouts
+from .layout_assumptions import DEEPSEEK_FP8_EFFICIENCY, NODES_PER_TOKEN
 from ..core.units import format_percent
 
 
@@ -70,6 +71,9 @@ class LayoutRun:
     cannot: str = ""                # why the model cannot be held to this run (what it leaves out)
     recomputations: tuple = ("none", "selective", "full")   # what the run's software offered
     missed: str = ""                # held to it, and why the model misses it
+    precision: str | None = None    # a recipe of formulas.precision (None: the BF16 convention)
+    low_efficiency: float | None = None   # its matmuls' share of the recipe's peak (None: precision_time's)
+    nodes_per_token: int | None = None    # node-limited routing of a mixture of experts
 
     @property
     def gpus(self) -> int:
@@ -169,16 +173,16 @@ RUNS = {r.name: r for r in [
     _dgxc("Nemotron-4 340B, 128 H100 (NVIDIA)", _nemotron4(96, 18432, 96, 73728, "Nemotron-4 340B"), 128, 4096, 32,
           dict(tp=8, cp=1, pp=8, dp=2, vp=12), 4.61, "nemotron/README_340b.md", "interleaved"),
     LayoutRun("DeepSeek-V3, 2,048 H800", preset("deepseek-v3"), hardware.gpu("H800"), 4096, 15360,
-              dict(tp=1, cp=1, pp=16, dp=128, ep=64, zero=1), "zb-h2", None,
+              dict(tp=1, cp=1, pp=16, dp=128, ep=64, zero=1, recompute="none"), "dualpipe", None,
               15360 * 4096 / (1e12 / (180e3 * 3600) * 2048),
               "DeepSeek-V3 report (arXiv 2412.19437) §3.1-3.2, §4.2: 2,048 H800, '16-way Pipeline Parallelism', "
               "'64-way Expert Parallelism ... spanning 8 nodes', ZeRO-1, no tensor parallelism, DualPipe; 4K "
               "sequences, batch 15,360; 'each trillion tokens requires only 180K H800 GPU hours' gives the step "
-              "time (tokens a step over 2,048 GPUs' tokens a second)",
-              cannot=N_("FP8 matmuls and DualPipe's overlap of the all-to-all with compute (the search has BF16 and "
-                     "exposed expert-parallel traffic; chapter 5's zero-bubble schedule stands for DualPipe); "
-                     "plans.moe_plan.deepseek_v3 models both, term by term, and its GPU-hours per trillion tokens "
-                     "come within 15% of the published 180K")),
+              "time (tokens a step over 2,048 GPUs' tokens a second); §3.2.3: only RMSNorm and MLA's "
+              "up-projections are recomputed (their forward is 2.4% of a token's work), taken as no recomputation; "
+              "FP8 matmuls at its DeepGEMM kernels' rate (moe_plan), the dispatch in FP8, at most 4 nodes a token "
+              "(§2.1.2)",
+              precision="fp8-deepseek", low_efficiency=DEEPSEEK_FP8_EFFICIENCY, nodes_per_token=NODES_PER_TOKEN),
 ]}
 
 # The run each GPU generation's matmul efficiency is fitted to; every other run is held out.
@@ -195,7 +199,8 @@ def search(run, compute_efficiency=None):
     r = _run(run)
     return search_layouts(r.model, r.gpus, r.gpu, r.seq_len, r.sequences * r.seq_len, schedule=r.schedule,
                           compute_efficiency=compute_efficiency, tp_comm_overlap=r.tp_comm_overlap,
-                          recomputations=r.recomputations, margin=0.0)
+                          recomputations=r.recomputations, margin=0.0, precision=r.precision,
+                          low_efficiency=r.low_efficiency, nodes_per_token=r.nodes_per_token)
 
 
 def published_mfu(run) -> float:

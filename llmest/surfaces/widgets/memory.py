@@ -9,6 +9,7 @@ import ipywidgets as w
 from ...catalog import hardware
 from ...formulas import memory as mem
 from ...formulas import model as m
+from ...formulas import precision as prec
 from ... import plans
 from ...core._validate import InputError
 from ...core.i18n import _
@@ -43,6 +44,9 @@ class MemoryPlanner:
                                              ("DPO", "dpo"), ("PPO", "ppo"), ("GRPO", "grpo")], value="training"),
             "gpu": dropdown("GPU", list(hardware.CATALOG), option("gpu", gpu, hardware.CATALOG)),
             "convention": dropdown(_("precision"), list(mem.CONVENTIONS), "mixed"),
+            # A recipe of formulas.precision replaces the convention's states and saved activations (training).
+            "precision": dropdown(_("precision recipe"), [(_("none: the precision above"), ""),
+                                                          *((name, name) for name in prec.RECIPES)], ""),
             "optimizer": dropdown(_("optimizer"), list(mem.OPTIMIZERS), "adamw"),
             "micro_batch": number(_("micro-batch"), 1),
             "seq_len": number(_("sequence"), 4096),
@@ -68,8 +72,8 @@ class MemoryPlanner:
         self.plan = self.breakdown = self.smallest = None
         adapters = ("micro_batch", "seq_len", "recompute", "flash", "rank")
         states = ("convention", "optimizer", "micro_batch", "seq_len", "recompute", "flash", "zero", "dp")
-        self._fields = {"training": ("convention", "optimizer", "micro_batch", "seq_len", "recompute", "flash", "zero",
-                                     "dp", "tp", "pp", "cp", "ep", "offload"),
+        self._fields = {"training": ("convention", "precision", "optimizer", "micro_batch", "seq_len", "recompute",
+                                     "flash", "zero", "dp", "tp", "pp", "cp", "ep", "offload"),
                         "inference": ("weights", "tokens", "batch", "tp"), "lora": adapters, "qlora": adapters,
                         "full": (*states, "tp", "pp"), "dpo": (*states, "colocate"),
                         "ppo": (*states, "prompts", "colocate"), "grpo": (*states, "prompts", "group", "colocate")}
@@ -100,6 +104,8 @@ class MemoryPlanner:
         if value["task"] == "inference":
             return dict(weights=value["weights"], seq_len=value["tokens"], batch=value["batch"], tp=value["tp"])
         settings = {name: value[name] for name in self._fields[value["task"]]}
+        if "precision" in settings:   # "": no recipe, the convention's states
+            settings["precision"] = settings["precision"] or None
         if value["task"] in ("lora", "qlora"):  # the adapters go where the command line puts them by default
             settings["targets"] = mem.default_lora_targets(cfg)
         return settings
