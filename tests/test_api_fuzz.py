@@ -65,6 +65,8 @@ PACKAGES_NOT_FUZZED = {
     "llmest.learn.grading.assert_readable": "a graded notebook's visible test: AssertionError by design",
     "llmest.learn.drills.problem.template": "registers a drill template at import",
     "llmest.plans.layout_time.step_times": "takes the column arrays search_layouts builds: search_layouts reaches it",
+    "llmest.plans.layout_time.slowest_rank_work": "takes the work of a layer and of the output layer that "
+                                                  "search_layouts and moe_step compute: both reach it",
     "llmest.plans.findings.precision.fp8_speedups": "runs the layout search for 16 published layouts (~10 s, over the "
                                                     "fuzz's bound): tests/test_precision.py checks it and its refusal",
     "llmest.plans.precision_pairs.fit_low_precision": "bisects the layout search (~7 s): tests/test_precision.py",
@@ -79,10 +81,11 @@ CLASSES_NOT_FUZZED = {
     **dict.fromkeys(("BudgetEstimate", "MemoryComparison", "CorpusEstimate", "LayoutSearch", "MemoryBreakdown",
                      "MemoryPlan", "DecodeEstimate", "ServingEstimate", "RequestEstimate", "TimeEstimate",
                      "MfuEstimate", "TrainingEstimate", "ParamCount", "StateBytes", "MFURange", "DeepSeekV3Example",
-                     "RLStepEstimate", "MoEStep"),
+                     "RLStepEstimate", "Rollout", "MoEStep", "CapacityPlan", "ReplicaFit", "DecodeStep",
+                     "SpeculativeEstimate", "KvOptions", "KvOffload", "MoeDecode"),
                     RESULT),
     **dict.fromkeys(("GPU", "Network", "Run", "PublishedMFU", "LossFit", "TrainedModel", "Convention", "Optimizer",
-                     "WeightFormat", "LayoutRun", "Unit", "Format", "Recipe"), RECORD),
+                     "WeightFormat", "LayoutRun", "Unit", "Format", "Recipe", "HostLink"), RECORD),
     **dict.fromkeys(("Part", "Problem", "Template", "Card", "Exercise", "Verdict"), MATERIAL),
 }
 CONFIG = str(CONFIGS / "llama-2-7b.json")
@@ -134,12 +137,27 @@ GOOD = {
     "rate": 4, "overlap": True, "streams": 4, "output_groups": 8, "output_lora_rank": 1024,
     "layer": 11_507_000_000, "format": lambda: format_int,  # a callable GOOD value is called for the value
     "prompts": 4, "group": 4, "colocate": True, "method": "grpo", "rollout_tp": 1,
+    # A rollout's answers and decoding (formulas.rollout, plans.rl_step_plan)
+    "mean_output_tokens": 100, "decode_efficiency": 0.74, "rollout_overhead": 2.0, "refit": True,
+    "refit_bytes_per_s": 2.35e10, "mean_tokens": 100, "mean_square_tokens": 2e4, "longest_tokens": 128,
+    "scale_tokens": 110, "max_tokens": 128, "clipped_share": 0.3, "decode_bytes": 1e12, "decode_flops": 1e15,
     # A MoE step's terms (formulas.moe_comm, plans.moe_plan)
     "nodes_per_token": 2, "sends": 3.5, "dispatch_bytes": 1.03125, "combine_bytes": 2, "seconds": 10.0,
     "imbalance": 1.1, "busy_share": 0.5, "forward_s": 1.0, "backward_s": 2.0, "weight_s": 1.0, "overlapped_s": 2.5,
     # Precision recipes (formulas.precision, plans.precision_time)
     "precision": "fp8-te", "low_efficiency": 0.45, "other_bytes": 1e9, "matmul_inputs": 1e8, "low_flops": 1e20,
     "bf16_flops": 1e19, "bf16_flops_per_s": 989.4e12, "low_flops_per_s": 1979e12, "attention_outputs": 1e7,
+    # The capacity question (formulas.capacity, plans.capacity_plan)
+    "ttft_s": 0.5, "tpot_s": 0.05, "prefix_hit_rate": 0.25, "disaggregated": True, "chunk_tokens": 2048,
+    "link_bytes_per_s": 370e9, "latency_s": 10.2e-6, "base_latency_s": 6.6e-6, "step_latency_s": 0.6e-6,
+    "decode_flops": 1e12, "prefill_flops": 1e13, "all_reduce_s": 1e-3, "service_s": 0.1, "utilisation": 0.5,
+    "wait_budget_s": 0.05, "concurrency": 64, "time_in_system_s": 5.0,
+    # Speculative decoding, the KV cache's precision and offload, MoE decoding (formulas.speculative,
+    # formulas.moe_serving, plans.decode_step, plans.serving_features, plans.findings.serving)
+    "acceptance": 0.85, "acceptances": (0.85, 0.9), "draft_tokens": 2, "verify_s": 0.01, "draft_step_s": 0.001,
+    "target_step_s": 0.01, "speedup": 1.8, "experts": 256, "expert_bytes": 1e7, "matmul": "bf16",
+    "tokens_per_sequence": 2, "routed": "batch", "roofline_share": 0.5, "kv_dtypes": ("bf16", "fp8"),
+    "context_tokens": 4096, "batches": (1, 64), "cache_bytes": 1e9, "link": "PCIe 5.0 x16",
 }
 
 
@@ -200,6 +218,7 @@ GOOD_FOR = {
     ("estimate_time", "precision"): None, ("search_layouts", "precision"): None,
     ("search_layouts", "low_efficiency"): None, ("search_layouts", "overlap"): 0.5, ("recipe", "name"): "fp8-te",
     ("format_bytes_per_value", "name"): "fp8-1x128", ("tokenizers_crawl", "cleaning_yield"): (0.2, 0.3), ("count", "field"): "num_layers", ("count", "value"): 32, ("read_json", "text"): '{"n_layer": 12}',
+    ("speculative_decode", "model"): "deepseek-v3", ("moe_decode", "model"): "deepseek-v3",
 }
 
 
@@ -327,6 +346,8 @@ TAKEN_BY_DESIGN = {
     ("read_in_chinese", "word"): (lambda value: isinstance(value, str), "any text: the unit after the reading"),
     ("moe_step", "nodes_per_token"): (lambda value: value is None, "None: no node limit, each expert's copy sent"),
     ("deepseek_v3", "nodes_per_token"): (lambda value: value is None, "None: no node limit, each expert's copy sent"),
+    ("search_layouts", "nodes_per_token"): (lambda value: value is None,
+                                            "None: no node limit, each expert's copy sent"),
     ("deepseek_v3", "low_efficiency"): (lambda value: value is None, "None: the recipe's fitted FP8 efficiency"),
 }
 
@@ -395,7 +416,9 @@ def numbers_in(result, depth=0):
 
 # Findings whose figures include a signed error (the rule's count less the exact one).
 SIGNED_FIGURES = {"rule_table", "departures_table", "versus_rule",
-                  "published_post_training", "deepseek_v3_cost"}  # and the model's difference from a published figure
+                  "published_post_training", "deepseek_v3_cost", "trtllm_h200", "mlperf_llama2",
+                  "deepseek_serving", "mtp_speedup", "sglang_deepseek",
+                  "nvidia_h100_deepseek_v3"}  # and the model's difference from a published figure
 
 
 def insane(result, signed: bool = False) -> str | None:

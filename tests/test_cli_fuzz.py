@@ -119,6 +119,16 @@ def cases(tmp: Path) -> dict[str, list[Case]]:
                       + _options(("serve", "llama-2-7b", "--output-tokens", "128"), {"--prompt-tokens": INTS})
                       + _options(("serve", "llama-2-7b", "--prompt-tokens", "512"), {"--output-tokens": INTS})
                       + _options(serve, {"--tp": ["3", "5"]})   # 32 heads: tp must divide them
+                      + _options((*serve, "--ttft", "0.5", "--tpot", "0.05"), {"--rate": REALS})
+                      + _options((*serve, "--rate", "10", "--ttft", "0.5", "--tpot", "0.05"),
+                                 {"--ttft": REALS, "--tpot": REALS, "--prefix-hit-rate": REALS + ["1"],
+                                  "--chunk-tokens": INTS, "--tp": INTS + ["3", "16"]},
+                                 {("--ttft", HUGE), ("--tpot", HUGE), ("--prefix-hit-rate", "0"),
+                                  ("--prefix-hit-rate", "1e-300"), ("--prefix-hit-rate", "5e-324"),
+                                  # a budget past any prompt: no chunking, a real setting
+                                  ("--chunk-tokens", HUGE), ("--chunk-tokens", "99999999999999999999")})
+                      + _options(serve, {"--ttft": ["0.2"], "--tpot": ["0.05"], "--prefix-hit-rate": ["0.5"],
+                                         "--chunk-tokens": ["512"]})   # the capacity question's, without --rate
                       + [Case(("serve", path, "--prompt-tokens", "512", "--output-tokens", "8"), named)
                          for path, named in configs[:4]])
     (tmp / "a-file").write_text("x")

@@ -28,6 +28,8 @@ COMMANDS = {
     "data cluster": ["data", "--gpus", "64", "--days", "30", "--mfu", "0.5", "--peak", "200"],
     "serve": ["serve", "llama-2-70b", "--gpu", "H100 SXM", "--tp", "4", "--prompt-tokens", "2048",
               "--output-tokens", "512", "--batch", "32", "--requests-per-s", "5"],
+    "serve capacity": ["serve", "llama-2-70b", "--gpu", "H100 SXM", "--rate", "1000", "--prompt-tokens", "1024",
+                       "--output-tokens", "256", "--ttft", "0.2", "--tpot", "0.05", "--disaggregated"],
     "layout": ["layout", "llama-2-7b", "--gpus", "64", "--seq-len", "4096", "--global-batch-tokens", "4194304",
                "--top", "3", "--tp", "2", "--pp", "1", "--cp", "1", "--dp", "32"],
 }

@@ -32,6 +32,14 @@ RESULTS = {
                                                   micro_batch_sizes=(1,)),
     "rl step": lambda: plans.estimate_rl_step("llama-3-8b", "grpo", "H100 SXM", prompts=16, group=8),
     "post-training memory": lambda: plans.plan_memory("ppo", "llama-3-8b", gpu="H100 SXM"),
+    "capacity": lambda: plans.plan_capacity("llama-2-70b", "H100 SXM", requests_per_s=1000, prompt_tokens=1024,
+                                            output_tokens=256, ttft_s=0.2, tpot_s=0.05, disaggregated=True),
+    "speculative": lambda: plans.speculative_decode("llama-2-70b", "H100 SXM", draft="llama-2-7b", acceptance=0.7,
+                                                    draft_tokens=4, batch=8, tp=4),
+    "kv cache options": lambda: plans.kv_cache_options("llama-2-70b", "H100 SXM", prompt_tokens=2048,
+                                                       output_tokens=512, tp=4),
+    "kv offload": lambda: plans.kv_offload("llama-2-70b", "H100 SXM", context_tokens=32768, tp=4),
+    "moe decode": lambda: plans.moe_decode("deepseek-v3", "H200", batches=(1, 64), tp=8, weights="fp8"),
 }
 
 

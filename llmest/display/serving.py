@@ -21,6 +21,10 @@ def decode_report(est) -> Report:
                   rate=f"{est.tokens_per_s:,.0f}", gpus=UNITS["GPUs"].show(est.gpus)))]
     data = {"step_s": est.step_seconds, "memory_s": est.memory_seconds, "compute_s": est.compute_seconds,
             "tokens_per_s": est.tokens_per_s, "bound": est.bound, "gpus": est.gpus}
+    if est.all_reduce_seconds:
+        fields.insert(1, (_("all-reduce"), _("{time} of the step: tensor parallelism's two all-reduces a layer").format(
+            time=ms(est.all_reduce_seconds))))
+        data["all_reduce_s"] = est.all_reduce_seconds
     return Report("", tuple(fields), data)
 
 
@@ -87,6 +91,10 @@ def request_report(est, requests_per_s=None) -> Report:
             "price_per_gpu_hour": s["price_per_gpu_hour"], "price_listed": s["price_listed"],
             "usd_per_million_input_tokens": est.usd_per_million_input_tokens,
             "usd_per_million_output_tokens": est.usd_per_million_output_tokens}
+    if decode.all_reduce_seconds:
+        fields.insert(3, (_("all-reduce"), _("{time} of the step: tensor parallelism's two all-reduces a layer").format(
+            time=ms(decode.all_reduce_seconds))))
+        data["all_reduce_s"] = decode.all_reduce_seconds
     if requests_per_s is not None:
         gpus = est.gpus_for(requests_per_s)
         data.update(requests_per_s=requests_per_s, gpus_needed=gpus)

@@ -232,6 +232,10 @@ class WeightFormat:
 WEIGHT_FORMATS = {f.name: f for f in [
     WeightFormat("fp32", 32), WeightFormat("bf16", 16), WeightFormat("fp16", 16),
     WeightFormat("int8", 8, note=N_("per-channel scales are negligible")),
+    # DeepSeek-V3's checkpoint: E4M3 weights with an FP32 scale per 128 × 128 block (its config.json,
+    # quantization_config weight_block_size [128, 128]; report arXiv 2412.19437 §3.3.1).
+    WeightFormat("fp8", 8, block=128 * 128, constant_bytes=4,
+                 note=N_("E4M3 with an FP32 scale per 128 × 128 block, as DeepSeek-V3's checkpoint")),
     WeightFormat("int4", 4, block=128, constant_bytes=2.5,
                  note=N_("GPTQ/AWQ style: an fp16 scale and a 4-bit zero point per group of 128")),
     WeightFormat("nf4", 4, block=64, constant_bytes=4,

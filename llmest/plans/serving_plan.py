@@ -20,6 +20,8 @@ from ..core.report import Report, Shows
 from ..display.serving import decode_report, request_report, serving_report
 from ..formulas.model import config_from
 from ..core.units import HOURS_PER_MONTH
+from ..formulas.capacity import decode_all_reduce_seconds
+from .capacity_assumptions import tp_link
 from .memory_plan import MemoryBreakdown, check_parallel, inference_memory, usable_bytes
 
 # The share of the peak that prompt processing reaches, unless the reader sets one: the MFU that chapter 3 and
@@ -33,6 +35,7 @@ class DecodeEstimate(Shows):
     tokens_per_s: float
     bound: str          # "memory" or "compute"
     gpus: int
+    all_reduce_seconds: float = 0.0   # tensor parallelism's all-reduces, in step_seconds (all_reduce=True only)
 
     def report(self) -> Report:
         return decode_report(self)
@@ -40,13 +43,15 @@ class DecodeEstimate(Shows):
 
 @v.checked(kv_dtype=v.one_of(BYTES_PER_VALUE), **v.WHOLE)
 def decode_estimate(model, gpu, batch=1, seq_len=2048, weights="bf16", tp=1, kv_dtype="bf16",
-                    with_attention=False) -> DecodeEstimate:
+                    with_attention=False, all_reduce=False) -> DecodeEstimate:
     """Decode speed of a real model on tensor-parallel GPUs of a kind: weights are split over tp GPUs and the KV
     cache over as many as hold different KV heads (``kv_cache_shards``), so each step reads that share of them per
     GPU and does 1/tp of the FLOPs. Every weight is read each step, all the
     experts of a mixture too (at a batch of one a token reads only its own experts: an upper bound there), and
     the compute is 2N per sequence, N the active parameters; ``with_attention`` adds the attention's forward
-    FLOPs at ``seq_len`` (``decode_attention_flops_for``)."""
+    FLOPs at ``seq_len`` (``decode_attention_flops_for``); ``all_reduce`` adds tensor parallelism's two
+    all-reduces a layer over NVLink (``capacity.decode_all_reduce_seconds``, ``capacity_assumptions.tp_link``),
+    left out by default."""
     cfg = config_from(model)
     check_parallel(cfg, 1, tp, 1, 0)
     g = hardware.gpu(gpu)
@@ -58,8 +63,13 @@ def decode_estimate(model, gpu, batch=1, seq_len=2048, weights="bf16", tp=1, kv_
     compute_s = (2 * n + attention) * batch / g.bf16_flops_per_s
     step = decode_step_seconds(weight_bytes, kv_bytes, n, batch, g.bandwidth_bytes_per_s, g.bf16_flops_per_s,
                                attention)
+    comm_s = 0.0
+    if v.check_bool("all_reduce", all_reduce) and tp > 1:
+        link, latency = tp_link(g, tp)
+        comm_s = decode_all_reduce_seconds(batch, cfg.hidden_size, cfg.num_layers, tp, link, latency)
+    step += comm_s
     return DecodeEstimate(step, memory_s, compute_s, batch / step, "memory" if memory_s >= compute_s else "compute",
-                          tp)
+                          tp, comm_s)
 
 
 @dataclass(frozen=True)
@@ -177,7 +187,7 @@ class RequestEstimate(Shows):
 def estimate_request(model, gpu="A100 80GB", *, prompt_tokens, output_tokens, batch=1, tp=1, weights="bf16",
                      prefill_efficiency=PREFILL_EFFICIENCY, kv_dtype="bf16", block_tokens=BLOCK_TOKENS,
                      price_per_gpu_hour=None, margin=MEMORY_MARGIN,
-                     overhead_bytes=RUNTIME_OVERHEAD_BYTES[0]) -> RequestEstimate:
+                     overhead_bytes=RUNTIME_OVERHEAD_BYTES[0], all_reduce=False) -> RequestEstimate:
     """Serving ``batch`` requests of ``prompt_tokens`` in and ``output_tokens`` out together on ``tp``
     tensor-parallel GPUs (a static batch: prefilled together, then decoded together; continuous batching, which
     interleaves them, is left out).
@@ -191,7 +201,8 @@ def estimate_request(model, gpu="A100 80GB", *, prompt_tokens, output_tokens, ba
     servers page windows differently), the weights split over tp and the cache over ``kv_cache_shards``, plus
     ``overhead_bytes``; max_batch the most sequences whose
     paged cache fits beside them in the memory less ``margin``. Tensor parallelism divides
-    the weights and FLOPs evenly, and the cache as far as its KV heads go; its all-reduces are left out.
+    the weights and FLOPs evenly, and the cache as far as its KV heads go; its all-reduces are left out unless
+    ``all_reduce`` (then added to each decode step, as ``decode_estimate`` times them).
     Prices: each token at the rate of the phase that makes it (input at the prefill's tokens per second, output
     at the decode's), at ``price_per_gpu_hour`` (default the GPU's listed price) for the tp GPUs."""
     cfg = config_from(model)
@@ -210,7 +221,7 @@ def estimate_request(model, gpu="A100 80GB", *, prompt_tokens, output_tokens, ba
     compute_bound = flops / (g.bf16_flops_per_s * prefill_efficiency) >= weight_bytes / g.bandwidth_bytes_per_s
     context = prompt_tokens + output_tokens // 2
     decode = decode_estimate(cfg, g, batch=batch, seq_len=context, weights=weights, tp=tp, kv_dtype=kv_dtype,
-                             with_attention=True)
+                             with_attention=True, all_reduce=all_reduce)
 
     tokens = prompt_tokens + output_tokens
     slots = paged_tokens(tokens, block_tokens)

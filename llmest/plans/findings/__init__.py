@@ -9,6 +9,8 @@ drills      chapter 5, the interview drills' worked answers and the layout searc
 moe         chapter 5, training a mixture of experts: DeepSeek-V3's cost term by term
 measure     chapter 6, the formulas against what PyTorch measures
 post_training  post-training's published figures (DPO, PPO, GRPO memory and step times) beside the model
+serving     serving's published figures (TensorRT-LLM and MLPerf on H100/H200, DeepSeek's inference system, SGLang's
+            DeepSeek-V3 benchmark, MTP's speed-up) beside the serving model
 precision   chapters 2 and 3, training precision: the recipes side by side, and NVIDIA's published FP8-over-BF16
             speedups on H100 beside the model's
 

@@ -6,12 +6,12 @@ import ipywidgets as w
 
 from ...core import _validate as v
 from ...catalog import hardware
-from ...formulas import memory as mem
 from ... import plans
 from ...core.i18n import _
 from ...core.units import format_percent, parse_count
 from ...core.limits import check_plausible
-from .form import Form, field_style, gpu_field, in_slider, model_field, option, price_field, text, whole
+from .form import (Form, field_style, gpu_field, in_slider, model_field, option, price_field, text, weights_field,
+                   whole)
 from .charts import svg_chart
 
 
@@ -93,9 +93,7 @@ class RooflineExplorer(Form):
         inputs = {
             "model": model_field(model),
             "gpu": gpu_field(gpu),
-            "weights": w.Dropdown(options=list(mem.WEIGHT_FORMATS), description=_("weights"), style=style,
-                                  layout=layout,
-                                  value=option("weights", weights, mem.WEIGHT_FORMATS)),
+            "weights": weights_field(weights),
             "context": w.IntText(value=whole("context", context), description=_("context tokens"), style=style,
                                  layout=layout),
             "batch": w.IntSlider(value=v.check_int("batch", batch, minimum=low, maximum=high), min=low, max=high,

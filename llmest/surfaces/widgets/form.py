@@ -12,6 +12,7 @@ import ipywidgets as w
 
 from ...core import _validate as v
 from ...catalog import hardware
+from ...formulas import memory as mem
 from ...formulas import model as m
 from ...core._validate import InputError
 from ...core.i18n import _
@@ -205,6 +206,17 @@ def gpu_field(value):
     style, layout = field_style()
     return w.Dropdown(options=list(hardware.CATALOG), value=option("gpu", value, hardware.CATALOG), description="GPU",
                       style=style, layout=layout)
+
+
+def weights_field(value):
+    style, layout = field_style()
+    return w.Dropdown(options=list(mem.WEIGHT_FORMATS), value=option("weights", value, mem.WEIGHT_FORMATS),
+                      description=_("weights"), style=style, layout=layout)
+
+
+def whole_field(name, value, label):
+    style, layout = field_style()
+    return w.IntText(value=whole(name, value), description=label, style=style, layout=layout)
 
 
 def price_field(value):

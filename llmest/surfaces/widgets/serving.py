@@ -6,10 +6,10 @@ import ipywidgets as w
 
 from ...core import _validate as v
 from ...catalog import hardware
-from ...formulas import memory as mem
 from ... import plans
 from ...core.i18n import _
-from .form import Form, field_style, gpu_field, in_slider, model_field, option, price_field, whole
+from .form import (Form, field_style, gpu_field, in_slider, model_field, option, price_field, weights_field,
+                   whole_field)
 from .charts import svg_chart
 
 BATCHES = [2 ** k for k in range(0, 17)]   # the chart's batches, up to 65,536
@@ -28,19 +28,14 @@ class ServingPlanner(Form):
         style, layout = field_style()
         low, high = self.EFFICIENCY_RANGE
 
-        def integer(name, value, label):
-            return w.IntText(value=whole(name, value), description=label, style=style, layout=layout)
-
         inputs = {
             "model": model_field(model),
             "gpu": gpu_field(gpu),
-            "weights": w.Dropdown(options=list(mem.WEIGHT_FORMATS), description=_("weights"), style=style,
-                                  layout=layout,
-                                  value=option("weights", weights, mem.WEIGHT_FORMATS)),
-            "tp": integer("tp", tp, _("tensor parallel")),
-            "prompt_tokens": integer("prompt_tokens", prompt_tokens, _("prompt tokens")),
-            "output_tokens": integer("output_tokens", output_tokens, _("output tokens")),
-            "batch": integer("batch", batch, _("batch")),
+            "weights": weights_field(weights),
+            "tp": whole_field("tp", tp, _("tensor parallel")),
+            "prompt_tokens": whole_field("prompt_tokens", prompt_tokens, _("prompt tokens")),
+            "output_tokens": whole_field("output_tokens", output_tokens, _("output tokens")),
+            "batch": whole_field("batch", batch, _("batch")),
             "prefill_efficiency": w.FloatSlider(value=in_slider("prefill_efficiency", prefill_efficiency, low, high),
                                                 min=low, max=high, step=0.01, description=_("prefill efficiency"),
                                                 style=style, layout=layout, continuous_update=False,
