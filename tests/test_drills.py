@@ -63,7 +63,45 @@ EXPECTED = {
     "serving-gpus": lambda i: c.gpus_for_request_rate(i["rps"], i["tokens"], i["per_replica"],
                                                       i["gpus_per_replica"]),
     "serving-cost": lambda i: c.cost_per_million_tokens(i["price"], i["gpus"], i["tokens_per_s"]),
+    # A token's copies that leave its node (k·(ep − g)/ep, or M·(1 − g/ep) with node-limited routing), each sent and
+    # brought back forward and backward: FP8 dispatch is 1 byte and an FP32 scale per 128 (DeepSeek-V3 §3.3.4).
+    "moe-all-to-all": lambda i: 2 * i["hidden"] * ({"bf16": 2, "fp8": 1 + 4 / 128}[i["dispatch"]] + 2) * (
+        i["top_k"] * (i["ep"] - i["gpus_per_node"]) / i["ep"] if i["nodes_per_token"] is None
+        else i["nodes_per_token"] * (1 - i["gpus_per_node"] / i["ep"])),
+    "fp8-memory": lambda i: i["n"] * RECIPE_BYTES[i["precision"]] / (i["dp"] or 1),
+    # The policy's 16 bytes and the reference's 2 a parameter over dp; GRPO's engine: 2 bytes a parameter, whole,
+    # and K and V of every layer, 2 bytes a value, for each sequence's tokens.
+    "post-training-memory": lambda i: 18 * i["n"] / i["dp"] + (i["task"] == "grpo") * (
+        2 * i["n"] + 2 * i["layers"] * i["kv_heads"] * i["head_dim"] * 2 * i["sequences"] * i["seq_len"]),
+    # The answers' tokens at the engines' rate, then (asked "both") 8N (the recomputed update) + 2N + 2N (two
+    # forwards) a token of every prompt and answer, at the MFU of the GPUs' peak.
+    "rl-rollout": lambda i: (i["prompts"] * i["group"] * i["output_tokens"] / i["tokens_per_s"]
+                             + (i["asked"] == "both") * 12 * i["n"] * i["prompts"] * i["group"]
+                             * (i["prompt_tokens"] + i["output_tokens"]) / (i["gpus"] * i["peak"] * i["mfu"])),
+    # Little's law: λ requests a second, each in the server for its O tokens at TPOT t, are λ·O·t at once; replicas
+    # of b of them, tp GPUs each, rounded up.
+    "replicas-for-load": lambda i: math.ceil(i["rps"] * i["output_tokens"] * i["tpot_s"] / i["batch"]) * i["tp"],
+    # TPOT = a + c·b within the target, and no more sequences than the memory left holds: (T − a)/c and room/kv,
+    # rounded down (the roofline's a and c: the weights and one sequence's cache over the bandwidth).
+    "batch-at-tpot": lambda i: (min(math.floor(round((i["tpot_s"] - i["base_s"]) / i["per_sequence_s"], 6)),
+                                    math.floor(round(i["room_bytes"] / i["kv_bytes"], 6))) if "base_s" in i else
+                                min(math.floor(round((i["tpot_s"] - i["weight_bytes"] / i["bandwidth"])
+                                                     * i["bandwidth"] / i["kv_bytes"], 6)),
+                                    math.floor(round((i["usable"] - i["weight_bytes"]) / i["kv_bytes"], 6)))),
+    # Leviathan et al. 2023: 1 + α + ... + α^k tokens a step; over the step's cost in plain steps (verification and
+    # k draft steps).
+    "speculative-speedup": lambda i: sum(i["acceptance"] ** j for j in range(i["draft_tokens"] + 1)) / (
+        1 if i["asked"] == "tokens" else i["verify_cost"] + i["draft_tokens"] * i["draft_cost"]),
+    # An expert no token of b picks: (1 − k/E)^b; the bytes: the rest of the weights and each picked expert a layer.
+    "moe-experts-read": lambda i: (lambda picked: picked if i["asked"] == "experts" else
+                                   i["other_bytes"] + i["moe_layers"] * picked * i["expert_bytes"])(
+        i["experts"] * (1 - (1 - i["top_k"] / i["experts"]) ** i["tokens"])),
 }
+# Bytes a parameter of each precision recipe's states, from its formats: the working weights (and the low-precision
+# copies kept for the matmuls), the FP32 master copy, the gradients, Adam's two moments. MXFP8: 1 byte and an
+# 8-bit scale per 32; NVFP4: half a byte and an 8-bit scale per 16 (formulas/precision.py's sources).
+RECIPE_BYTES = {"bf16": 2 + 4 + 2 + 2 * 4, "fp8-deepseek": 2 + 4 + 4 + 2 * 2, "fp8-te": 1 + 1 + 4 + 2 + 2 * 4,
+                "mxfp8": 2 + 2 * (1 + 1 / 32) + 4 + 4 + 2 * 4, "nvfp4": 2 + 2 * (0.5 + 1 / 16) + 4 + 4 + 2 * 4}
 
 
 def test_at_least_twenty_templates_cover_every_topic():
@@ -400,11 +438,11 @@ def _cited_cells():
     import nbformat
     from pathlib import Path
 
-    from llmest.learn.drills import compute, data, memory, parameters, serving
+    from llmest.learn.drills import compute, data, memory, parameters, serving, serving_2025, training_2025
 
     root = Path(__file__).resolve().parent.parent / "solutions"
     cited = {}
-    for module in (compute, data, memory, parameters, serving):
+    for module in (compute, data, memory, parameters, serving, training_2025, serving_2025):
         for value in vars(module).values():
             found = re.search(r"\((\w+\.ipynb)#cell-id=([\w-]+)\)$", value) if isinstance(value, str) else None
             if found:

@@ -149,6 +149,8 @@ QUOTED_ON_PURPOSE = {
         "a worked step shows the usable memory that the answer (state_gpus) divides by",
     ("learn/drills/memory.py", "_gpus_for_states_chained", "usable_bytes"):
         "the same, in the hard drill's last step",
+    ("learn/drills/serving_2025.py", "_batch_at_tpot_roofline", "usable_bytes"):
+        "a worked step takes the KV cache's room from the GPU's usable memory, as the serving plan's max_batch does",
     ("learn/exercises/registry.py", "<module>", "usable_bytes"):
         "the hints say the usable memory of a GPU that the answers (zero_gpus, plan_memory, state_gpus) divide by",
     ("learn/drills/serving.py", "_decode_speed", "decode_step_seconds"):

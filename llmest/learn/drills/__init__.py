@@ -16,6 +16,8 @@ from ...core.i18n import N_, _
 from ...display.table import Table
 from . import compute, data, memory, parameters, serving  # noqa: F401  (each registers its templates)
 from . import architectures  # noqa: F401  (the 2025-26 architectures' templates, listed after each topic's own)
+from . import training_2025  # noqa: F401  (MoE training, FP8 and post-training, listed after the architectures)
+from . import serving_2025  # noqa: F401  (serving as engines run it, listed after training_2025)
 from .problem import CORRECT_WITHIN, LEVELS, TEMPLATES, TOPICS, Problem, Template, _Regenerate, chosen_topics, template
 
 __all__ = ["CORRECT_WITHIN", "LEVELS", "TEMPLATES", "TOPICS", "Problem", "Template", "chosen_topics", "drill_set",

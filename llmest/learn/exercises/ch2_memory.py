@@ -7,7 +7,18 @@ from ...formulas import model as m
 from ... import plans
 from ..grading import Exercise
 from ...core.i18n import N_
+from ...core.units import format_count
 from .registry import KEPT_FREE, USABLE, register
+
+
+# The parts of GRPO's memory a learner adds by hand (plan_memory's "grpo" task): the policy's states, the reference's
+# weights, the engine's weights and its KV cache; activations, ZeRO's buffers and the runtime left out.
+_GRPO_PARTS = ("weights", "master", "gradients", "optimizer", "reference", "rollout", "kv_cache")
+
+
+def _grpo_models_bytes() -> float:
+    b = plans.grpo_memory("llama-3-8b", dp=8, prompts=2, group=16, seq_len=4096)
+    return sum(b.parts[part] for part in _GRPO_PARTS)
 
 
 register(
@@ -87,5 +98,18 @@ register(
                N_("A window layer keeps at most the window less one token: 127 earlier tokens, the new one "
                   "making 128."),
                N_("18 full layers hold nearly all of it."))),
+    Exercise(
+        "2.9",
+        N_("GRPO of Llama 3 8B ({n} parameters; 32 layers, 8 KV heads of width 128) on 8 H100s at ZeRO-3 with "
+        "mixed-precision AdamW, every model on the same GPUs: each GPU keeps its share of the trained policy's "
+        "states and of the frozen reference's BF16 weights, and an inference engine with a whole BF16 copy of the "
+        "weights and the KV cache of the 2 prompts × 16 answers it generates, 4,096 tokens each. Leaving out "
+        "activations, ZeRO's buffers and the runtime, how many GB does each GPU hold for these models?"),
+        lambda: _grpo_models_bytes(), unit="bytes", rel_tol=0.05,
+        values={"n": format_count(m.count_params(m.preset("llama-3-8b")).total)},
+        hints=(N_("The policy keeps 16 bytes a parameter and the reference 2, both divided by the 8 GPUs at ZeRO-3."),
+               N_("The engine's weights are not sharded: 2 bytes a parameter on every GPU."),
+               N_("KV cache: 2 (K and V) · 32 layers · 8 KV heads · 128 · 2 bytes a token, for 32 sequences of "
+                  "4,096 tokens."))),
 )
 
