@@ -71,6 +71,13 @@ PACKAGES_NOT_FUZZED = {
                                                     "fuzz's bound): tests/test_precision.py checks it and its refusal",
     "llmest.plans.precision_pairs.fit_low_precision": "bisects the layout search (~7 s): tests/test_precision.py",
     "llmest.plans.precision_pairs.predict": "takes a published run (a LayoutRun): fp8_speedups reaches it",
+    "llmest.plans.findings.precision.blackwell_speedups": "runs the layout search for 22 published layouts (~15 s): "
+                                                          "tests/test_precision.py checks it",
+    "llmest.plans.precision_blackwell.fit_blackwell": "bisects the layout search (~8 s): tests/test_precision.py",
+    "llmest.plans.precision_blackwell.model_speedup": "takes a published pair (a PrecisionPair): blackwell_speedups "
+                                                      "reaches it",
+    "llmest.plans.precision_blackwell.fitted": "takes a published pair (a PrecisionPair): blackwell_speedups "
+                                               "reaches it",
     "llmest.formulas.deepseek_v4.refuse_compressed_attention": "a checker, as in _validate: its callers pass the "
                                                                "ModelConfig they checked",
 }
@@ -85,7 +92,7 @@ CLASSES_NOT_FUZZED = {
                      "SpeculativeEstimate", "KvOptions", "KvOffload", "MoeDecode"),
                     RESULT),
     **dict.fromkeys(("GPU", "Network", "Run", "PublishedMFU", "LossFit", "TrainedModel", "Convention", "Optimizer",
-                     "WeightFormat", "LayoutRun", "Unit", "Format", "Recipe", "HostLink"), RECORD),
+                     "WeightFormat", "LayoutRun", "Unit", "Format", "Recipe", "HostLink", "PrecisionPair"), RECORD),
     **dict.fromkeys(("Part", "Problem", "Template", "Card", "Exercise", "Verdict"), MATERIAL),
 }
 CONFIG = str(CONFIGS / "llama-2-7b.json")

@@ -16,9 +16,15 @@ def _speedups():
     return findings.fp8_speedups()
 
 
+@functools.lru_cache(maxsize=None)
+def _blackwell():
+    return findings.blackwell_speedups()
+
+
 SAMPLES = {
     "precision_recipes": [lambda: findings.precision_recipes("H100 SXM"), lambda: findings.precision_recipes("B200")],
     "fp8_speedups": [_speedups],
+    "blackwell_speedups": [_blackwell],
 }
 
 
@@ -36,3 +42,11 @@ def test_the_speedups_say_both_mfu_conventions():
     with speaking("zh"):
         chinese = str(findings.fp8_speedups())
     assert "相对 BF16 峰值" in chinese and english_prose(chinese) == []
+
+
+def test_the_blackwell_pairs_read_in_both_languages():
+    text = str(_blackwell())
+    assert "mxfp8 → nvfp4" in text and "fitted to it" in text and "GB300" in text
+    with speaking("zh"):
+        chinese = str(findings.blackwell_speedups())
+    assert "Blackwell" in chinese and english_prose(chinese) == []

@@ -31,6 +31,8 @@ layout_time, layout_assumptions   the layout search's step time and its named, s
 precision_time  how fast a precision recipe's matmuls run (formulas.precision's recipes: BF16, FP8 as NVIDIA's H100
                 recipes and DeepSeek-V3 run it, MXFP8, NVFP4): the fitted efficiency and the speedup over BF16 that
                 search_layouts and estimate_time apply (their ``precision``; training_memory's gives the bytes)
+precision_pairs, precision_blackwell  NVIDIA's published runs of one layout in two precisions (H100; B200, GB200,
+                GB300) beside the model's speedups, and the fits of those efficiencies
 published_layouts  published training runs with their layouts, and the search's prediction of each
 
 Each result type shows itself (``str``, ``_repr_html_``, ``to_dict``) through its report in ``llmest.display``.

@@ -53,8 +53,9 @@ def predict(run: LayoutRun, precision=None, low_efficiency=None) -> dict:
 
 def fit_low_precision(precision="fp8-te", generation="Hopper") -> float:
     """The share of its peak the recipe's matmuls must reach for the model to give the FP8 step time of
-    ``FITTED_TO[(precision, generation)]``, by bisection (``LOW_PRECISION_EFFICIENCY`` holds the result)."""
-    v.check_choice("generation", generation, sorted({gen for _rec, gen in FITTED_TO}))
+    ``FITTED_TO[(precision, generation)]``, by bisection (``LOW_PRECISION_EFFICIENCY`` holds the result). The
+    Blackwell recipes are fitted to published speedups instead (``precision_blackwell.fit_blackwell``)."""
+    v.check_choice("generation", generation, sorted({gen for (_rec, gen), name in FITTED_TO.items() if name in PAIRS}))
     key = (recipe(precision).name, generation)
     if key not in FITTED_TO:
         raise v.InputError("precision", _("precision == {value}: no published pair calibrates it on {generation}; "

@@ -60,3 +60,31 @@ def fp8_speedups(f: dict) -> Report:
     title = _("FP8 over BF16 on the {gpu}: NVIDIA's published step times (dgxc-benchmarking v25.02) beside the "
               "model's").format(gpu=f["gpu"])
     return Report(title, blocks=(table,))
+
+
+def blackwell_speedups(f: dict) -> Report:
+    rows = []
+    for row in f["rows"]:
+        use = _("fitted to it") if row["fitted"] else _("held out of the fit")
+        ref, low = row["published"]
+        shown = (f"{ref:.3f} s", f"{low:.3f} s") if not row["per_second"] else (
+            format_number(ref), format_number(low))
+        rows.append((row["run"], row["layout"], f"{row['reference']} → {row['precision']}", *shown,
+                     f"{row['published_speedup']:.2f}×", f"{row['model_reference_s']:.2f}",
+                     f"{row['model_low_s']:.2f}",
+                     f"{row['model_speedup']:.2f}×", format_percent(row["difference"], 1, signed=True), use))
+    notes = [_("{run}: {why}").format(run=row["run"], why=_(row["why"])) for row in f["rows"] if row["why"]]
+    notes.append(_("published: step seconds (NVIDIA/dgxc-benchmarking) or tokens a second a GPU (Megatron-Bridge's "
+                   "tables), two runs of one layout; a speedup is their ratio, so no MFU convention or peak enters "
+                   "it; fp8-te stands for per-tensor FP8, delayed or current scaling (FP8-CS)"))
+    notes.append(_("model: the BF16 work at {bf16} of the BF16 peak (no Blackwell BF16 run calibrates it)").format(
+        bf16=format_percent(f["bf16_efficiency"], 1)))
+    notes += [_("model: {recipe} at {efficiency} of its peak, fitted to {run}").format(
+        recipe=e["recipe"], efficiency=format_percent(e["efficiency"], 2), run=e["fitted_to"])
+        for e in f["efficiencies"]]
+    table = Table((_("run"), "TP×CP×PP×DP", _("recipes"), _("published, first"), _("published, second"),
+                   _("published speedup"), _("model first step"), _("model second step"), _("model speedup"),
+                   _("difference"), _("calibration")), rows,
+                  units={_("model first step"): "s", _("model second step"): "s"}, notes=notes)
+    title = _("Low precision on Blackwell: NVIDIA's published pairs beside the model's speedups")
+    return Report(title, blocks=(table,))

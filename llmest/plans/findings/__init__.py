@@ -12,7 +12,7 @@ post_training  post-training's published figures (DPO, PPO, GRPO memory and step
 serving     serving's published figures (TensorRT-LLM and MLPerf on H100/H200, DeepSeek's inference system, SGLang's
             DeepSeek-V3 benchmark, MTP's speed-up) beside the serving model
 precision   chapters 2 and 3, training precision: the recipes side by side, and NVIDIA's published FP8-over-BF16
-            speedups on H100 beside the model's
+            speedups on H100 beside the model's, and the Blackwell pairs (BF16, FP8, MXFP8, NVFP4; blackwell_speedups)
 
 A chapter imports its module as ``findings`` and calls it: ``findings.state_gpus(70e9, 16, "A100 80GB")``.
 """

@@ -12,8 +12,11 @@ from ...core import _validate as v
 from ...core.report import Finding
 from ...display.findings import precision as shown
 from ...formulas.precision import FORMATS, RECIPES, matmul_peak_flops_per_s, recipe, recipe_state_bytes
+from .. import precision_blackwell as blackwell
+from ..layout_assumptions import matmul_efficiency
 from ..precision_pairs import FP8_STEP_S, PAIRS, WHY, predict
-from ..precision_time import FITTED_TO, is_calibrated, low_precision_efficiency, recipe_gemm_speedup
+from ..precision_time import (FITTED_TO, LOW_PRECISION_EFFICIENCY, is_calibrated, low_precision_efficiency,
+                              recipe_gemm_speedup)
 
 
 def fp8_speedups(precision="fp8-te") -> Finding:
@@ -69,3 +72,24 @@ def precision_recipes(gpu="H100 SXM", optimizer="adamw") -> Finding:
                          gemm_speedup=speedup, calibrated=peak is not None and is_calibrated(r, g),
                          source=r.source, note=r.note))
     return Finding(dict(gpu=g.name, optimizer=optimizer, rows=rows), shown.precision_recipes)
+
+
+def blackwell_speedups() -> Finding:
+    """NVIDIA's published Blackwell pairs (``plans.precision_blackwell``): each layout's two recipes, the published
+    figures (step seconds or tokens a second a GPU) and speedup, the model's step times and speedup, the difference,
+    and whether the pair was fitted or held out; with the fitted efficiency of each recipe."""
+    rows = []
+    for name, pair in blackwell.PAIRS.items():
+        reference, low, speedup = blackwell.model_speedup(pair)
+        lay = pair.run.layout
+        rows.append(dict(
+            run=name, gpu=pair.run.gpu.name, layout=f"{lay['tp']}×{lay['cp']}×{lay['pp']}×{lay['dp']}",
+            reference=pair.reference, precision=pair.precision, published=list(pair.published),
+            per_second=pair.per_second, published_speedup=pair.published_speedup,
+            model_reference_s=float(reference["step_time_s"]), model_low_s=float(low["step_time_s"]),
+            model_speedup=speedup, difference=speedup / pair.published_speedup - 1,
+            fitted=blackwell.fitted(pair), why=blackwell.WHY.get(name, ""), source=pair.run.source))
+    efficiencies = [dict(recipe=rec, efficiency=LOW_PRECISION_EFFICIENCY[(rec, gen)], fitted_to=name)
+                    for (rec, gen), name in FITTED_TO.items() if gen == "Blackwell"]
+    return Finding(dict(generation="Blackwell", bf16_efficiency=matmul_efficiency("GB200 NVL72"),
+                        efficiencies=efficiencies, rows=rows), shown.blackwell_speedups)
