@@ -207,11 +207,11 @@ def test_the_learn_results_keep_the_chapters_text():
     assert shown["deck"].startswith("33 cards: 4 parameters, 10 memory, 10 compute, 5 data, 4 serving\nfor example: ")
     assert shown["review"] == "2026-06-01 18:00  correct ( Good)  next review in 2 days"
     assert shown["reviews"] == "1 reviews of 1 cards"
-    assert shown["progress"].startswith("2026-06-04: 1 cards due, 62 new\n  18:10 compute    training-days\n"
+    assert shown["progress"].startswith("2026-06-04: 1 cards due, 70 new\n  18:10 compute    training-days\n"
                                         "Review next:")
     assert shown["plan"].splitlines()[0] == (
-        "Study plan: 3 days to the interview on 2026-06-04, 30 minutes a day; weakest topics first: memory, data, "
-        "parameters, serving, compute.")
+        "Study plan: 3 days to the interview on 2026-06-04, 30 minutes a day; weakest topics first: memory, serving, "
+        "data, parameters, compute.")
     assert shown["plan"].splitlines()[-1] == "2026-06-03 Wed: a mixed timed session (30 min)"
     with speaking("zh"):
         assert "答对" in str(progress.review_log([(START, "correct", START + timedelta(days=2))]))
@@ -249,7 +249,7 @@ def test_the_chapters_other_labels_kept_from_the_old_printed_tests():
 
     breakdown = plans.qlora_memory(LLAMA70, rank=64, micro_batch=1, seq_len=2048)
     problem = drills.generate("training-days", seed=1, level="easy")
-    assert "memory              8  weight-memory" in str(drills.templates_table())
+    assert "memory             10  weight-memory" in str(drills.templates_table())
     assert str(breakdown).splitlines()[0] == "weights         36.4 GB"
     assert str(breakdown).splitlines()[-1] == "total           54.0 GB  per GPU"
     assert drills.heading(problem).startswith("[compute, easy] 256 A100 80GB GPUs")

@@ -186,8 +186,10 @@ def test_the_optimizer_table_holds_the_library_totals():
 def test_the_weight_formats_hold_the_library_bytes():
     found = findings.weight_formats("llama-2-70b")
     table = _table(found)
-    assert table.column("llama-2-70b") == ("276 GB", "138 GB", "138 GB", "69.5 GB", "36.6 GB", "39.6 GB", "36.4 GB")
-    assert table.column("bytes/param")[4] == "0.5195"
+    assert table.column("llama-2-70b") == ("276 GB", "138 GB", "138 GB", "69.5 GB", "69.5 GB", "36.6 GB", "39.6 GB",
+                                           "36.4 GB")
+    assert table.column("bytes/param")[4] == "1.0002"   # FP8: a byte and 4 bytes of scale per 128 × 128 block
+    assert table.column("bytes/param")[5] == "0.5195"
     assert [row[3] for row in table.rows] == [f.note for f in mem.WEIGHT_FORMATS.values()]
 
 

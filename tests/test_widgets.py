@@ -331,7 +331,7 @@ from llmest.core._validate import InputError  # noqa: E402
     (lambda: TrainingPlanner(gpu="H1OO"), "gpu", "gpu == 'H1OO', must be one of"),
     (lambda: TrainingPlanner(model="llama-2-7"), "model", "Did you mean 'llama-2-7b'"),
     (lambda: ParamCalculator("mixtral"), "model", "Did you mean 'mixtral-8x7b' or 'mixtral-8x22b'"),
-    (lambda: RooflineExplorer(weights="fp3"), "weights", "Did you mean 'fp32' or 'fp16'?"),
+    (lambda: RooflineExplorer(weights="fp3"), "weights", "Did you mean 'fp32' or 'fp8' or 'fp16'?"),
     (lambda: ScalingExplorer(fit="chinchilla"), "fit", "fit == 'chinchilla', must be one of 'hoffmann'"),
     (lambda: TrainingPlanner(mfu=5), "mfu", "mfu == 5, must be in [0.05, 0.7]."),
     (lambda: TrainingPlanner(mfu=math.nan), "mfu", "mfu == nan, must be a finite number."),
@@ -763,13 +763,13 @@ def test_layout_explorer_shows_the_librarys_best_layout_and_follows_the_gpus():
 
 @pytest.mark.parametrize("name", ["llmest-calculators.ipynb", "llmest-calculators-zh.ipynb"])
 def test_the_calculators_page_lets_a_reader_jump_to_each_calculator(name):
-    """The app is one long column of seven calculators: its opening links to each, and each heading links back."""
+    """The app is one long column of eight calculators: its opening links to each, and each heading links back."""
     import nbformat
 
     cells = nbformat.read(Path(__file__).resolve().parent.parent / "llmest/surfaces/app" / name, as_version=4).cells
     links = re.findall(r"\]\(#([\w-]+)\)", cells[0].source)
     calculators = [i for i, cell in enumerate(cells) if cell.cell_type == "code" and "le.widgets." in cell.source]
     anchors = [re.search(r'^## <a id="([\w-]+)"></a>', cells[i - 1].source, re.MULTILINE) for i in calculators]
-    assert len(calculators) == 7 and all(anchors)
+    assert len(calculators) == 8 and all(anchors)
     assert links == [anchor.group(1) for anchor in anchors] and 'id="contents"' in cells[0].source
     assert all('href="#contents"' in cells[i - 1].source for i in calculators)

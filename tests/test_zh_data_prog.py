@@ -86,8 +86,8 @@ def test_the_english_is_the_chapters_pinned_output(store):
     assert str(le.material.STATUS_RULE).startswith("confirmed: the recomputed value lies within")
     assert textwrap.fill(le.material.STATUS_RULE, 100) == textwrap.fill(str(le.material.STATUS_RULE), 100)
     seen = str(progress.progress(store, TODAY))
-    assert seen.startswith("2026-06-15: 11 cards due, 34 new\n") and "\nReview next:\n" in seen
-    assert "  serving    30% right of its last 20; 8 to review today" in seen.splitlines()
+    assert seen.startswith("2026-06-15: 11 cards due, 42 new\n") and "\nReview next:\n" in seen
+    assert "  serving    30% right of its last 20; 12 to review today" in seen.splitlines()
     plan = progress.study_plan(store, interview=TODAY.date() + timedelta(days=10), minutes_per_day=30, today=TODAY)
     assert str(plan).splitlines()[:2] == [
         "Study plan: 10 days to the interview on 2026-06-25, 30 minutes a day; weakest topics first: serving, memory, "

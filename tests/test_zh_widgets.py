@@ -303,6 +303,6 @@ def test_the_chinese_calculators_page_shows_its_calculators_in_chinese():
                 if last is not None:
                     shown.append(eval(compile(ast.Expression(last.value), CHINESE_APP.name, "eval"), namespace))
         calculators = [calc for calc in shown if isinstance(calc, CALCULATORS)]
-        assert len(calculators) == 7 and {type(c) for c in calculators} <= set(CALCULATORS)
+        assert len(calculators) == 8 and {type(c) for c in calculators} <= set(CALCULATORS)
         for calc in calculators:
             assert _english(_texts(calc.widget, _from_plans(calc))) == [], type(calc).__name__

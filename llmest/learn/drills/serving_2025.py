@@ -189,7 +189,7 @@ def _speculative_speedup(rng, level):
                  "step").format(**shown)
     if level == "hard":
         parts = (Part(_("How many tokens does a step yield on average?"), tokens, "count",
-                      (_("tokens_per_step(acceptance, draft_tokens) = {per_step}; {cite}").format(
+                      (_("tokens_per_step(α, k) = {per_step}; {cite}").format(
                           per_step=per_step, **shown),)),
                  Part(_("How many times as many tokens a second as plain decoding?"), speedup, "count",
                       (_("speculative_speedup = {tokens} / ({verify} + {k} × {draft}) = {speedup}; {cite}").format(
