@@ -58,7 +58,8 @@ def rl_step_report(est) -> Report:
     else:
         fields.append((_("rollout"), _("none: DPO trains on preference pairs already written")))
     recompute = _("8N a trained token, with recomputation") if s["recompute"] else _("6N a trained token")
-    fields += [(_("training"), _("{time}: {flops} at {mfu} MFU ({recompute}, 2N a forward)").format(
+    fields += [(_("training"), _("{time}: {flops} at {mfu} of the peak ({recompute}, 2N a forward; every FLOP done "
+                                 "counted)").format(
                    time=seconds(est.training_s), flops=format_flops(sum(est.flops.values())),
                    mfu=format_percent(s["mfu"]), recompute=recompute)),
                (_("step"), _("{time}: {generation} generation, {refit} refit, {training} training").format(

@@ -62,7 +62,7 @@ def kv_options_report(opts) -> Report:
     title = _("{model} on {tp} × {gpu}, {prompt} prompt + {output} output tokens, {weights} weights").format(
         model=s["model"], tp=s["tp"], gpu=s["gpu"], prompt=format_int(s["prompt_tokens"]),
         output=format_int(s["output_tokens"]), weights=s["weights"])
-    table = Table((_("KV cache"), _("bytes a token a GPU"), _("max batch"), _("TPOT there"), _("tokens/s there"),
+    table = Table((_("KV cache"), _("bytes a token a GPU"), _("max batch"), _("TPOT there"), _("tokens/s together"),
                    _("TPOT at batch {n}").format(n=format_int(s["first_batch"]))),
                   [(row["kv_dtype"], format_bytes(row["bytes_per_token"]), format_int(row["max_batch"]),
                     ms(row["tpot_s"]), _rate(row["tokens_per_s"]), ms(row["tpot_at_first_batch_s"]))
@@ -91,8 +91,10 @@ def moe_decode_report(moe) -> Report:
               "shared").format(model=s["model"], gpu=s["gpu"], tp=s["tp"], ep=s["ep"], k=s["top_k"],
                                experts=s["experts"], shared=s["shared"])
     table = Table((_("batch"), _("experts read a layer"), _("weights read a GPU"), _("step"), _("step reading all"),
-                   _("tokens/s a GPU"), _("bound")),
+                   _("tokens/s a GPU"), _("bound"), _("weights + KV cache a GPU")),
                   [(format_int(row["batch"]), f"{row['experts_read']:,.1f}", format_bytes(row["weight_bytes"]),
-                    ms(row["step_s"]), ms(row["all_step_s"]), _rate(row["tokens_per_s"]), _(BOUNDS[row["bound"]]))
+                    ms(row["step_s"]), ms(row["all_step_s"]), _rate(row["tokens_per_s"]), _(BOUNDS[row["bound"]]),
+                    (_("{bytes}, fits") if row["fits"] else _("{bytes}: does not fit")).format(
+                        bytes=format_bytes(row["held_bytes"])))
                    for row in moe.rows])
     return Report(title, blocks=(table,), data={**s, "rows": [dict(row) for row in moe.rows]})

@@ -47,9 +47,10 @@ class DecodeStep(Shows):
 
     @property
     def tokens_per_s(self) -> float:
-        """Positions a second this GPU's sequences advance: batch × tokens a sequence, over the step."""
+        """Positions a second a GPU's share of the batch advances: batch × tokens a sequence over the step, over the
+        tp GPUs that decode the batch together."""
         s = self.settings
-        return s["batch"] * s["tokens_per_sequence"] / self.step_s
+        return s["batch"] * s["tokens_per_sequence"] / self.step_s / s["tp"]
 
     @property
     def bound(self) -> str:

@@ -30,6 +30,7 @@ from ..formulas.model import config_from
 from ..formulas.moe_serving import distinct_experts
 from ..formulas.speculative import speculative_step_seconds, tokens_per_step
 from .decode_step import MATMUL, ROUTED, ROOFLINE_SHARE, DecodeStep, decode_step, matmul_peak
+from .memory_plan import usable_bytes
 from .serving_plan import PREFILL_EFFICIENCY, estimate_request
 
 MTP = "mtp"   # the draft named by the target's own multi-token-prediction module
@@ -55,8 +56,13 @@ class SpeculativeEstimate(Shows):
 
     @property
     def tokens_per_s(self) -> float:
-        """Output tokens a second of the GPU's batch."""
-        return self.settings["batch"] * self.tokens_per_step / self.step_s
+        """Output tokens a second a GPU: the batch's, over the tp GPUs that decode it together."""
+        return self.settings["batch"] * self.tokens_per_step / self.step_s / self.settings["tp"]
+
+    @property
+    def sequence_tokens_per_s(self) -> float:
+        """Output tokens a second one sequence gets."""
+        return self.tokens_per_step / self.step_s
 
     def report(self) -> Report:
         return shown.speculative_report(self)
@@ -134,14 +140,15 @@ class KvOptions(Shows):
 def kv_cache_options(model, gpu, *, prompt_tokens, output_tokens, tp=1, weights="bf16", kv_dtypes=("bf16", "fp8"))\
         -> KvOptions:
     """The KV cache in each precision of ``kv_dtypes`` (``estimate_request``): its bytes a token, the largest batch
-    its paged cache leaves room for, and TPOT and output tokens a second at that batch and at the batch the first
-    precision holds (the same batch reads half the cache in FP8, so its step is shorter)."""
+    its paged cache leaves room for, and TPOT (tensor parallelism's all-reduces included) and output tokens a second
+    of the tp GPUs at that batch and at the batch the first precision holds (the same batch reads half the cache in
+    FP8, so its step is shorter)."""
     cfg = config_from(model)
     dtypes = v.check_list("kv_dtypes", kv_dtypes, N_("KV cache precisions"))
     for i, name in enumerate(dtypes):
         with v.item_of("kv_dtypes", i):
             v.lookup(f"kv_dtypes[{i}]", name, BYTES_PER_VALUE)
-    common = dict(prompt_tokens=prompt_tokens, output_tokens=output_tokens, tp=tp, weights=weights)
+    common = dict(prompt_tokens=prompt_tokens, output_tokens=output_tokens, tp=tp, weights=weights, all_reduce=True)
     largest = [estimate_request(cfg, gpu, kv_dtype=name, **common).max_batch for name in dtypes]
     if not largest[0]:
         raise v.InputError("gpu", _("the weights of {model} leave no room for a KV cache on {tp} × {gpu}: raise "
@@ -214,7 +221,8 @@ def moe_decode(model, gpu, *, batches=(1, 8, 64, 512), seq_len=2048, weights="bf
                matmul="bf16", nodes_per_token=None) -> MoeDecode:
     """For each batch of ``batches``: the distinct routed experts a layer its tokens pick (``distinct_experts``,
     routing spread evenly), the weight bytes a GPU reads, and the step's time and tokens a second, beside the step
-    that reads every expert (``decode_estimate``'s bound)."""
+    that reads every expert (``decode_estimate``'s bound), and whether the weights a GPU holds and the batch's KV
+    cache fit its usable memory (``usable_bytes``: the workbook's margin kept free)."""
     cfg = config_from(model)
     if not cfg.num_experts:
         raise v.InputError("model", _("{model} is dense: every step reads all its weights.").format(
@@ -228,7 +236,9 @@ def moe_decode(model, gpu, *, batches=(1, 8, 64, 512), seq_len=2048, weights="bf
         read, every = decode_step(cfg, gpu, routed="batch", **common), decode_step(cfg, gpu, routed="all", **common)
         rows.append(dict(batch=batch, experts_read=read.experts_read, weight_bytes=read.weight_bytes,
                          all_weight_bytes=every.weight_bytes, step_s=read.step_s, all_step_s=every.step_s,
-                         tokens_per_s=read.tokens_per_s, network_s=read.network_s, bound=read.bound))
+                         tokens_per_s=read.tokens_per_s, network_s=read.network_s, bound=read.bound,
+                         held_bytes=every.weight_bytes + every.kv_bytes,
+                         fits=every.weight_bytes + every.kv_bytes <= usable_bytes(gpu)))
     settings = dict(model=cfg.name, gpu=hardware.gpu(gpu).name, seq_len=seq_len, weights=weights, tp=tp, ep=ep,
                     kv_dtype=kv_dtype, matmul=matmul, experts=cfg.num_experts, top_k=cfg.experts_per_token,
                     shared=cfg.num_shared_experts)

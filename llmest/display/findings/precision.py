@@ -73,7 +73,7 @@ def blackwell_speedups(f: dict) -> Report:
                      f"{row['published_speedup']:.2f}×", f"{row['model_reference_s']:.2f}",
                      f"{row['model_low_s']:.2f}",
                      f"{row['model_speedup']:.2f}×", format_percent(row["difference"], 1, signed=True), use))
-    notes = [_("{run}: {why}").format(run=row["run"], why=_(row["why"])) for row in f["rows"] if row["why"]]
+    notes = [_("{run}: {why}").format(run=row["run"], why=_why(row["why"])) for row in f["rows"] if row["why"]]
     notes.append(_("published: step seconds (NVIDIA/dgxc-benchmarking) or tokens a second a GPU (Megatron-Bridge's "
                    "tables), two runs of one layout; a speedup is their ratio, so no MFU convention or peak enters "
                    "it; fp8-te stands for per-tensor FP8, delayed or current scaling (FP8-CS)"))
@@ -88,3 +88,11 @@ def blackwell_speedups(f: dict) -> Report:
                   units={_("model first step"): "s", _("model second step"): "s"}, notes=notes)
     title = _("Low precision on Blackwell: NVIDIA's published pairs beside the model's speedups")
     return Report(title, blocks=(table,))
+
+
+def _why(why) -> str:
+    """A held-out pair's explanation: a text, or [a template, the pair's own published figures] in the language."""
+    if isinstance(why, str):
+        return _(why)
+    template, published = why
+    return _(template).format(published=_(published))

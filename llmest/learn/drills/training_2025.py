@@ -265,11 +265,12 @@ def _rl_rollout(rng, level):
                  "({gpus} × {peak} × {mfu}) = {training}").format(**shown)
     total = _("Together: {rollout} + {training} = {step}, {share} of it generating").format(**shown)
     if level == "hard":
-        cite = "; " + shown["cite"]
-        parts = (Part(_("How many seconds does the rollout take?"), step.rollout_s, "seconds", (rollout + cite,)),
+        def cited(text):
+            return _("{step}; {cite}").format(step=text, cite=shown["cite"])
+        parts = (Part(_("How many seconds does the rollout take?"), step.rollout_s, "seconds", (cited(rollout),)),
                  Part(_("How many seconds do the training passes take?"), step.training_s, "seconds",
-                      (training + cite,)),
-                 Part(_("How many seconds do the two take together?"), both, "seconds", (total + cite,)))
+                      (cited(training),)),
+                 Part(_("How many seconds do the two take together?"), both, "seconds", (cited(total),)))
         return _chained("rl-rollout", level, stem, inputs, parts, hint)
     if level == "easy":
         return _problem("rl-rollout", level, tidy(stem + " " + _("How many seconds does the rollout take?")), inputs,

@@ -161,7 +161,7 @@ register(
         "Llama-3-8B, on the same GPUs, drafts {k} tokens ahead at {draft} ms a step, each draft token accepted with "
         "probability {alpha}, independently; the target keeps the accepted prefix and adds one token of its own. How "
         "many tokens per second does the sequence get?"),
-        lambda: plans.speculative_decode("llama-3.1-70b", "H100 SXM", **_SPEC).tokens_per_s, unit="tokens/s",
+        lambda: plans.speculative_decode("llama-3.1-70b", "H100 SXM", **_SPEC).sequence_tokens_per_s, unit="tokens/s",
         rel_tol=0.05,
         hints=(N_("A step yields 1 + α + α² + … + α^k tokens on average (Leviathan et al. 2023)."),
                N_("A step takes the draft's {k} steps one after another and then the verification.")),

@@ -88,8 +88,13 @@ def blackwell_speedups() -> Finding:
             per_second=pair.per_second, published_speedup=pair.published_speedup,
             model_reference_s=float(reference["step_time_s"]), model_low_s=float(low["step_time_s"]),
             model_speedup=speedup, difference=speedup / pair.published_speedup - 1,
-            fitted=blackwell.fitted(pair), why=blackwell.WHY.get(name, ""), source=pair.run.source))
+            fitted=blackwell.fitted(pair), why=_why(blackwell.WHY.get(name, "")), source=pair.run.source))
     efficiencies = [dict(recipe=rec, efficiency=LOW_PRECISION_EFFICIENCY[(rec, gen)], fitted_to=name)
                     for (rec, gen), name in FITTED_TO.items() if gen == "Blackwell"]
     return Finding(dict(generation="Blackwell", bf16_efficiency=matmul_efficiency("GB200 NVL72"),
                         efficiencies=efficiencies, rows=rows), shown.blackwell_speedups)
+
+
+def _why(why):
+    """A held-out pair's explanation as JSON keeps it: a text, or [template, the pair's own published figures]."""
+    return list(why) if isinstance(why, tuple) else why
