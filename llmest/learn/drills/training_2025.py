@@ -256,7 +256,8 @@ def _rl_rollout(rng, level):
              "tokens, {group} answers of {output} tokens to each. The inference engines generate {rate} together; "
              "training then runs over every prompt and answer token the policy's update with recomputation "
              "({train}·N a token) and two forwards ({forward}·N each: the old policy's and the reference's "
-             "log-probabilities) at {mfu} MFU of the {peak} BF16 peak.").format(**shown)
+             "log-probabilities) at {mfu} of the {peak} BF16 peak, every FLOP done counted (recomputation's too)."
+             ).format(**shown)
     inputs = dict(n=n, prompts=prompts, group=group, prompt_tokens=prompt, output_tokens=output,
                   tokens_per_s=rate, gpus=gpus, peak=peak, mfu=mfu, asked="rollout" if level == "easy" else "both")
     hint = _("Generation is answers × tokens / the engines' rate; training is FLOPs / (GPUs × peak × MFU).")
