@@ -61,7 +61,10 @@ def lab_server(work_dir: Path):
 def voila_server():
     """The calculator app served by Voila on loopback; yields its URL."""
     app = ROOT / "llmest" / "surfaces" / "app" / "llmest-calculators.ipynb"
-    with _serve(["-m", "voila", str(app), "--no-browser", "--Voila.ip=127.0.0.1"], "/", "Voila", dict(os.environ)) as url:
+    # The probe asks for a path Voila answers without running the notebook: probing "/" renders the whole page
+    # each time, and on a busy machine every probe that times out leaves one more render running.
+    with _serve(["-m", "voila", str(app), "--no-browser", "--Voila.ip=127.0.0.1"], "/voila/static/", "Voila",
+                dict(os.environ)) as url:
         yield url
 
 
@@ -77,6 +80,8 @@ def _serve(args, probe: str, name: str, env):
             try:
                 urllib.request.urlopen(f"{url}{probe}", timeout=1)
                 break
+            except urllib.error.HTTPError:
+                break   # the server answered, if only to refuse the path: it is up
             except OSError:
                 time.sleep(0.5)
         else:
